@@ -1,0 +1,61 @@
+//! The `colosseum` command line: one binary for the tools around the rules.
+//!
+//! - `conformance run FILE...`: one JSON result line per match script.
+//! - `record SCRIPT`: play a script and print its match record.
+//! - `verify RECORD`: replay a finished record and confirm it.
+//! - `games`: list the hosted games.
+
+mod conformance;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "colosseum", version, about = "Colosseum: two-player Death Match games, hosted")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run match scripts (see ../shared/conformance/README.md).
+    Conformance {
+        #[command(subcommand)]
+        action: conformance::Action,
+    },
+    /// Play a match script and print its match record (JSON).
+    Record {
+        /// The script.
+        script: std::path::PathBuf,
+    },
+    /// Replay a finished match record: check the seed commitment, every event and the result.
+    Verify {
+        /// The record (JSON), or - for standard input.
+        record: String,
+    },
+    /// List the hosted games.
+    Games,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Conformance { action } => conformance::run(action),
+        Command::Record { script } => conformance::record(&script),
+        Command::Verify { record } => conformance::verify(&record),
+        Command::Games => {
+            for g in games::GAMES {
+                println!("{:<18} {:<10} {}", g.name, g.family, g.title);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("colosseum: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! `CardSet`: a set of small card values (0..16) as a bitset, the hand representation of
+//! every card game here. Copy, allocation-free, and ordered iteration for determinism.
+
+use serde::{Serialize, Serializer};
+
+/// A set of values in 0..16, one bit each.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CardSet(u16);
+
+impl CardSet {
+    /// The empty set.
+    pub const EMPTY: CardSet = CardSet(0);
+
+    /// The values `lo..=hi`.
+    pub const fn range(lo: u8, hi: u8) -> CardSet {
+        if hi < lo {
+            return CardSet(0);
+        }
+        let top = if hi >= 15 { u16::MAX } else { (1u16 << (hi + 1)) - 1 };
+        CardSet(top & !((1u16 << lo) - 1))
+    }
+
+    /// The raw bits.
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// Whether `v` is in the set.
+    #[inline]
+    pub const fn contains(self, v: u8) -> bool {
+        v < 16 && self.0 & (1 << v) != 0
+    }
+
+    /// Adds `v`.
+    #[inline]
+    pub fn insert(&mut self, v: u8) {
+        self.0 |= 1 << v;
+    }
+
+    /// Removes `v`.
+    #[inline]
+    pub fn remove(&mut self, v: u8) {
+        self.0 &= !(1 << v);
+    }
+
+    /// How many values.
+    #[inline]
+    pub const fn len(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// Whether the set is empty.
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The `n`-th smallest value (0-based), if there are more than `n`.
+    #[inline]
+    pub fn nth(self, n: u32) -> Option<u8> {
+        let mut bits = self.0;
+        for _ in 0..n {
+            bits &= bits.wrapping_sub(1);
+        }
+        (bits != 0).then(|| bits.trailing_zeros() as u8)
+    }
+
+    /// The values, smallest first.
+    pub fn iter(self) -> impl DoubleEndedIterator<Item = u8> + Clone {
+        (0u8..16).filter(move |v| self.contains(*v))
+    }
+
+    /// The sum of the values.
+    pub fn sum(self) -> u32 {
+        self.iter().map(u32::from).sum()
+    }
+
+    /// The largest value.
+    pub fn max(self) -> Option<u8> {
+        (self.0 != 0).then(|| 15 - self.0.leading_zeros() as u8)
+    }
+
+    /// The smallest value.
+    pub fn min(self) -> Option<u8> {
+        (self.0 != 0).then(|| self.0.trailing_zeros() as u8)
+    }
+}
+
+impl FromIterator<u8> for CardSet {
+    fn from_iter<I: IntoIterator<Item = u8>>(it: I) -> Self {
+        let mut s = CardSet::EMPTY;
+        for v in it {
+            s.insert(v);
+        }
+        s
+    }
+}
+
+impl Serialize for CardSet {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_nth_and_extremes() {
+        let s = CardSet::range(1, 13);
+        assert_eq!(s.len(), 13);
+        assert_eq!(s.nth(0), Some(1));
+        assert_eq!(s.nth(12), Some(13));
+        assert_eq!(s.nth(13), None);
+        assert_eq!(s.sum(), 91);
+        assert_eq!(s.max(), Some(13));
+        assert_eq!(CardSet::range(0, 15).len(), 16);
+        let mut t = s;
+        t.remove(1);
+        t.remove(13);
+        assert_eq!((t.min(), t.max()), (Some(2), Some(12)));
+        assert_eq!(t.iter().collect::<Vec<_>>(), (2..=12).collect::<Vec<_>>());
+    }
+}

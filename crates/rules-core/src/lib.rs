@@ -1,0 +1,32 @@
+//! The game-agnostic rules layer of Colosseum.
+//!
+//! Pure: no I/O, no async, no clock, no OS randomness. Every game implements [`Game`];
+//! [`Match`] wraps one with what all matches share (seed commitment, resignation,
+//! refusal order, the end event that reveals the seed).
+//!
+//! # Layout
+//! - [`seat`]: `Seat`, `PerSeat<T>`, `SeatSet`, `Viewer`, `Audience`.
+//! - [`cards`]: `CardSet`, the bitset hand every card game uses.
+//! - [`seed`]: `Seed`, its `Commitment`, and `MatchRng`, the only source of chance.
+//! - [`game`]: the `Game` trait, event sinks, outcomes, move windows.
+//! - [`sealed`]: simultaneous moves, sealed until revealed.
+//! - [`refusal`]: why a step is refused, in the conformance order.
+//! - [`matches`]: `Match<G>`, its events and steps.
+
+pub mod cards;
+pub mod game;
+pub mod matches;
+pub mod refusal;
+pub mod sealed;
+pub mod seat;
+pub mod seed;
+
+pub use cards::CardSet;
+pub use game::{
+    Discard, EndReason, Game, OptionsError, Outcome, Sink, Tagged, Window, WindowLength,
+};
+pub use matches::{EventLog, Match, MatchEvent, MatchView, Step};
+pub use refusal::{ErrorCode, Refusal};
+pub use sealed::{Resubmission, Sealed};
+pub use seat::{Audience, PerSeat, Seat, SeatSet, Viewer};
+pub use seed::{Commitment, MatchRng, Seed, SeedError, uniform_below};
