@@ -1,0 +1,113 @@
+//! Two-player zero-sum matrix games, solved exactly by the simplex method. Small and
+//! dense: the GOPS endgames it serves have at most a handful of moves per side.
+
+/// The solution of a matrix game for the row player (who maximises).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    /// The game's value.
+    pub value: f64,
+    /// The row player's optimal mixed strategy.
+    pub row: Vec<f64>,
+}
+
+/// Solves the game `a` (rows: the maximiser's moves; `a[i][j]` its payoff).
+///
+/// Shifts the payoffs to be positive, then solves max Σy s.t. A'y ≤ 1, y ≥ 0 by simplex
+/// with Bland's rule (no cycling); the row strategy is read off the slack columns of
+/// the objective row (the dual solution).
+pub fn solve(a: &[Vec<f64>]) -> Solution {
+    let m = a.len();
+    let n = a[0].len();
+    let min = a.iter().flatten().copied().fold(f64::INFINITY, f64::min);
+    let shift = 1.0 - min.min(0.0);
+    let w = n + m + 1;
+    let mut t = vec![0.0f64; (m + 1) * w];
+    for i in 0..m {
+        for j in 0..n {
+            t[i * w + j] = a[i][j] + shift;
+        }
+        t[i * w + n + i] = 1.0;
+        t[i * w + w - 1] = 1.0;
+    }
+    for j in 0..n {
+        t[m * w + j] = -1.0;
+    }
+    let mut basis: Vec<usize> = (n..n + m).collect();
+    const EPS: f64 = 1e-12;
+    loop {
+        let Some(col) = (0..w - 1).find(|&j| t[m * w + j] < -EPS) else { break };
+        let mut best: Option<(f64, usize)> = None;
+        for i in 0..m {
+            let p = t[i * w + col];
+            if p > EPS {
+                let ratio = t[i * w + w - 1] / p;
+                let better = match best {
+                    None => true,
+                    Some((r, bi)) => ratio < r - EPS || (ratio <= r + EPS && basis[i] < basis[bi]),
+                };
+                if better {
+                    best = Some((ratio, i));
+                }
+            }
+        }
+        let Some((_, row)) = best else { break };
+        let p = t[row * w + col];
+        for j in 0..w {
+            t[row * w + j] /= p;
+        }
+        for i in 0..=m {
+            if i != row {
+                let f = t[i * w + col];
+                if f != 0.0 {
+                    for j in 0..w {
+                        t[i * w + j] -= f * t[row * w + j];
+                    }
+                }
+            }
+        }
+        basis[row] = col;
+    }
+    let total = t[m * w + w - 1];
+    let v = 1.0 / total;
+    let row: Vec<f64> = (0..m).map(|i| (t[m * w + n + i] * v).max(0.0)).collect();
+    Solution { value: v - shift, row }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matching_pennies_is_half_half() {
+        let s = solve(&[vec![1.0, 0.0], vec![0.0, 1.0]]);
+        assert!((s.value - 0.5).abs() < 1e-9);
+        assert!((s.row[0] - 0.5).abs() < 1e-9 && (s.row[1] - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rock_paper_scissors_is_uniform_with_value_zero() {
+        let s = solve(&[vec![0.0, -1.0, 1.0], vec![1.0, 0.0, -1.0], vec![-1.0, 1.0, 0.0]]);
+        assert!(s.value.abs() < 1e-9);
+        for p in s.row {
+            assert!((p - 1.0 / 3.0).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn dominated_row_gets_no_weight_and_saddle_points_are_pure() {
+        let s = solve(&[vec![3.0, 2.0], vec![1.0, 0.0]]);
+        assert!((s.value - 2.0).abs() < 1e-9);
+        assert!((s.row[0] - 1.0).abs() < 1e-9 && s.row[1].abs() < 1e-9);
+    }
+
+    #[test]
+    fn value_guarantee_holds_against_every_column() {
+        let a = vec![vec![0.2, 0.9, 0.4], vec![0.7, 0.1, 0.5], vec![0.3, 0.6, 0.8]];
+        let s = solve(&a);
+        for j in 0..3 {
+            let pay: f64 = (0..3).map(|i| s.row[i] * a[i][j]).sum();
+            assert!(pay >= s.value - 1e-9, "column {j}: {pay} < {}", s.value);
+        }
+        assert!((s.row.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+}
