@@ -3,9 +3,13 @@
 //! - `conformance run FILE...`: one JSON result line per match script.
 //! - `record SCRIPT`: play a script and print its match record.
 //! - `verify RECORD`: replay a finished record and confirm it.
+//! - `selfplay --game G --matches N`: bot against bot, with a JSON summary.
+//! - `play --game G --vs bot`: a match in the terminal against a bot.
 //! - `games`: list the hosted games.
 
 mod conformance;
+mod play;
+mod selfplay;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -34,6 +38,10 @@ enum Command {
         /// The record (JSON), or - for standard input.
         record: String,
     },
+    /// Play bot against bot and print a JSON summary (matches, moves, speed, wins).
+    Selfplay(selfplay::SelfplayArgs),
+    /// Play a match in the terminal against a built-in bot.
+    Play(play::PlayArgs),
     /// List the hosted games.
     Games,
 }
@@ -44,6 +52,8 @@ fn main() -> ExitCode {
         Command::Conformance { action } => conformance::run(action),
         Command::Record { script } => conformance::record(&script),
         Command::Verify { record } => conformance::verify(&record),
+        Command::Selfplay(args) => selfplay::run(args),
+        Command::Play(args) => play::run(args),
         Command::Games => {
             for g in games::GAMES {
                 println!("{:<18} {:<10} {}", g.name, g.family, g.title);

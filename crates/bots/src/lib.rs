@@ -6,15 +6,24 @@
 //!   names the bots of each game.
 //! - [`selfplay`]: the loop that plays bot against bot, allocation-free per move.
 //! - [`gops`]: the strong GOPS bot (equilibrium endgames) and "bid the prize value".
+//! - [`cure_plague`]: the greedy Cure & Plague bot (best immediate score for its role).
+//! - [`hexspiel`]: the shortest-path-aware Hexspiel bot.
+//! - [`masterminds`]: the Masterminds Duel heuristic bot (expected turn result).
 
+pub mod cure_plague;
 pub mod gops;
+pub mod hexspiel;
+pub mod masterminds;
 pub mod matrix;
 pub mod selfplay;
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
-use rules_core::{Game, uniform_below};
+use rules_core::{Game, Seat, Viewer, uniform_below};
+use rules_duel::Masterminds;
+use rules_goofspiel::Hexspiel;
 use rules_goofspiel::{DuelingMonsters, Gops};
+use rules_placement::CurePlague;
 
 /// A bot's own source of chance (never the match's: bots must not disturb the match's
 /// random stream, which decides what the rules draw).
@@ -46,10 +55,34 @@ impl BotRng {
     }
 }
 
+/// What a bot may look at: its seat's view, built only if the bot asks for it (a random
+/// bot never does, which keeps selfplay fast). The full state stays out of reach.
+pub struct Seen<'a, G: Game> {
+    game: &'a G,
+    seat: Seat,
+}
+
+impl<'a, G: Game> Seen<'a, G> {
+    /// What `seat` sees of `game`.
+    pub fn new(game: &'a G, seat: Seat) -> Self {
+        Seen { game, seat }
+    }
+
+    /// The bot's seat.
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    /// The seat's view, built by the rules for that seat.
+    pub fn view(&self) -> G::View {
+        self.game.view(Viewer::Seat(self.seat))
+    }
+}
+
 /// A player program for game `G`.
 pub trait Bot<G: Game>: Send {
     /// Picks one of `legal` (never empty) from what its seat sees.
-    fn choose(&mut self, view: &G::View, legal: &[G::Move], rng: &mut BotRng) -> G::Move;
+    fn choose(&mut self, seen: &Seen<'_, G>, legal: &[G::Move], rng: &mut BotRng) -> G::Move;
 }
 
 /// Plays a uniformly random legal move.
@@ -58,7 +91,7 @@ pub struct RandomBot;
 
 impl<G: Game> Bot<G> for RandomBot {
     #[inline]
-    fn choose(&mut self, _view: &G::View, legal: &[G::Move], rng: &mut BotRng) -> G::Move {
+    fn choose(&mut self, _seen: &Seen<'_, G>, legal: &[G::Move], rng: &mut BotRng) -> G::Move {
         legal[rng.below(legal.len() as u32) as usize].clone()
     }
 }
@@ -72,7 +105,7 @@ pub trait Roster: Game + Sized {
 }
 
 impl Roster for Gops {
-    const BOTS: &'static [&'static str] = &["random", "strong", "prize"];
+    const BOTS: &'static [&'static str] = &["random", "prize", "strong"];
     fn bot(name: &str) -> Option<Box<dyn Bot<Self>>> {
         match name {
             "random" => Some(Box::new(RandomBot)),
@@ -90,5 +123,59 @@ impl Roster for DuelingMonsters {
             "random" => Some(Box::new(RandomBot)),
             _ => None,
         }
+    }
+}
+
+impl Roster for CurePlague {
+    const BOTS: &'static [&'static str] = &["random", "greedy"];
+    fn bot(name: &str) -> Option<Box<dyn Bot<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomBot)),
+            "greedy" => Some(Box::new(cure_plague::GreedyBot)),
+            _ => None,
+        }
+    }
+}
+
+impl Roster for Hexspiel {
+    const BOTS: &'static [&'static str] = &["random", "path"];
+    fn bot(name: &str) -> Option<Box<dyn Bot<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomBot)),
+            "path" => Some(Box::new(hexspiel::PathBot)),
+            _ => None,
+        }
+    }
+}
+
+impl Roster for Masterminds {
+    const BOTS: &'static [&'static str] = &["random", "heuristic"];
+    fn bot(name: &str) -> Option<Box<dyn Bot<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomBot)),
+            "heuristic" => Some(Box::new(masterminds::HeuristicBot::new())),
+            _ => None,
+        }
+    }
+}
+
+/// Code to run for one game type that has bots, chosen by name at run time.
+pub trait VisitRoster {
+    /// What the code returns.
+    type Out;
+    /// Runs the code for game `G`.
+    fn visit<G: Roster>(self) -> Self::Out;
+}
+
+/// Runs `v` for the game called `name`; `None` for an unknown name. Each game adds its
+/// arm here, one line, as in `games::catalog::visit`.
+pub fn visit_roster<V: VisitRoster>(name: &str, v: V) -> Option<V::Out> {
+    match name {
+        Gops::NAME => Some(v.visit::<Gops>()),
+        DuelingMonsters::NAME => Some(v.visit::<DuelingMonsters>()),
+        CurePlague::NAME => Some(v.visit::<CurePlague>()),
+        Hexspiel::NAME => Some(v.visit::<Hexspiel>()),
+        Masterminds::NAME => Some(v.visit::<Masterminds>()),
+        _ => None,
     }
 }

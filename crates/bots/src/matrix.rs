@@ -34,8 +34,8 @@ pub fn solve(a: &[Vec<f64>]) -> Solution {
     }
     let mut basis: Vec<usize> = (n..n + m).collect();
     const EPS: f64 = 1e-12;
-    loop {
-        let Some(col) = (0..w - 1).find(|&j| t[m * w + j] < -EPS) else { break };
+    // Bland's rule: the first improving column enters.
+    while let Some(col) = (0..w - 1).find(|&j| t[m * w + j] < -EPS) {
         let mut best: Option<(f64, usize)> = None;
         for i in 0..m {
             let p = t[i * w + col];
@@ -105,7 +105,7 @@ mod tests {
         let a = vec![vec![0.2, 0.9, 0.4], vec![0.7, 0.1, 0.5], vec![0.3, 0.6, 0.8]];
         let s = solve(&a);
         for j in 0..3 {
-            let pay: f64 = (0..3).map(|i| s.row[i] * a[i][j]).sum();
+            let pay: f64 = a.iter().zip(&s.row).map(|(row, p)| p * row[j]).sum();
             assert!(pay >= s.value - 1e-9, "column {j}: {pay} < {}", s.value);
         }
         assert!((s.row.iter().sum::<f64>() - 1.0).abs() < 1e-9);

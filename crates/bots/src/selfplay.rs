@@ -2,8 +2,8 @@
 //! events, so a move allocates nothing. Seats alternate: bot A sits at seat 0 in even
 //! matches and seat 1 in odd ones. Timing is the caller's (rules crates read no clock).
 
-use crate::{Bot, BotRng};
-use rules_core::{Discard, Game, Match, Seat, Seed, Viewer};
+use crate::{Bot, BotRng, Seen};
+use rules_core::{Discard, Game, Match, Seat, Seed};
 use serde::Serialize;
 
 /// What a selfplay run counted.
@@ -77,9 +77,8 @@ pub fn play_out<G: Game>(
             if legal.is_empty() {
                 continue;
             }
-            let view = m.game().view(Viewer::Seat(seat));
             let bot: &mut dyn Bot<G> = if seat == a_seat { &mut *a } else { &mut *b };
-            let mv = bot.choose(&view, legal, rng);
+            let mv = bot.choose(&Seen::new(m.game(), seat), legal, rng);
             m.submit(seat, &mv, &mut Discard).expect("bots play legal moves");
             moves += 1;
             if m.is_over() {

@@ -2,7 +2,10 @@
 //! name becomes its type; everything that works "for any game" goes through it.
 
 use rules_core::Game;
+use rules_duel::Masterminds;
+use rules_goofspiel::Hexspiel;
 use rules_goofspiel::{DuelingMonsters, Gops};
+use rules_placement::CurePlague;
 // Each game adds its import, its GAMES entry and its `visit` arm below, one line each.
 
 /// Static facts about a hosted game.
@@ -24,6 +27,9 @@ pub const GAMES: &[GameInfo] = &[
         family: "goofspiel",
         title: "1,2,3 Goofspiel / Dueling Monsters",
     },
+    GameInfo { name: CurePlague::NAME, family: "placement", title: "Cure & Plague" },
+    GameInfo { name: Masterminds::NAME, family: "duel", title: "Masterminds Duel" },
+    GameInfo { name: Hexspiel::NAME, family: "goofspiel", title: "Hexspiel" },
 ];
 
 /// Code to run for one game type, chosen by name at run time.
@@ -39,6 +45,9 @@ pub fn visit<V: Visit>(name: &str, v: V) -> Option<V::Out> {
     match name {
         Gops::NAME => Some(v.visit::<Gops>()),
         DuelingMonsters::NAME => Some(v.visit::<DuelingMonsters>()),
+        CurePlague::NAME => Some(v.visit::<CurePlague>()),
+        Masterminds::NAME => Some(v.visit::<Masterminds>()),
+        Hexspiel::NAME => Some(v.visit::<Hexspiel>()),
         _ => None,
     }
 }

@@ -66,8 +66,9 @@ impl CardSet {
     }
 
     /// The values, smallest first.
-    pub fn iter(self) -> impl DoubleEndedIterator<Item = u8> + Clone {
-        (0u8..16).filter(move |v| self.contains(*v))
+    #[inline]
+    pub fn iter(self) -> Values {
+        Values(self.0)
     }
 
     /// The sum of the values.
@@ -85,6 +86,43 @@ impl CardSet {
         (self.0 != 0).then(|| self.0.trailing_zeros() as u8)
     }
 }
+
+/// The values of a `CardSet`, smallest first: one step per set bit, not per value.
+#[derive(Clone, Copy, Debug)]
+pub struct Values(u16);
+
+impl Iterator for Values {
+    type Item = u8;
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        if self.0 == 0 {
+            return None;
+        }
+        let v = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
+        Some(v)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Values {
+    #[inline]
+    fn next_back(&mut self) -> Option<u8> {
+        if self.0 == 0 {
+            return None;
+        }
+        let v = 15 - self.0.leading_zeros() as u8;
+        self.0 &= !(1 << v);
+        Some(v)
+    }
+}
+
+impl ExactSizeIterator for Values {}
 
 impl FromIterator<u8> for CardSet {
     fn from_iter<I: IntoIterator<Item = u8>>(it: I) -> Self {
@@ -121,5 +159,7 @@ mod tests {
         t.remove(13);
         assert_eq!((t.min(), t.max()), (Some(2), Some(12)));
         assert_eq!(t.iter().collect::<Vec<_>>(), (2..=12).collect::<Vec<_>>());
+        assert_eq!(t.iter().rev().collect::<Vec<_>>(), (2..=12).rev().collect::<Vec<_>>());
+        assert_eq!(t.iter().len(), 11);
     }
 }

@@ -178,6 +178,16 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         self.to_move().contains(seat)
     }
 
+    /// Whether `seat` has already made its final move of this round: a refusal then says
+    /// so rather than "not your turn". Default: never (turn-based games).
+    fn has_moved(&self, _seat: Seat) -> bool {
+        false
+    }
+
+    /// The match ended outside the rules (a resignation). A game whose summary or view
+    /// shows whose turn it is clears that here. Default: nothing to do.
+    fn conclude(&mut self, _outcome: Outcome) {}
+
     /// Appends every legal move of `seat` to `out` (a function of what `seat` knows).
     fn legal_moves(&self, seat: Seat, out: &mut Vec<Self::Move>);
 

@@ -12,6 +12,7 @@
 //! - [`sealed`]: simultaneous moves, sealed until revealed.
 //! - [`refusal`]: why a step is refused, in the conformance order.
 //! - [`matches`]: `Match<G>`, its events and steps.
+//! - [`testkit`]: what each viewer received, for leak and determinism tests.
 
 pub mod cards;
 pub mod game;
@@ -20,8 +21,9 @@ pub mod refusal;
 pub mod sealed;
 pub mod seat;
 pub mod seed;
+pub mod testkit;
 
-pub use cards::CardSet;
+pub use cards::{CardSet, Values};
 pub use game::{
     Discard, EndReason, Game, OptionsError, Outcome, Sink, Tagged, Window, WindowLength,
 };

@@ -193,8 +193,7 @@ impl<G: Game> Match<G> {
             return Err(Refusal::GameOver);
         }
         if !self.game.can_submit(seat) {
-            let already_moved = G::SIMULTANEOUS && !self.game.to_move().is_empty();
-            return Err(Refusal::NotYourTurn { already_moved });
+            return Err(Refusal::NotYourTurn { already_moved: self.game.has_moved(seat) });
         }
         Ok(())
     }
@@ -244,7 +243,9 @@ impl<G: Game> Match<G> {
             return Err(Refusal::GameOver);
         }
         out.emit(Audience::Public, MatchEvent::Resigned { seat });
-        self.finish(Outcome::win(seat.other(), EndReason::Resigned), out);
+        let outcome = Outcome::win(seat.other(), EndReason::Resigned);
+        self.game.conclude(outcome);
+        self.finish(outcome, out);
         Ok(())
     }
 

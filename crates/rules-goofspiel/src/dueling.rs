@@ -522,6 +522,10 @@ impl Game for DuelingMonsters {
             && (self.submissions == Submissions::Changeable || self.sealed.get(seat).is_none())
     }
 
+    fn has_moved(&self, seat: Seat) -> bool {
+        self.sealed.get(seat).is_some()
+    }
+
     fn legal_moves(&self, seat: Seat, out: &mut Vec<DuelingMove>) {
         let h = self.hands[seat];
         for b in 1..=3u8 {

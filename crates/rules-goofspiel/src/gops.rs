@@ -306,6 +306,10 @@ impl Game for Gops {
         if self.end.is_some() { SeatSet::NONE } else { self.sealed.waiting() }
     }
 
+    fn has_moved(&self, seat: Seat) -> bool {
+        self.sealed.get(seat).is_some()
+    }
+
     fn legal_moves(&self, seat: Seat, out: &mut Vec<GopsMove>) {
         out.extend(self.hands[seat].iter().map(|c| GopsMove { card: i64::from(c) }));
     }

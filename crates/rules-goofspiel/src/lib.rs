@@ -7,8 +7,10 @@
 
 pub mod dueling;
 pub mod gops;
+pub mod hexspiel;
 pub mod points;
 
 pub use dueling::{DuelingMonsters, DuelingMove, DuelingOptions};
 pub use gops::{Gops, GopsMove, GopsOptions, Ties};
+pub use hexspiel::{Hexspiel, HexspielMove, HexspielOptions};
 pub use points::Points;

@@ -1,0 +1,103 @@
+//! The `colosseum` binary end to end: conformance lines, record then verify (and a
+//! tampered record refused with the place it differs), selfplay's summary, clear errors.
+
+use serde_json::Value;
+use std::process::Command;
+
+fn colosseum(args: &[&str]) -> (i32, String, String) {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_colosseum")).args(args).output().expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn repo(path: &str) -> String {
+    format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn conformance_run_prints_one_line_per_script_in_order() {
+    let a = repo("tests/conformance/shared/gops-complete-match.json");
+    let b = repo("tests/conformance/gops-invalid-seed.json");
+    let (code, out, _) = colosseum(&["conformance", "run", &a, &b, &a]);
+    assert_eq!(code, 0);
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["status"], "finished");
+    assert_eq!(lines[0]["summary"]["scores"], serde_json::json!([4, 4]));
+    assert_eq!(lines[1]["status"], "invalid");
+    assert_eq!(lines[1]["error"]["code"], "bad_script");
+    assert_eq!(lines[0], lines[2]);
+}
+
+#[test]
+fn record_then_verify_and_tampering_is_named() {
+    let script = repo("tests/conformance/dueling-monsters-best-of-five-third-win-ends.json");
+    let (code, record, err) = colosseum(&["record", &script]);
+    assert_eq!(code, 0, "{err}");
+    let dir = std::env::temp_dir().join(format!("colosseum-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.json");
+    std::fs::write(&good, &record).unwrap();
+    let (code, out, _) = colosseum(&["verify", good.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("verified: dueling-monsters record"), "{out}");
+    assert!(out.contains("result seat 1"), "{out}");
+
+    let mut r: Value = serde_json::from_str(&record).unwrap();
+    r["events"][4]["event"]["prize"] = Value::from(1);
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, serde_json::to_string(&r).unwrap()).unwrap();
+    let (code, out, _) = colosseum(&["verify", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("NOT verified: event 5 differs"), "{out}");
+}
+
+#[test]
+fn record_refuses_a_script_whose_step_is_refused() {
+    let (code, _, err) = colosseum(&["record", &repo("tests/conformance/gops-card-zero.json")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("step 1 refused: illegal_move"), "{err}");
+}
+
+#[test]
+fn selfplay_prints_a_summary_that_adds_up() {
+    let (code, out, err) = colosseum(&[
+        "selfplay",
+        "--game",
+        "gops",
+        "--matches",
+        "300",
+        "--seed",
+        "9",
+        "--bot",
+        "strong",
+        "--vs",
+        "random",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let s: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["matches"], 300);
+    assert_eq!(s["moves"], 300 * 26);
+    let wins = s["wins"].as_array().unwrap();
+    assert_eq!(
+        wins[0].as_u64().unwrap() + wins[1].as_u64().unwrap() + s["draws"].as_u64().unwrap(),
+        300
+    );
+    assert!(s["win_rate"].as_f64().unwrap() > 0.75, "the strong bot beats random: {s}");
+    let ci = s["win_rate_ci95"].as_array().unwrap();
+    assert!(ci[0].as_f64().unwrap() < s["win_rate"].as_f64().unwrap());
+}
+
+#[test]
+fn unknown_names_get_clear_errors() {
+    let (code, _, err) = colosseum(&["selfplay", "--game", "chess"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown game \"chess\""), "{err}");
+    let (code, _, err) = colosseum(&["selfplay", "--game", "gops", "--bot", "genius"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gops has no bot \"genius\""), "{err}");
+}
