@@ -53,6 +53,24 @@ pub fn record(script: &Path) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Replays a record (finished or not) and prints the final position as a spectator
+/// sees it: the board picture for games with a board, then the summary.
+pub fn show(path: &str) -> Result<ExitCode, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let record = games::Record::parse(&text).map_err(|e| e.to_string())?;
+    let seed = record
+        .seed
+        .ok_or("the match is still running: its seed is secret, so it cannot be replayed")?;
+    let mut m = games::start(&record.game, &record.options, seed).map_err(|e| e.to_string())?;
+    for (i, raw) in record.steps.iter().enumerate() {
+        let step = games::script::parse_step(raw).map_err(|e| format!("step {}: {e}", i + 1))?;
+        m.step(&step).map_err(|e| format!("step {} refused: {e}", i + 1))?;
+    }
+    crate::play::show_view(&m.view(rules_core::Viewer::Spectator));
+    println!("summary: {}", m.summary());
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Verifies a record; exit 0 and a summary if it holds, 1 and the first difference if not.
 pub fn verify(path: &str) -> Result<ExitCode, String> {
     let text = if path == "-" {

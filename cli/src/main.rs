@@ -3,6 +3,7 @@
 //! - `conformance run FILE...`: one JSON result line per match script.
 //! - `record SCRIPT`: play a script and print its match record.
 //! - `verify RECORD`: replay a finished record and confirm it.
+//! - `show RECORD`: replay a finished record and print its final board and summary.
 //! - `selfplay --game G --matches N`: bot against bot, with a JSON summary.
 //! - `play --game G --vs bot`: a match in the terminal against a bot.
 //! - `games`: list the hosted games.
@@ -42,6 +43,11 @@ enum Command {
     Selfplay(selfplay::SelfplayArgs),
     /// Play a match in the terminal against a built-in bot.
     Play(play::PlayArgs),
+    /// Replay a finished match record and print its final board and summary.
+    Show {
+        /// The record (JSON).
+        record: String,
+    },
     /// List the hosted games.
     Games,
 }
@@ -52,6 +58,7 @@ fn main() -> ExitCode {
         Command::Conformance { action } => conformance::run(action),
         Command::Record { script } => conformance::record(&script),
         Command::Verify { record } => conformance::verify(&record),
+        Command::Show { record } => conformance::show(&record),
         Command::Selfplay(args) => selfplay::run(args),
         Command::Play(args) => play::run(args),
         Command::Games => {

@@ -70,11 +70,21 @@ fn hint(game: &str) -> &'static str {
     }
 }
 
-fn show_view(view: &Value) {
+/// Prints a view: its board picture (games with a board carry one), then every other
+/// field on one line.
+pub fn show_view(view: &Value) {
     let Some(obj) = view.get("game").and_then(Value::as_object) else { return };
+    if let Some(lines) = obj.get("picture").and_then(Value::as_array) {
+        for l in lines.iter().filter_map(Value::as_str) {
+            println!("    {l}");
+        }
+    }
     let line: Vec<String> = obj
         .iter()
-        .filter(|(k, v)| !v.is_null() && *k != "viewer")
+        .filter(|(k, v)| {
+            !v.is_null()
+                && !matches!(k.as_str(), "viewer" | "picture" | "board" | "costs" | "tiles")
+        })
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     println!("  {}", line.join("  "));

@@ -101,3 +101,29 @@ fn unknown_names_get_clear_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("gops has no bot \"genius\""), "{err}");
 }
+
+#[test]
+fn show_prints_the_final_board_of_a_record() {
+    let dir = std::env::temp_dir().join(format!("colosseum-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (script, marks) in [
+        (
+            "tests/conformance/shared/cure-plague-complete-match.json",
+            vec!["0 hCP", "-1 PCh", "\"survivors\":19"],
+        ),
+        (
+            "tests/conformance/shared/hexspiel-complete-match.json",
+            vec!["1 O O O O O O O O 1", "\"stones\":[0,8]"],
+        ),
+    ] {
+        let (code, record, err) = colosseum(&["record", &repo(script)]);
+        assert_eq!(code, 0, "{err}");
+        let path = dir.join("r.json");
+        std::fs::write(&path, record).unwrap();
+        let (code, out, err) = colosseum(&["show", path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        for m in marks {
+            assert!(out.contains(m), "{script}: no {m:?} in\n{out}");
+        }
+    }
+}

@@ -55,7 +55,8 @@ pub fn run<G: Game>(
 }
 
 /// Plays one match to its end; returns the moves made. When nobody owes a move but the
-/// match goes on (a round that only its deadline resolves), the deadline passes.
+/// match goes on (a round that only its deadline resolves), or no owing seat has a legal
+/// move, the deadline passes.
 pub fn play_out<G: Game>(
     m: &mut Match<G>,
     a_seat: Seat,
@@ -71,12 +72,14 @@ pub fn play_out<G: Game>(
             m.deadline(&mut Discard).expect("the match is not over");
             continue;
         }
+        let mut moved = false;
         for seat in to_move.iter() {
             legal.clear();
             m.legal_moves(seat, legal);
             if legal.is_empty() {
                 continue;
             }
+            moved = true;
             let bot: &mut dyn Bot<G> = if seat == a_seat { &mut *a } else { &mut *b };
             let mv = bot.choose(&Seen::new(m.game(), seat), legal, rng);
             m.submit(seat, &mv, &mut Discard).expect("bots play legal moves");
@@ -84,6 +87,11 @@ pub fn play_out<G: Game>(
             if m.is_over() {
                 break;
             }
+        }
+        if !moved {
+            // A seat owes a move but has none it may make (possible under unusual
+            // options): only its deadline can move the match on.
+            m.deadline(&mut Discard).expect("the match is not over");
         }
     }
     moves

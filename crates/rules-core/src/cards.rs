@@ -87,6 +87,12 @@ impl CardSet {
     }
 }
 
+/// Whether `order` holds each of 1..=n exactly once (a prize order, say).
+pub fn is_permutation(order: &[u8], n: u8) -> bool {
+    let set: CardSet = order.iter().copied().filter(|&v| v < 16).collect();
+    order.len() == usize::from(n) && set == CardSet::range(1, n)
+}
+
 /// The values of a `CardSet`, smallest first: one step per set bit, not per value.
 #[derive(Clone, Copy, Debug)]
 pub struct Values(u16);
@@ -143,6 +149,16 @@ impl Serialize for CardSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn permutations_of_one_to_n() {
+        assert!(is_permutation(&[3, 1, 2], 3));
+        assert!(!is_permutation(&[1, 1, 2], 3));
+        assert!(!is_permutation(&[1, 2], 3));
+        assert!(!is_permutation(&[1, 2, 3, 3], 3));
+        assert!(!is_permutation(&[0, 1, 2], 3));
+        assert!(!is_permutation(&[1, 2, 200], 3));
+    }
 
     #[test]
     fn range_nth_and_extremes() {

@@ -23,7 +23,7 @@ pub mod seat;
 pub mod seed;
 pub mod testkit;
 
-pub use cards::{CardSet, Values};
+pub use cards::{CardSet, Values, is_permutation};
 pub use game::{
     Discard, EndReason, Game, OptionsError, Outcome, Sink, Tagged, Window, WindowLength,
 };

@@ -5,7 +5,7 @@
 
 use rules_core::{
     Audience, CardSet, EndReason, Game, MatchRng, OptionsError, Outcome, PerSeat, Sealed, Seat,
-    SeatSet, Sink, Viewer,
+    SeatSet, Sink, Viewer, is_permutation,
 };
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -292,8 +292,7 @@ pub struct DuelingSummary {
 }
 
 fn check_order(order: &[u8]) -> Option<[u8; 9]> {
-    let set: CardSet = order.iter().copied().filter(|&p| p < 16).collect();
-    (order.len() == 9 && set == CardSet::range(1, 9)).then(|| order.try_into().ok()).flatten()
+    if is_permutation(order, 9) { order.try_into().ok() } else { None }
 }
 
 impl DuelingMonsters {

@@ -5,7 +5,7 @@
 use crate::points::Points;
 use rules_core::{
     Audience, CardSet, EndReason, Game, MatchRng, OptionsError, Outcome, PerSeat, Sealed, Seat,
-    SeatSet, Sink, Viewer,
+    SeatSet, Sink, Viewer, is_permutation,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -248,8 +248,7 @@ fn validate(o: &GopsOptions, rng: &mut MatchRng) -> Result<[u8; 13], OptionsErro
     let n = o.cards as usize;
     match &o.prizes {
         Some(given) => {
-            let set: CardSet = given.iter().copied().filter(|&p| p < 16).collect();
-            if given.len() != n || set != CardSet::range(1, o.cards) {
+            if !is_permutation(given, o.cards) {
                 return Err(OptionsError::new(
                     "prizes",
                     format!("must be a permutation of 1..{}", o.cards),

@@ -20,7 +20,7 @@ pub use patterns::PatternKind;
 
 use rules_core::{
     Audience, CardSet, EndReason, Game, MatchRng, OptionsError, Outcome, PerSeat, Sealed, Seat,
-    SeatSet, Sink, Viewer,
+    SeatSet, Sink, Viewer, is_permutation,
 };
 use serde::{Deserialize, Serialize, Serializer};
 use std::cmp::Ordering;
@@ -482,8 +482,7 @@ pub struct HexspielSummary {
 }
 
 fn check_order(order: &[u8]) -> Option<[u8; ROUNDS as usize]> {
-    let set: CardSet = order.iter().copied().filter(|&p| p < 16).collect();
-    (set == CardSet::range(1, ROUNDS)).then(|| order.try_into().ok()).flatten()
+    if is_permutation(order, ROUNDS) { order.try_into().ok() } else { None }
 }
 
 impl Hexspiel {
