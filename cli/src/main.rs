@@ -5,11 +5,14 @@
 //! - `verify RECORD`: replay a finished record and confirm it.
 //! - `show RECORD`: replay a finished record and print its final board and summary.
 //! - `selfplay --game G --matches N`: bot against bot, with a JSON summary.
-//! - `play --game G --vs bot`: a match in the terminal against a bot.
+//! - `run`: the whole cluster in one process (embedded store, or Redis at REDIS_URL).
+//! - `play --game G --vs bot`: a match in the terminal, through the cluster.
 //! - `games`: list the hosted games.
 
+mod client;
 mod conformance;
 mod play;
+mod run;
 mod selfplay;
 
 use clap::{Parser, Subcommand};
@@ -41,7 +44,9 @@ enum Command {
     },
     /// Play bot against bot and print a JSON summary (matches, moves, speed, wins).
     Selfplay(selfplay::SelfplayArgs),
-    /// Play a match in the terminal against a built-in bot.
+    /// Bring up the whole cluster in this process and print where to connect.
+    Run(run::RunArgs),
+    /// Play a match in the terminal: against a bot or another player, through the cluster.
     Play(play::PlayArgs),
     /// Replay a finished match record and print its final board and summary.
     Show {
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
         Command::Verify { record } => conformance::verify(&record),
         Command::Show { record } => conformance::show(&record),
         Command::Selfplay(args) => selfplay::run(args),
+        Command::Run(args) => run::run(args),
         Command::Play(args) => play::run(args),
         Command::Games => {
             for g in games::GAMES {

@@ -16,19 +16,31 @@ use std::process::ExitCode;
 pub struct PlayArgs {
     /// The game (see `colosseum games`).
     #[arg(long, default_value = "gops")]
-    game: String,
-    /// Who you play: `bot` (a built-in bot).
+    pub game: String,
+    /// Who you play: `bot` (a built-in bot) or `open` (an open seat another player joins).
     #[arg(long, default_value = "bot")]
-    vs: String,
+    pub vs: String,
     /// Which bot (default: the game's strongest).
     #[arg(long)]
-    bot: Option<String>,
+    pub bot: Option<String>,
     /// The game's options as JSON.
     #[arg(long, default_value = "{}")]
-    options: String,
-    /// The match seed (hex); default: fresh from the OS.
+    pub options: String,
+    /// Join this match (its id) instead of creating one.
     #[arg(long)]
-    seed: Option<String>,
+    pub join: Option<String>,
+    /// The gateway to play through.
+    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    pub gateway: String,
+    /// Per-move time in seconds (1 to 604800).
+    #[arg(long, default_value_t = 60)]
+    pub move_time: u64,
+    /// Play on the local rules engine, without a cluster (against a bot only).
+    #[arg(long)]
+    pub local: bool,
+    /// With --local: the match seed (hex); default fresh from the OS.
+    #[arg(long)]
+    pub seed: Option<String>,
 }
 
 /// Turns what a person types into the game's move JSON: raw JSON, or a shorthand.
@@ -59,7 +71,7 @@ pub fn shorthand(game: &str, line: &str) -> Value {
     }
 }
 
-fn hint(game: &str) -> &'static str {
+pub fn hint(game: &str) -> &'static str {
     match game {
         "gops" => "type a card, e.g. 7",
         "dueling-monsters" => "type a black and a white, e.g. 2 9",
@@ -191,8 +203,11 @@ fn os_seed() -> [u8; 32] {
     b
 }
 
-/// Runs `colosseum play`.
+/// Runs `colosseum play`: through the cluster, or with `--local` on the local engine.
 pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
+    if !args.local {
+        return crate::client::play(args);
+    }
     bots::visit_roster(&args.game, Play(&args)).unwrap_or_else(|| {
         Err(format!("unknown game {:?}; the games are {}", args.game, games::catalog::names()))
     })?;

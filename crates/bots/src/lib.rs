@@ -56,16 +56,28 @@ impl BotRng {
 }
 
 /// What a bot may look at: its seat's view, built only if the bot asks for it (a random
-/// bot never does, which keeps selfplay fast). The full state stays out of reach.
+/// bot never does, which keeps selfplay fast). The full state stays out of reach: a bot
+/// in selfplay gets the view the rules build for its seat, a bot playing through the
+/// public API the view the API sent it.
 pub struct Seen<'a, G: Game> {
-    game: &'a G,
+    source: Source<'a, G>,
     seat: Seat,
+}
+
+enum Source<'a, G: Game> {
+    State(&'a G),
+    View(G::View),
 }
 
 impl<'a, G: Game> Seen<'a, G> {
     /// What `seat` sees of `game`.
     pub fn new(game: &'a G, seat: Seat) -> Self {
-        Seen { game, seat }
+        Seen { source: Source::State(game), seat }
+    }
+
+    /// A view received from the API.
+    pub fn from_view(view: G::View, seat: Seat) -> Seen<'static, G> {
+        Seen { source: Source::View(view), seat }
     }
 
     /// The bot's seat.
@@ -75,7 +87,10 @@ impl<'a, G: Game> Seen<'a, G> {
 
     /// The seat's view, built by the rules for that seat.
     pub fn view(&self) -> G::View {
-        self.game.view(Viewer::Seat(self.seat))
+        match &self.source {
+            Source::State(g) => g.view(Viewer::Seat(self.seat)),
+            Source::View(v) => v.clone(),
+        }
     }
 }
 
@@ -97,7 +112,7 @@ impl<G: Game> Bot<G> for RandomBot {
 }
 
 /// The bots a game offers, by name.
-pub trait Roster: Game + Sized {
+pub trait Roster: Game<View: serde::de::DeserializeOwned> + Sized {
     /// The bot names, the first being the default.
     const BOTS: &'static [&'static str];
     /// A new bot of that name.
@@ -178,4 +193,80 @@ pub fn visit_roster<V: VisitRoster>(name: &str, v: V) -> Option<V::Out> {
         Masterminds::NAME => Some(v.visit::<Masterminds>()),
         _ => None,
     }
+}
+
+/// A bot for a game chosen at run time, speaking JSON: views and moves in the conformance
+/// shapes, as a client of the public API receives them. The bot runner plays with it.
+pub trait JsonBot: Send {
+    /// Picks one of `legal` from the seat's view.
+    ///
+    /// # Errors
+    /// A view or move that is not of this game.
+    fn choose(
+        &mut self,
+        seat: Seat,
+        view_json: &str,
+        legal: &[serde_json::Value],
+    ) -> Result<serde_json::Value, String>;
+}
+
+struct Typed<G: Roster> {
+    bot: Box<dyn Bot<G>>,
+    rng: BotRng,
+}
+
+impl<G: Roster> JsonBot for Typed<G> {
+    fn choose(
+        &mut self,
+        seat: Seat,
+        view_json: &str,
+        legal: &[serde_json::Value],
+    ) -> Result<serde_json::Value, String> {
+        let view: G::View =
+            serde_json::from_str(view_json).map_err(|e| format!("not a {} view: {e}", G::NAME))?;
+        let legal: Vec<G::Move> = legal
+            .iter()
+            .map(|m| {
+                serde_json::from_value(m.clone())
+                    .map_err(|e| format!("not a {} move: {e}", G::NAME))
+            })
+            .collect::<Result<_, _>>()?;
+        if legal.is_empty() {
+            return Err("no legal move".into());
+        }
+        let mv = self.bot.choose(&Seen::from_view(view, seat), &legal, &mut self.rng);
+        serde_json::to_value(mv).map_err(|e| e.to_string())
+    }
+}
+
+struct MakeJson<'a> {
+    bot: &'a str,
+    seed: [u8; 32],
+}
+
+impl VisitRoster for MakeJson<'_> {
+    type Out = Option<Box<dyn JsonBot>>;
+    fn visit<G: Roster>(self) -> Self::Out {
+        let bot = G::bot(self.bot)?;
+        Some(Box::new(Typed::<G> { bot, rng: BotRng::from_seed(self.seed) }))
+    }
+}
+
+/// A JSON-speaking bot `bot` of `game`, its choices drawn from `seed`.
+pub fn json_bot(game: &str, bot: &str, seed: [u8; 32]) -> Option<Box<dyn JsonBot>> {
+    visit_roster(game, MakeJson { bot, seed }).flatten()
+}
+
+struct Names;
+
+impl VisitRoster for Names {
+    type Out = &'static [&'static str];
+    fn visit<G: Roster>(self) -> Self::Out {
+        G::BOTS
+    }
+}
+
+/// The bot names of `game` (empty for an unknown game).
+pub fn bot_names(game: &str) -> &'static [&'static str] {
+    visit_roster(game, Names).unwrap_or(&[])
 }

@@ -142,6 +142,16 @@ impl<G: Game> Logged<G> {
         &self.inner
     }
 
+    /// Every event so far, typed.
+    pub fn log(&self) -> &EventLog<G::Event> {
+        &self.log
+    }
+
+    /// How many steps were applied.
+    pub fn steps(&self) -> usize {
+        self.steps.len()
+    }
+
     /// Applies a typed step.
     ///
     /// # Errors

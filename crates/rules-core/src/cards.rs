@@ -1,7 +1,7 @@
 //! `CardSet`: a set of small card values (0..16) as a bitset, the hand representation of
 //! every card game here. Copy, allocation-free, and ordered iteration for determinism.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A set of values in 0..16, one bit each.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -146,6 +146,16 @@ impl Serialize for CardSet {
     }
 }
 
+impl<'de> Deserialize<'de> for CardSet {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let values = Vec::<u8>::deserialize(d)?;
+        if let Some(v) = values.iter().find(|&&v| v >= 16) {
+            return Err(serde::de::Error::custom(format!("card {v} is out of 0..16")));
+        }
+        Ok(values.into_iter().collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +187,8 @@ mod tests {
         assert_eq!(t.iter().collect::<Vec<_>>(), (2..=12).collect::<Vec<_>>());
         assert_eq!(t.iter().rev().collect::<Vec<_>>(), (2..=12).rev().collect::<Vec<_>>());
         assert_eq!(t.iter().len(), 11);
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(serde_json::from_str::<CardSet>(&json).unwrap(), t);
+        assert!(serde_json::from_str::<CardSet>("[16]").is_err());
     }
 }

@@ -146,6 +146,12 @@ impl Serialize for SeatSet {
     }
 }
 
+impl<'de> Deserialize<'de> for SeatSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Vec::<Seat>::deserialize(d)?.into_iter().fold(SeatSet::NONE, SeatSet::with))
+    }
+}
+
 /// Who looks at a match: one seat, or a spectator who sees only public information.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Viewer {

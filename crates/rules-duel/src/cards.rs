@@ -3,8 +3,9 @@
 //! by the engine to resolve a turn and by bots to weigh a move.
 
 use rules_core::{CardSet, PerSeat, Seat};
+use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::fmt;
 use std::ops::{Index, IndexMut};
@@ -128,6 +129,35 @@ impl Serialize for Strengths {
             m.serialize_entry(c.name(), &self[c])?;
         }
         m.end()
+    }
+}
+
+// The inverse of `Serialize`: a view rebuilt from the API's JSON (bots) must hold exactly
+// the strengths sent, so all ten cards are required and none may repeat.
+impl<'de> Deserialize<'de> for Strengths {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Strengths;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from each of the ten cards to its strength")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Strengths, A::Error> {
+                let mut out = [None; 10];
+                while let Some((card, v)) = m.next_entry::<Card, Strength>()? {
+                    if out[card.index()].replace(v).is_some() {
+                        return Err(de::Error::custom(format!("{card} is given twice")));
+                    }
+                }
+                let mut s = Strengths::default();
+                for c in Card::ALL {
+                    s[c] = out[c.index()]
+                        .ok_or_else(|| de::Error::custom(format!("{c}'s strength is missing")))?;
+                }
+                Ok(s)
+            }
+        }
+        d.deserialize_map(Visit)
     }
 }
 

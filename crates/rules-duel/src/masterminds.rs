@@ -346,7 +346,7 @@ pub struct Masterminds {
 }
 
 /// A card of a turn as one viewer sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeenCard {
     /// The card shown to this viewer: the true card for its own seat or an outed Bluff,
     /// else the card shown.
@@ -357,7 +357,7 @@ pub struct SeenCard {
 }
 
 /// A resolved turn as one viewer sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnView {
     /// The bout.
     pub bout: u8,
@@ -379,7 +379,7 @@ pub struct TurnView {
 
 /// What one viewer sees of a Masterminds Duel match. Built per viewer: the other seat's
 /// strengths, its committed card and the truth behind its unouted Bluffs are never in it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MastermindsView {
     /// Whose view (none: a spectator).
     pub viewer: Option<Seat>,

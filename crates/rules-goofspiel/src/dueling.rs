@@ -83,7 +83,7 @@ impl fmt::Display for DuelingIllegal {
 }
 
 /// How the two hidden whites compared, when blacks differed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WhiteComparison {
     /// Seat 0's white was higher.
@@ -246,7 +246,7 @@ pub struct DuelingMonsters {
 }
 
 /// What one viewer sees of a Dueling Monsters match.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DuelingView {
     /// Whose view (none: a spectator).
     pub viewer: Option<Seat>,

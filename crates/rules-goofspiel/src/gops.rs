@@ -145,7 +145,7 @@ pub struct Gops {
 }
 
 /// What one viewer sees of a GOPS match.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GopsView {
     /// Whose view this is (none: a spectator).
     pub viewer: Option<Seat>,

@@ -22,7 +22,8 @@ use rules_core::{
     Audience, CardSet, EndReason, Game, MatchRng, OptionsError, Outcome, PerSeat, Sealed, Seat,
     SeatSet, Sink, Viewer, is_permutation,
 };
-use serde::{Deserialize, Serialize, Serializer};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -68,6 +69,20 @@ impl Claims {
 impl Serialize for Claims {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Claims {
+    /// The claimed kinds in order, each at most once (three at most, then).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut c = Claims::default();
+        for kind in Vec::<PatternKind>::deserialize(d)? {
+            if c.has(kind) {
+                return Err(D::Error::custom(format!("{kind} is claimed twice")));
+            }
+            c.claim(kind);
+        }
+        Ok(c)
     }
 }
 
@@ -232,6 +247,20 @@ impl Serialize for Turn {
     }
 }
 
+impl<'de> Deserialize<'de> for Turn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Option::<String>::deserialize(d)?.as_deref() {
+            Some("bid") => Ok(Turn::Bid),
+            Some("hex:0") => Ok(Turn::Hex(Seat::ZERO)),
+            Some("hex:1") => Ok(Turn::Hex(Seat::ONE)),
+            None => Ok(Turn::Over),
+            Some(other) => Err(D::Error::custom(format!(
+                "{other:?} is not a turn (\"bid\", \"hex:0\", \"hex:1\" or null)"
+            ))),
+        }
+    }
+}
+
 /// A Hexspiel event.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -347,7 +376,7 @@ pub enum HexspielEvent {
 }
 
 /// The last resolved round, public once revealed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LastRound {
     /// The prize's worth.
     pub prize: u8,
@@ -394,8 +423,9 @@ pub struct Hexspiel {
     end: Option<Outcome>,
 }
 
-/// What one viewer sees of a Hexspiel match.
-#[derive(Clone, Debug, Serialize)]
+/// What one viewer sees of a Hexspiel match. Deserialize rebuilds it from the JSON the
+/// API returns, for bots that play through the API.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HexspielView {
     /// Whose view (none: a spectator).
     pub viewer: Option<Seat>,

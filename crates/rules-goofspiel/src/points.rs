@@ -1,7 +1,7 @@
 //! `Points`: a score kept in half points, so GOPS's `split` ties stay exact integers
 //! inside and print as `4` or `4.5` outside.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::ops::{Add, AddAssign};
 
@@ -49,6 +49,17 @@ impl fmt::Display for Points {
         } else {
             write!(f, "{}.5", self.0 / 2)
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for Points {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let x = f64::deserialize(d)?;
+        let halves = x * 2.0;
+        if halves < 0.0 || halves > f64::from(u16::MAX) || halves.fract() != 0.0 {
+            return Err(serde::de::Error::custom(format!("{x} is not a score in half points")));
+        }
+        Ok(Points(halves as u16))
     }
 }
 

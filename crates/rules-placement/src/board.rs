@@ -183,7 +183,7 @@ pub enum PlaceError {
 }
 
 /// A game's result on a board: humans alive and plague cells neutralized.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Score {
     /// Humans alive: the Cure seat's score.
     pub survivors: u32,

@@ -93,6 +93,14 @@ impl Serialize for ItemSet {
     }
 }
 
+// The list is read back as a set: clients rebuild views from the JSON the API returns,
+// and a set holds each item once whatever order or repeats the list has.
+impl<'de> Deserialize<'de> for ItemSet {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Vec::<Item>::deserialize(d)?.into_iter().fold(ItemSet::EMPTY, ItemSet::with))
+    }
+}
+
 /// The `items` option: `{"0": [...], "1": [...]}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -182,7 +190,7 @@ impl CurePlagueMove {
 }
 
 /// Whose tile the seat to move is placing, and with what window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Turn {
     /// Its own tile, in a normal window (a minute, then the reserve).
@@ -256,7 +264,7 @@ pub enum Penalty {
 }
 
 /// One finished game: who was Cure and its score.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameResult {
     /// The Cure seat of that game.
     pub cure: Seat,
@@ -358,7 +366,7 @@ pub struct CurePlague {
 
 /// What a viewer sees: everything (the game has no hidden information), with each seat's
 /// remaining items and reserve so clients can show them.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CurePlagueView {
     /// Whose view (none: a spectator).
     pub viewer: Option<Seat>,
@@ -623,6 +631,12 @@ impl Game for CurePlague {
 
     fn to_move(&self) -> SeatSet {
         if self.end.is_some() { SeatSet::NONE } else { SeatSet::only(self.actor()) }
+    }
+
+    fn conclude(&mut self, outcome: Outcome) {
+        // A resignation ends the match outside the rules: the view must stop naming a
+        // seat to move and its window, as it does when the rules end it.
+        self.end = Some(outcome);
     }
 
     fn legal_moves(&self, seat: Seat, out: &mut Vec<CurePlagueMove>) {

@@ -3,8 +3,9 @@
 //! connection is found in near-constant time per stone instead of a flood fill per move.
 
 use rules_core::{PerSeat, Seat};
+use serde::de::Error as _;
 use serde::ser::SerializeSeq;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt::{self, Write as _};
 
 /// Cells per side.
@@ -220,6 +221,13 @@ impl Serialize for Costs {
     }
 }
 
+impl<'de> Deserialize<'de> for Costs {
+    /// The serialized shape back, checked as the `costs` option is.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Costs::parse(&Vec::<String>::deserialize(d)?).map_err(D::Error::custom)
+    }
+}
+
 /// Virtual node joined to every stone on a seat's first side.
 const START: u8 = CELLS as u8;
 /// Virtual node joined to every stone on a seat's second side.
@@ -283,11 +291,22 @@ impl UnionFind {
 }
 
 /// The stones on the board and, per seat, which of them are joined.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Board {
     stones: PerSeat<u64>,
     links: PerSeat<UnionFind>,
 }
+
+/// Boards are equal when they hold the same stones: the union-find only caches what the
+/// stones determine, and its shape depends on the order they were placed in (a board
+/// rebuilt from its JSON places them in cell order).
+impl PartialEq for Board {
+    fn eq(&self, other: &Self) -> bool {
+        self.stones == other.stones
+    }
+}
+
+impl Eq for Board {}
 
 impl Default for Board {
     fn default() -> Self {
@@ -390,6 +409,39 @@ impl Serialize for Board {
     }
 }
 
+impl<'de> Deserialize<'de> for Board {
+    /// The serialized shape back; the stones are placed in cell order, which rebuilds the
+    /// same connections (they depend on the stones only).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let rows = Vec::<String>::deserialize(d)?;
+        if rows.len() != SIDE as usize {
+            return Err(D::Error::custom(format!("eight rows of stones, not {}", rows.len())));
+        }
+        let mut b = Board::default();
+        for (r, row) in rows.iter().enumerate() {
+            let marks = row.as_bytes();
+            if marks.len() != SIDE as usize {
+                return Err(D::Error::custom(format!("row {} is {row:?}, not eight cells", r + 1)));
+            }
+            for (col, m) in marks.iter().enumerate() {
+                let cell = Cell::from_index(r * SIDE as usize + col);
+                match m {
+                    b'0' => b.place(Seat::ZERO, cell),
+                    b'1' => b.place(Seat::ONE, cell),
+                    b'.' => {}
+                    _ => {
+                        return Err(D::Error::custom(format!(
+                            "row {} is {row:?}: cells are 0, 1 or .",
+                            r + 1
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(b)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,5 +509,23 @@ mod tests {
         let json = serde_json::to_value(b).unwrap();
         assert_eq!(json[0], "1.......");
         assert_eq!(json[3], "...0....");
+        assert_eq!(serde_json::from_value::<Board>(json).unwrap(), b);
+    }
+
+    #[test]
+    fn a_board_rebuilt_from_json_keeps_its_connections() {
+        // Seat 0 joins rows 1 and 8 up column c, placed top down so the union-find grows
+        // differently from the cell-order rebuild.
+        let mut b = Board::default();
+        for row in (0..8).rev() {
+            b.place(Seat::ZERO, Cell::new(2, row).unwrap());
+        }
+        b.place(Seat::ONE, cell("a1"));
+        let back: Board = serde_json::from_value(serde_json::to_value(b).unwrap()).unwrap();
+        assert_eq!(back, b);
+        assert!(back.connected(Seat::ZERO) && !back.connected(Seat::ONE));
+        for bad in [vec!["........"], vec!["......x."; 8], vec!["......."; 8]] {
+            assert!(serde_json::from_value::<Board>(serde_json::json!(bad)).is_err(), "{bad:?}");
+        }
     }
 }

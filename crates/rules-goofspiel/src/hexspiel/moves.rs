@@ -108,6 +108,23 @@ impl<const N: usize> CellList<N> {
         l
     }
 
+    /// A list of cells as written in a move, kept as the JSON parser keeps them: the
+    /// first `N`, and how many were given, so the rules judge a list too long.
+    pub fn of_names(names: impl IntoIterator<Item = CellName>) -> Self {
+        let mut l = Self::EMPTY;
+        for c in names {
+            l.push(c);
+        }
+        l
+    }
+
+    fn push(&mut self, c: CellName) {
+        if (self.given as usize) < N {
+            self.cells[self.given as usize] = c;
+        }
+        self.given = self.given.saturating_add(1);
+    }
+
     /// How many cells the move gave.
     pub fn given(&self) -> u32 {
         u32::from(self.given)
@@ -140,10 +157,7 @@ impl<'de, const N: usize> Deserialize<'de> for CellList<N> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CellList<N>, A::Error> {
                 let mut l = CellList::<N>::EMPTY;
                 while let Some(c) = seq.next_element::<CellName>()? {
-                    if (l.given as usize) < N {
-                        l.cells[l.given as usize] = c;
-                    }
-                    l.given = l.given.saturating_add(1);
+                    l.push(c);
                 }
                 Ok(l)
             }

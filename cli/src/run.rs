@@ -1,0 +1,39 @@
+//! `colosseum run`: the whole cluster in one process: a rules engine per family, the
+//! clock and the gateway on `--addr` (default 127.0.0.1:50051), over Redis when
+//! `REDIS_URL` is set and the embedded in-memory store otherwise.
+
+use clap::Args;
+use std::process::ExitCode;
+
+/// Options of `colosseum run`.
+#[derive(Args)]
+pub struct RunArgs {
+    /// Where the gateway listens.
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    addr: std::net::SocketAddr,
+}
+
+/// Runs the cluster until ctrl-c.
+pub fn run(args: RunArgs) -> Result<ExitCode, String> {
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        service_kit::telemetry::init("colosseum");
+        let store = service_kit::config::open_store().await.map_err(|e| format!("event store: {e}"))?;
+        let redis = service_kit::config::optional("REDIS_URL");
+        let cluster = cluster::Cluster::start(store, args.addr).await.map_err(|e| format!("cannot start: {e}"))?;
+        let url = cluster.gateway_url();
+        println!("Colosseum is running.");
+        println!("  gateway (gRPC, public API colosseum.v1): {url}");
+        for f in cluster::FAMILIES {
+            println!("  rules engine {f:<9}: {}", cluster.engine_url(f).unwrap_or_default());
+        }
+        println!("  event store: {}", redis.as_deref().unwrap_or("embedded, in memory (set REDIS_URL for Redis)"));
+        println!();
+        println!("Play in another terminal:  colosseum play --game gops --vs bot");
+        println!("Two players:                colosseum play --game gops --vs open   (then --join MATCH_ID)");
+        println!("Stop with ctrl-c.");
+        service_kit::serve::shutdown_on_signal().cancelled().await;
+        cluster.shutdown().await;
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,282 @@
+//! How records become Redis values and back. Only the Redis store uses these, but they
+//! are pure functions, tested here without a server.
+//!
+//! A stream entry (one [`Entry`]) has these fields, in this order; optional ones are
+//! omitted when `None`:
+//!
+//! | field | value |
+//! | --- | --- |
+//! | `step` | `step_json` |
+//! | `at` | `at_ms`, decimal |
+//! | `ev` | the events, see below |
+//! | `idem` | the idempotency key (optional) |
+//! | `tp` | the traceparent (optional) |
+//!
+//! The version is not a field: it is the entry id (`<version>-1`, see [`crate::keys`]).
+//!
+//! `ev` is binary: a format byte (`1`), then for each event an audience byte (`0` public,
+//! `1` seat 0, `2` seat 1), the payload's length as a big-endian `u32`, and the payload.
+//! One field for all events keeps an entry's field count fixed and the decoding trivial.
+//!
+//! A seat holder is a string: `open`, `player:<uuid>`, `reserved:<uuid>` or `bot:<name>`;
+//! the claim script compares these strings, so it needs no JSON decoding in Lua.
+
+use crate::ids::PlayerId;
+use crate::model::{Entry, MatchMeta, SeatHolder, StoredEvent};
+use rules_core::{Audience, PerSeat, Seat};
+use serde::{Deserialize, Serialize};
+
+/// The format byte of `ev`.
+const EVENTS_FORMAT: u8 = 1;
+
+/// Encodes events into the `ev` field.
+pub fn encode_events(events: &[StoredEvent]) -> Vec<u8> {
+    let size = 1 + events.iter().map(|e| 5 + e.payload.len()).sum::<usize>();
+    let mut out = Vec::with_capacity(size);
+    out.push(EVENTS_FORMAT);
+    for event in events {
+        out.push(match event.audience {
+            Audience::Public => 0,
+            Audience::Seat(seat) => 1 + seat.index() as u8,
+        });
+        let len = u32::try_from(event.payload.len()).expect("an event payload under 4 GiB");
+        out.extend_from_slice(&len.to_be_bytes());
+        out.extend_from_slice(&event.payload);
+    }
+    out
+}
+
+/// Decodes the `ev` field.
+///
+/// # Errors
+///
+/// A description of the first malformed byte.
+pub fn decode_events(mut bytes: &[u8]) -> Result<Vec<StoredEvent>, String> {
+    match bytes.split_first() {
+        Some((&EVENTS_FORMAT, rest)) => bytes = rest,
+        Some((other, _)) => return Err(format!("unknown events format {other}")),
+        None => return Err("empty events field".into()),
+    }
+    let mut events = Vec::new();
+    while let Some((&tag, rest)) = bytes.split_first() {
+        let audience = match tag {
+            0 => Audience::Public,
+            1 => Audience::Seat(Seat::ZERO),
+            2 => Audience::Seat(Seat::ONE),
+            other => return Err(format!("unknown audience tag {other}")),
+        };
+        let (len, rest) = rest.split_first_chunk::<4>().ok_or("truncated event length")?;
+        let len = u32::from_be_bytes(*len) as usize;
+        if rest.len() < len {
+            return Err("truncated event payload".into());
+        }
+        let (payload, rest) = rest.split_at(len);
+        events.push(StoredEvent { audience, payload: payload.to_vec() });
+        bytes = rest;
+    }
+    Ok(events)
+}
+
+/// The stream fields of an entry, in order.
+pub fn entry_fields(entry: &Entry) -> Vec<(&'static str, Vec<u8>)> {
+    let mut fields = vec![
+        ("step", entry.step_json.as_bytes().to_vec()),
+        ("at", entry.at_ms.to_string().into_bytes()),
+        ("ev", encode_events(&entry.events)),
+    ];
+    if let Some(key) = &entry.idempotency_key {
+        fields.push(("idem", key.as_bytes().to_vec()));
+    }
+    if let Some(tp) = &entry.traceparent {
+        fields.push(("tp", tp.as_bytes().to_vec()));
+    }
+    fields
+}
+
+/// Builds an entry from its version and stream fields.
+///
+/// # Errors
+///
+/// A description of the missing or malformed field.
+pub fn entry_from_fields(version: u64, fields: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Entry, String> {
+    let mut entry = Entry {
+        version,
+        step_json: String::new(),
+        idempotency_key: None,
+        events: Vec::new(),
+        traceparent: None,
+        at_ms: 0,
+    };
+    let (mut has_step, mut has_at, mut has_ev) = (false, false, false);
+    for (name, value) in fields {
+        match name.as_slice() {
+            b"step" => {
+                entry.step_json = utf8(value, "step")?;
+                has_step = true;
+            }
+            b"at" => {
+                entry.at_ms = utf8(value, "at")?.parse().map_err(|_| "bad `at` field")?;
+                has_at = true;
+            }
+            b"ev" => {
+                entry.events = decode_events(&value)?;
+                has_ev = true;
+            }
+            b"idem" => entry.idempotency_key = Some(utf8(value, "idem")?),
+            b"tp" => entry.traceparent = Some(utf8(value, "tp")?),
+            // Fields added by a later version are skipped, so old readers keep working.
+            _ => {}
+        }
+    }
+    if !(has_step && has_at && has_ev) {
+        return Err(format!("entry {version} lacks a step, at or ev field"));
+    }
+    Ok(entry)
+}
+
+fn utf8(bytes: Vec<u8>, field: &str) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|_| format!("field `{field}` is not UTF-8"))
+}
+
+/// The string form of a seat holder.
+pub fn encode_holder(holder: &SeatHolder) -> String {
+    match holder {
+        SeatHolder::Open => "open".into(),
+        SeatHolder::Player(p) => format!("player:{p}"),
+        SeatHolder::Reserved(p) => format!("reserved:{p}"),
+        SeatHolder::Bot(name) => format!("bot:{name}"),
+    }
+}
+
+/// Parses the string form of a seat holder.
+///
+/// # Errors
+///
+/// If it is not one of the four forms.
+pub fn decode_holder(s: &str) -> Result<SeatHolder, String> {
+    let player = |p: &str| p.parse::<PlayerId>().map_err(|e| format!("seat holder {s:?}: {e}"));
+    if s == "open" {
+        Ok(SeatHolder::Open)
+    } else if let Some(p) = s.strip_prefix("player:") {
+        Ok(SeatHolder::Player(player(p)?))
+    } else if let Some(p) = s.strip_prefix("reserved:") {
+        Ok(SeatHolder::Reserved(player(p)?))
+    } else if let Some(name) = s.strip_prefix("bot:") {
+        Ok(SeatHolder::Bot(name.into()))
+    } else {
+        Err(format!("unknown seat holder {s:?}"))
+    }
+}
+
+/// The fixed part of [`MatchMeta`] (all but the seats), stored as JSON in the `m` field.
+#[derive(Serialize, Deserialize)]
+struct FixedMeta {
+    game: String,
+    options: String,
+    seed: String,
+    commitment: String,
+    move_time_ms: u64,
+    created_at_ms: u64,
+}
+
+/// The meta hash's fields: `m` (JSON), `seat0`, `seat1`.
+pub fn meta_fields(meta: &MatchMeta) -> [(&'static str, String); 3] {
+    let MatchMeta {
+        game,
+        options_json,
+        seed_hex,
+        commitment_hex,
+        seats,
+        move_time_ms,
+        created_at_ms,
+    } = meta;
+    let fixed = FixedMeta {
+        game: game.clone(),
+        options: options_json.clone(),
+        seed: seed_hex.clone(),
+        commitment: commitment_hex.clone(),
+        move_time_ms: *move_time_ms,
+        created_at_ms: *created_at_ms,
+    };
+    let json = serde_json::to_string(&fixed).expect("strings and integers serialize");
+    [
+        ("m", json),
+        ("seat0", encode_holder(&seats[Seat::ZERO])),
+        ("seat1", encode_holder(&seats[Seat::ONE])),
+    ]
+}
+
+/// Builds the meta from the hash's `m`, `seat0` and `seat1` fields.
+///
+/// # Errors
+///
+/// A description of what did not decode (never the seed).
+pub fn meta_from_fields(m: &str, seat0: &str, seat1: &str) -> Result<MatchMeta, String> {
+    let fixed: FixedMeta =
+        serde_json::from_str(m).map_err(|e| format!("meta JSON: line {}", e.line()))?;
+    Ok(MatchMeta {
+        game: fixed.game,
+        options_json: fixed.options,
+        seed_hex: fixed.seed,
+        commitment_hex: fixed.commitment,
+        seats: PerSeat([decode_holder(seat0)?, decode_holder(seat1)?]),
+        move_time_ms: fixed.move_time_ms,
+        created_at_ms: fixed.created_at_ms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> Entry {
+        Entry {
+            version: 3,
+            step_json: r#"{"seat":0,"move":{"card":3}}"#.into(),
+            idempotency_key: Some("k-1".into()),
+            events: vec![
+                StoredEvent { audience: Audience::Public, payload: vec![1, 2, 3] },
+                StoredEvent { audience: Audience::Seat(Seat::ONE), payload: vec![] },
+                StoredEvent { audience: Audience::Seat(Seat::ZERO), payload: vec![0; 300] },
+            ],
+            traceparent: Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into()),
+            at_ms: 1_700_000_000_123,
+        }
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        let e = entry();
+        let fields =
+            entry_fields(&e).into_iter().map(|(k, v)| (k.as_bytes().to_vec(), v)).collect();
+        assert_eq!(entry_from_fields(3, fields), Ok(e));
+        let bare = Entry { idempotency_key: None, traceparent: None, events: vec![], ..entry() };
+        let fields =
+            entry_fields(&bare).into_iter().map(|(k, v)| (k.as_bytes().to_vec(), v)).collect();
+        assert_eq!(entry_from_fields(3, fields), Ok(bare));
+    }
+
+    #[test]
+    fn malformed_events_are_refused() {
+        assert!(decode_events(&[]).is_err());
+        assert!(decode_events(&[2]).is_err());
+        assert!(decode_events(&[1, 3, 0, 0, 0, 0]).is_err());
+        assert!(decode_events(&[1, 0, 0, 0, 0, 2, 9]).is_err());
+        assert_eq!(decode_events(&[1]), Ok(vec![]));
+    }
+
+    #[test]
+    fn holders_round_trip() {
+        let p = PlayerId::random();
+        for h in [
+            SeatHolder::Open,
+            SeatHolder::Player(p),
+            SeatHolder::Reserved(p),
+            SeatHolder::Bot("strong".into()),
+        ] {
+            assert_eq!(decode_holder(&encode_holder(&h)), Ok(h));
+        }
+        assert!(decode_holder("player:nope").is_err());
+        assert!(decode_holder("someone").is_err());
+    }
+}

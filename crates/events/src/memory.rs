@@ -1,0 +1,328 @@
+//! [`MemoryStore`]: the store in process memory, for `make run` without Redis and for pure
+//! unit tests. Same semantics as the Redis store (the same suite runs against both), no
+//! durability.
+
+use crate::error::StoreError;
+use crate::ids::{MatchId, PlayerId};
+use crate::model::{
+    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, SeatHolder, Session,
+    is_sha256_hex,
+};
+use crate::store::{EventStore, TAIL_BATCH};
+use async_trait::async_trait;
+use rules_core::Seat;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// The event store in memory.
+///
+/// One `std::sync::Mutex` guards everything: every operation is a few map operations and
+/// never awaits while holding it, so an async mutex would only add cost (the reasoning of
+/// mini-redis's `Db`). Tailing readers wait on a [`Notify`] that every append and creation
+/// wakes.
+#[derive(Default)]
+pub struct MemoryStore {
+    /// All the data.
+    state: Mutex<State>,
+    /// Woken (all waiters) whenever an entry is added to any match.
+    appended: Notify,
+}
+
+#[derive(Default)]
+struct State {
+    matches: BTreeMap<MatchId, MatchState>,
+    /// Armed deadlines: match -> (due_ms, fence_version).
+    deadlines: BTreeMap<MatchId, (u64, u64)>,
+    /// The same deadlines ordered by due time, then match id (as Redis orders them).
+    due: BTreeSet<(u64, MatchId)>,
+    /// Token SHA-256 (hex) -> session.
+    sessions: BTreeMap<String, Session>,
+}
+
+struct MatchState {
+    meta: MatchMeta,
+    /// `log[v]` is version `v`.
+    log: Vec<Entry>,
+    /// Idempotency key -> version.
+    idem: BTreeMap<String, u64>,
+    snapshot: Option<(u64, Vec<u8>)>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave the maps half-updated in a way that
+        // matters more than the panic itself; keep serving.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn collect(&self, positions: &[(MatchId, u64)]) -> Vec<(MatchId, Entry)> {
+        let state = self.lock();
+        let mut out = Vec::new();
+        for (id, from) in dedup(positions) {
+            if let Some(m) = state.matches.get(&id) {
+                let from = usize::try_from(from).unwrap_or(usize::MAX);
+                out.extend(m.log.iter().skip(from).take(TAIL_BATCH).map(|e| (id, e.clone())));
+            }
+        }
+        out
+    }
+}
+
+/// Positions with each match once, at its smallest version, in first-seen order.
+/// O(n log n): a gateway's reader may watch thousands of matches.
+pub(crate) fn dedup(positions: &[(MatchId, u64)]) -> Vec<(MatchId, u64)> {
+    let mut index: BTreeMap<MatchId, usize> = BTreeMap::new();
+    let mut out: Vec<(MatchId, u64)> = Vec::with_capacity(positions.len());
+    for &(id, from) in positions {
+        match index.get(&id) {
+            Some(&i) => out[i].1 = out[i].1.min(from),
+            None => {
+                index.insert(id, out.len());
+                out.push((id, from));
+            }
+        }
+    }
+    out
+}
+
+impl State {
+    fn set_deadline(&mut self, id: MatchId, due_ms: u64, fence: u64) {
+        if let Some((old_due, _)) = self.deadlines.insert(id, (due_ms, fence)) {
+            self.due.remove(&(old_due, id));
+        }
+        self.due.insert((due_ms, id));
+    }
+
+    fn clear_deadline(&mut self, id: MatchId) {
+        if let Some((due, _)) = self.deadlines.remove(&id) {
+            self.due.remove(&(due, id));
+        }
+    }
+}
+
+#[async_trait]
+impl EventStore for MemoryStore {
+    async fn create_match(
+        &self,
+        id: MatchId,
+        meta: &MatchMeta,
+        opening: &Entry,
+    ) -> Result<(), StoreError> {
+        if opening.version != 0 {
+            return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
+        }
+        {
+            let mut state = self.lock();
+            if state.matches.contains_key(&id) {
+                return Err(StoreError::AlreadyExists(id));
+            }
+            let mut idem = BTreeMap::new();
+            if let Some(key) = &opening.idempotency_key {
+                idem.insert(key.clone(), 0);
+            }
+            state.matches.insert(
+                id,
+                MatchState { meta: meta.clone(), log: vec![opening.clone()], idem, snapshot: None },
+            );
+        }
+        self.appended.notify_waiters();
+        Ok(())
+    }
+
+    async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError> {
+        Ok(self.lock().matches.get(&id).map(|m| m.meta.clone()))
+    }
+
+    async fn claim_seat(
+        &self,
+        id: MatchId,
+        seat: Seat,
+        player: PlayerId,
+    ) -> Result<ClaimOutcome, StoreError> {
+        let mut state = self.lock();
+        let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
+        let holder = &mut m.meta.seats[seat];
+        let outcome = match holder {
+            SeatHolder::Open => ClaimOutcome::Claimed,
+            SeatHolder::Reserved(p) if *p == player => ClaimOutcome::Claimed,
+            SeatHolder::Reserved(_) => ClaimOutcome::ReservedForOther,
+            SeatHolder::Player(p) if *p == player => ClaimOutcome::AlreadyYours,
+            SeatHolder::Player(_) | SeatHolder::Bot(_) => ClaimOutcome::Taken,
+        };
+        if outcome == ClaimOutcome::Claimed {
+            *holder = SeatHolder::Player(player);
+        }
+        Ok(outcome)
+    }
+
+    async fn append(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        deadline: DeadlineChange,
+    ) -> Result<AppendOutcome, StoreError> {
+        {
+            let mut state = self.lock();
+            let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
+            if let Some(key) = &entry.idempotency_key
+                && let Some(&version) = m.idem.get(key)
+            {
+                return Ok(AppendOutcome::Duplicate { version });
+            }
+            let current = m.log.len() as u64 - 1;
+            if entry.version != current + 1 {
+                return Ok(AppendOutcome::Conflict { current_version: current });
+            }
+            if let Some(key) = &entry.idempotency_key {
+                m.idem.insert(key.clone(), entry.version);
+            }
+            m.log.push(entry.clone());
+            match deadline {
+                DeadlineChange::Keep => {}
+                DeadlineChange::Clear => state.clear_deadline(id),
+                DeadlineChange::Set { due_ms, fence_version } => {
+                    state.set_deadline(id, due_ms, fence_version)
+                }
+            }
+        }
+        self.appended.notify_waiters();
+        Ok(AppendOutcome::Appended { version: entry.version })
+    }
+
+    async fn read(
+        &self,
+        id: MatchId,
+        from_version: u64,
+        limit: usize,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let state = self.lock();
+        let Some(m) = state.matches.get(&id) else { return Ok(Vec::new()) };
+        let from = usize::try_from(from_version).unwrap_or(usize::MAX);
+        Ok(m.log.iter().skip(from).take(limit).cloned().collect())
+    }
+
+    async fn last_version(&self, id: MatchId) -> Result<Option<u64>, StoreError> {
+        Ok(self.lock().matches.get(&id).map(|m| m.log.len() as u64 - 1))
+    }
+
+    async fn tail(
+        &self,
+        positions: &[(MatchId, u64)],
+        block_ms: u64,
+    ) -> Result<Vec<(MatchId, Entry)>, StoreError> {
+        let timeout = tokio::time::sleep(Duration::from_millis(block_ms));
+        tokio::pin!(timeout);
+        loop {
+            // Register for the wake-up before looking, so an append between the look and
+            // the wait is not missed.
+            let woken = self.appended.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            let found = self.collect(positions);
+            if !found.is_empty() || block_ms == 0 {
+                return Ok(found);
+            }
+            tokio::select! {
+                () = &mut woken => {}
+                () = &mut timeout => return Ok(self.collect(positions)),
+            }
+        }
+    }
+
+    async fn put_snapshot(
+        &self,
+        id: MatchId,
+        version: u64,
+        bytes: &[u8],
+    ) -> Result<bool, StoreError> {
+        let mut state = self.lock();
+        let Some(m) = state.matches.get_mut(&id) else { return Ok(false) };
+        if m.snapshot.as_ref().is_some_and(|(v, _)| *v >= version) {
+            return Ok(false);
+        }
+        m.snapshot = Some((version, bytes.to_vec()));
+        Ok(true)
+    }
+
+    async fn snapshot(&self, id: MatchId) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        Ok(self.lock().matches.get(&id).and_then(|m| m.snapshot.clone()))
+    }
+
+    async fn set_deadline(
+        &self,
+        id: MatchId,
+        due_ms: u64,
+        fence_version: u64,
+    ) -> Result<(), StoreError> {
+        self.lock().set_deadline(id, due_ms, fence_version);
+        Ok(())
+    }
+
+    async fn due_deadlines(&self, now_ms: u64, limit: usize) -> Result<Vec<Deadline>, StoreError> {
+        let state = self.lock();
+        Ok(state
+            .due
+            .iter()
+            .take_while(|(due, _)| *due <= now_ms)
+            .take(limit)
+            .map(|&(due_ms, match_id)| Deadline {
+                match_id,
+                due_ms,
+                fence_version: state.deadlines[&match_id].1,
+            })
+            .collect())
+    }
+
+    async fn clear_deadline_if(&self, id: MatchId, fence_version: u64) -> Result<bool, StoreError> {
+        let mut state = self.lock();
+        if state.deadlines.get(&id).is_some_and(|&(_, fence)| fence == fence_version) {
+            state.clear_deadline(id);
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    async fn put_session(
+        &self,
+        token_sha256_hex: &str,
+        player: PlayerId,
+        display_name: &str,
+    ) -> Result<(), StoreError> {
+        if !is_sha256_hex(token_sha256_hex) {
+            return Err(StoreError::InvalidArgument("a session key is a lower-case hex SHA-256"));
+        }
+        let session = Session { player_id: player, display_name: display_name.into() };
+        self.lock().sessions.insert(token_sha256_hex.into(), session);
+        Ok(())
+    }
+
+    async fn session(&self, token_sha256_hex: &str) -> Result<Option<Session>, StoreError> {
+        if !is_sha256_hex(token_sha256_hex) {
+            return Err(StoreError::InvalidArgument("a session key is a lower-case hex SHA-256"));
+        }
+        Ok(self.lock().sessions.get(token_sha256_hex).cloned())
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dedup_keeps_first_order_and_smallest_version() {
+        let [a, b, c] = [MatchId::random(), MatchId::random(), MatchId::random()];
+        assert_eq!(dedup(&[(b, 4), (a, 2), (b, 1), (c, 0), (a, 3)]), [(b, 1), (a, 2), (c, 0)]);
+    }
+}

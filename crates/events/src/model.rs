@@ -1,0 +1,205 @@
+//! The envelope and the records around it: what one accepted step of a match stores
+//! ([`Entry`]), what a match is ([`MatchMeta`]), and the typed answers of the store.
+
+use crate::ids::{MatchId, PlayerId};
+use rules_core::{Audience, PerSeat};
+use std::fmt;
+
+/// One event as stored: who may receive it and its encoded bytes.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct StoredEvent {
+    /// Who may receive it: everyone, or one seat alone.
+    pub audience: Audience,
+    /// The protobuf-encoded public `colosseum.v1.Event`. Opaque to the store.
+    pub payload: Vec<u8>,
+}
+
+/// One accepted step of a match and what it produced: the envelope of the match log.
+///
+/// Version 0 is the match's creation (its opening events, written by
+/// [`crate::EventStore::create_match`]); version `n >= 1` is the `n`-th accepted step.
+/// Versions are dense: the store accepts version `n + 1` only after `n`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Entry {
+    /// The step number: 0 for the creation, then 1, 2, ...
+    pub version: u64,
+    /// The step in the conformance script shape: `{"seat":0,"move":{"card":3}}`,
+    /// `{"deadline":true}`, `{"resign":1}`; `{}` or any JSON the host chooses for version 0.
+    pub step_json: String,
+    /// The client's idempotency key of the submit that produced this step, if it had one.
+    /// A second append with the same key in the same match is a duplicate.
+    pub idempotency_key: Option<String>,
+    /// The events the step produced, in order, each with its audience.
+    pub events: Vec<StoredEvent>,
+    /// W3C trace context (`traceparent` header value) of the request that made the step.
+    pub traceparent: Option<String>,
+    /// When the step was accepted, in Unix milliseconds (the caller's clock).
+    pub at_ms: u64,
+}
+
+/// Who holds a seat.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum SeatHolder {
+    /// Anyone may claim it.
+    Open,
+    /// Claimed by this player.
+    Player(PlayerId),
+    /// Kept for this player (a challenge); only they may claim it.
+    Reserved(PlayerId),
+    /// Played by the built-in bot of that name.
+    Bot(String),
+}
+
+/// What a match is, fixed at creation except for its seats.
+///
+/// `Debug` prints `seed_hex` as `<redacted>`: the seed decides every hidden draw until the
+/// match ends, so it must never reach a log.
+#[derive(Clone, PartialEq, Eq)]
+pub struct MatchMeta {
+    /// The game's name in the catalog, e.g. `gops`.
+    pub game: String,
+    /// The validated options, as JSON.
+    pub options_json: String,
+    /// SECRET until the match ends: the seed, in hex.
+    pub seed_hex: String,
+    /// SHA-256 of the seed, in hex: public from the first event.
+    pub commitment_hex: String,
+    /// Who holds each seat.
+    pub seats: PerSeat<SeatHolder>,
+    /// The standard move window, in milliseconds.
+    pub move_time_ms: u64,
+    /// When the match was created, in Unix milliseconds.
+    pub created_at_ms: u64,
+}
+
+impl fmt::Debug for MatchMeta {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let MatchMeta {
+            game,
+            options_json,
+            seed_hex: _,
+            commitment_hex,
+            seats,
+            move_time_ms,
+            created_at_ms,
+        } = self;
+        f.debug_struct("MatchMeta")
+            .field("game", game)
+            .field("options_json", options_json)
+            .field("seed_hex", &"<redacted>")
+            .field("commitment_hex", commitment_hex)
+            .field("seats", seats)
+            .field("move_time_ms", move_time_ms)
+            .field("created_at_ms", created_at_ms)
+            .finish()
+    }
+}
+
+/// The answer to [`crate::EventStore::claim_seat`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ClaimOutcome {
+    /// The seat was open, or reserved for this player, and is now theirs.
+    Claimed,
+    /// The player already holds this seat: nothing changed (a retried join succeeds).
+    AlreadyYours,
+    /// Another player or a bot holds the seat.
+    Taken,
+    /// The seat is reserved for another player.
+    ReservedForOther,
+}
+
+/// The answer to [`crate::EventStore::append`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AppendOutcome {
+    /// The entry is now the match's latest, and the deadline change was applied.
+    Appended {
+        /// The entry's version.
+        version: u64,
+    },
+    /// The idempotency key was already used in this match, by the step at `version`.
+    /// Nothing changed.
+    Duplicate {
+        /// The version the key was first accepted at.
+        version: u64,
+    },
+    /// The entry's version is not the next one (another replica appended it first, or the
+    /// caller's state is stale). Nothing changed.
+    Conflict {
+        /// The match's latest version.
+        current_version: u64,
+    },
+}
+
+/// What [`crate::EventStore::append`] does to the match's deadline, atomically with the
+/// append (and only if the entry is appended).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum DeadlineChange {
+    /// Leave the deadline as it is.
+    Keep,
+    /// Remove the deadline (nobody owes a move, or the match ended).
+    Clear,
+    /// Arm (or re-arm) the deadline.
+    Set {
+        /// When it falls due, in Unix milliseconds.
+        due_ms: u64,
+        /// The version it belongs to: firing it applies the deadline step only if the match
+        /// is still at this version, and [`crate::EventStore::clear_deadline_if`] removes it
+        /// only if it was not re-armed since.
+        fence_version: u64,
+    },
+}
+
+/// A match's armed deadline, as [`crate::EventStore::due_deadlines`] returns it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Deadline {
+    /// The match.
+    pub match_id: MatchId,
+    /// When it falls due, in Unix milliseconds.
+    pub due_ms: u64,
+    /// The version it was armed at.
+    pub fence_version: u64,
+}
+
+/// A guest session: the player a token stands for.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Session {
+    /// The player.
+    pub player_id: PlayerId,
+    /// The name shown to opponents and spectators.
+    pub display_name: String,
+}
+
+/// Whether `s` is a SHA-256 in lower-case hex (64 characters), the only form of session
+/// key accepted: anything else could carry `{`/`}` into a key name.
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_prints_the_seed() {
+        let meta = MatchMeta {
+            game: "gops".into(),
+            options_json: "{}".into(),
+            seed_hex: "00112233445566778899aabbccddeeff".into(),
+            commitment_hex: "c0ffee".into(),
+            seats: PerSeat([SeatHolder::Open, SeatHolder::Bot("strong".into())]),
+            move_time_ms: 30_000,
+            created_at_ms: 1,
+        };
+        let printed = format!("{meta:?} {meta:#?}");
+        assert!(!printed.contains("00112233445566778899aabbccddeeff"), "{printed}");
+        assert!(printed.contains("<redacted>") && printed.contains("c0ffee"));
+    }
+
+    #[test]
+    fn session_keys_are_lower_hex_sha256() {
+        assert!(is_sha256_hex(&"a".repeat(64)));
+        assert!(!is_sha256_hex(&"A".repeat(64)));
+        assert!(!is_sha256_hex(&"a".repeat(63)));
+        assert!(!is_sha256_hex(&format!("{{{}}}", "a".repeat(62))));
+    }
+}

@@ -1,0 +1,189 @@
+//! The one store trait. Services hold an `Arc<dyn EventStore>`; which implementation is
+//! behind it is decided once, at startup.
+
+use crate::error::StoreError;
+use crate::ids::{MatchId, PlayerId};
+use crate::model::{
+    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, Session,
+};
+use async_trait::async_trait;
+use rules_core::Seat;
+
+/// The most entries [`EventStore::tail`] returns per match in one call; a reader that is
+/// further behind gets the rest on its next call.
+pub const TAIL_BATCH: usize = 256;
+
+/// The match log and everything the services keep beside it: match meta and seats,
+/// snapshots, deadlines and sessions.
+///
+/// Every operation is atomic. Versions are dense and start at 0: [`EventStore::append`]
+/// accepts version `n + 1` only when `n` is the latest, which is what lets any number of
+/// rules-engine replicas serve a match without a lock.
+///
+/// Both implementations, [`crate::RedisStore`] and [`crate::MemoryStore`], pass the same
+/// test suite (`tests/store.rs`).
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    /// Creates a match with its meta and its opening entry (version 0).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::AlreadyExists`] if the id is taken (nothing changes);
+    /// [`StoreError::InvalidArgument`] if `opening.version` is not 0.
+    async fn create_match(
+        &self,
+        id: MatchId,
+        meta: &MatchMeta,
+        opening: &Entry,
+    ) -> Result<(), StoreError>;
+
+    /// The match's meta, with the current seat holders; `None` if there is no such match.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError>;
+
+    /// Claims `seat` for `player`, atomically: an open seat, or one reserved for `player`,
+    /// becomes theirs; a seat they already hold answers [`ClaimOutcome::AlreadyYours`];
+    /// anything else is refused and nothing changes. Of two racing claims, one wins.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NotFound`] if there is no such match.
+    async fn claim_seat(
+        &self,
+        id: MatchId,
+        seat: Seat,
+        player: PlayerId,
+    ) -> Result<ClaimOutcome, StoreError>;
+
+    /// Appends `entry` and applies `deadline`, atomically (one Redis round trip):
+    /// - its idempotency key was used before in this match: `Duplicate` with that step's
+    ///   version, nothing changes;
+    /// - `entry.version` is not the latest version + 1: `Conflict`, nothing changes;
+    /// - otherwise the entry is stored, its key recorded, the deadline changed: `Appended`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NotFound`] if there is no such match.
+    async fn append(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        deadline: DeadlineChange,
+    ) -> Result<AppendOutcome, StoreError>;
+
+    /// At most `limit` entries from version `from_version` on (inclusive), in order:
+    /// `from_version = 0` reads from the creation, `last_seen + 1` resumes after a
+    /// reconnect. Empty if there is no such match.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn read(
+        &self,
+        id: MatchId,
+        from_version: u64,
+        limit: usize,
+    ) -> Result<Vec<Entry>, StoreError>;
+
+    /// The match's latest version; `None` if there is no such match.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn last_version(&self, id: MatchId) -> Result<Option<u64>, StoreError>;
+
+    /// One blocking read over many matches: for each `(match, from_version)`, the entries
+    /// from that version on (at most [`TAIL_BATCH`] per match), in `positions` order.
+    /// Returns as soon as any match has such entries, or empty after `block_ms`.
+    /// `block_ms = 0` does not wait. With no positions it waits `block_ms` and returns empty
+    /// (so a reader loop with nothing to watch does not spin). A match listed twice is
+    /// read from the smaller version.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn tail(
+        &self,
+        positions: &[(MatchId, u64)],
+        block_ms: u64,
+    ) -> Result<Vec<(MatchId, Entry)>, StoreError>;
+
+    /// Stores a snapshot of the match's state at `version` (opaque bytes), unless one at the
+    /// same or a later version is stored already. Returns whether it was stored.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`].
+    async fn put_snapshot(
+        &self,
+        id: MatchId,
+        version: u64,
+        bytes: &[u8],
+    ) -> Result<bool, StoreError>;
+
+    /// The latest snapshot: its version and bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn snapshot(&self, id: MatchId) -> Result<Option<(u64, Vec<u8>)>, StoreError>;
+
+    /// Arms (or re-arms) the match's deadline, as [`DeadlineChange::Set`] does in
+    /// [`EventStore::append`]; for the first deadline, armed at creation.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`].
+    async fn set_deadline(
+        &self,
+        id: MatchId,
+        due_ms: u64,
+        fence_version: u64,
+    ) -> Result<(), StoreError>;
+
+    /// At most `limit` armed deadlines due at or before `now_ms`, earliest first (ties by
+    /// match id). They stay armed until cleared.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn due_deadlines(&self, now_ms: u64, limit: usize) -> Result<Vec<Deadline>, StoreError>;
+
+    /// Removes the match's deadline only if it is still armed with `fence_version`
+    /// (atomically); returns whether it did. A deadline re-armed since stays.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`].
+    async fn clear_deadline_if(&self, id: MatchId, fence_version: u64) -> Result<bool, StoreError>;
+
+    /// Binds a session token (by its SHA-256, lower-case hex) to a player, replacing any
+    /// earlier binding.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidArgument`] if `token_sha256_hex` is not 64 lower-case hex digits.
+    async fn put_session(
+        &self,
+        token_sha256_hex: &str,
+        player: PlayerId,
+        display_name: &str,
+    ) -> Result<(), StoreError>;
+
+    /// The session of a token (by its SHA-256, lower-case hex).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidArgument`] as for [`EventStore::put_session`].
+    async fn session(&self, token_sha256_hex: &str) -> Result<Option<Session>, StoreError>;
+
+    /// Whether the store answers: for readiness probes.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`] if it does not.
+    async fn ping(&self) -> Result<(), StoreError>;
+}

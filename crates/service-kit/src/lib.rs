@@ -1,0 +1,14 @@
+//! What every Colosseum service shares, so each concept lives in one place.
+//!
+//! # Layout
+//! - [`config`]: the one config loader (environment variables, with defaults).
+//! - [`telemetry`]: structured logs and W3C trace context carried in gRPC metadata.
+//! - [`status`]: the one mapping from domain errors to gRPC statuses.
+//! - [`serve`]: health, reflection and graceful shutdown around a tonic router.
+//! - [`time`]: the wall clock, read here only.
+
+pub mod config;
+pub mod serve;
+pub mod status;
+pub mod telemetry;
+pub mod time;

@@ -1,0 +1,71 @@
+//! Serving a gRPC service the house way: grpc.health.v1 and server reflection (v1 and
+//! v1alpha, which grpcurl needs) beside the service, and a graceful stop on a token.
+
+use tokio_util::sync::CancellationToken;
+use tonic_health::server::HealthReporter;
+
+/// The health reporter and service; the caller marks its services serving once ready.
+pub fn health() -> (
+    HealthReporter,
+    tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
+) {
+    tonic_health::server::health_reporter()
+}
+
+/// Reflection v1 over every Colosseum proto.
+///
+/// # Panics
+/// If the compiled descriptor set is corrupt (a build bug).
+pub fn reflection_v1() -> tonic_reflection::server::v1::ServerReflectionServer<
+    impl tonic_reflection::server::v1::ServerReflection,
+> {
+    tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(api::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .expect("the compiled descriptor set is valid")
+}
+
+/// Reflection v1alpha (grpcurl still asks for it).
+///
+/// # Panics
+/// If the compiled descriptor set is corrupt (a build bug).
+pub fn reflection_v1alpha() -> tonic_reflection::server::v1alpha::ServerReflectionServer<
+    impl tonic_reflection::server::v1alpha::ServerReflection,
+> {
+    tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(api::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .expect("the compiled descriptor set is valid")
+}
+
+/// A token cancelled by ctrl-c or SIGTERM: the binaries pass it, tests pass their own.
+pub fn shutdown_on_signal() -> CancellationToken {
+    let token = CancellationToken::new();
+    let t = token.clone();
+    tokio::spawn(async move {
+        let ctrl_c = tokio::signal::ctrl_c();
+        #[cfg(unix)]
+        {
+            let mut term =
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(s) => s,
+                    Err(_) => {
+                        let _ = ctrl_c.await;
+                        t.cancel();
+                        return;
+                    }
+                };
+            tokio::select! {
+                _ = ctrl_c => {}
+                _ = term.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = ctrl_c.await;
+        tracing::info!("shutting down");
+        t.cancel();
+    });
+    token
+}

@@ -1,0 +1,174 @@
+//! Rules types to protobuf and back. Each game implements [`Wire`]: its move from and to
+//! the public `Move`, and its events and views to the public `Event` and `View`. Match
+//! events (start, resignation, end) are converted here once for every game.
+//!
+//! # Layout
+//! - this file: the trait, the error, match events, and `visit`, which turns a game's
+//!   name into its type for code that needs the wire.
+//! - one module per game.
+
+pub mod cure_plague;
+pub mod dueling_monsters;
+pub mod gops;
+pub mod hexspiel;
+pub mod masterminds;
+
+use api::v1;
+use rules_core::{Game, MatchEvent, Outcome, Seat};
+use std::fmt;
+
+/// A public message that does not carry what it should.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WireError {
+    /// The move is for another game than the match's.
+    WrongGame {
+        /// The match's game.
+        expected: &'static str,
+    },
+    /// A required field is missing or unset.
+    Missing(&'static str),
+    /// A field holds a value the game has no name for.
+    Unknown {
+        /// The field.
+        field: &'static str,
+        /// The value received.
+        value: i64,
+    },
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WireError::WrongGame { expected } => {
+                write!(f, "this match plays {expected}: the move must be a {expected} move")
+            }
+            WireError::Missing(field) => write!(f, "the move has no {field}"),
+            WireError::Unknown { field, value } => {
+                write!(f, "{field} {value} is not a known value")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+/// A game's protobuf shapes.
+pub trait Wire: Game {
+    /// The rules' move from the public message.
+    ///
+    /// # Errors
+    /// A move of another game, or one missing what the game's move shape requires.
+    fn move_from_proto(mv: &v1::Move) -> Result<Self::Move, WireError>;
+    /// The public message of a move (for listing legal moves).
+    fn move_to_proto(mv: &Self::Move) -> v1::Move;
+    /// The public message of one of the game's events.
+    fn event_to_proto(e: &Self::Event) -> v1::Event;
+    /// The public message of a view.
+    fn view_to_proto(v: &Self::View) -> v1::View;
+}
+
+/// The public message of any match event of game `G`.
+pub fn match_event_to_proto<G: Wire>(e: &MatchEvent<G::Event>) -> v1::Event {
+    use v1::event::Kind;
+    let kind = match e {
+        MatchEvent::Started { game, commitment } => Kind::MatchStarted(v1::MatchStarted {
+            game: game.to_string(),
+            commitment: commitment.to_hex(),
+        }),
+        MatchEvent::Game(e) => return G::event_to_proto(e),
+        MatchEvent::Resigned { seat } => Kind::Resigned(v1::Resigned { seat: seat_u32(*seat) }),
+        MatchEvent::Ended { outcome, seed } => Kind::MatchEnded(v1::MatchEnded {
+            winner: outcome.winner.map(seat_u32),
+            reason: reason(outcome),
+            seed: seed.to_hex(),
+        }),
+    };
+    v1::Event { kind: Some(kind) }
+}
+
+/// Why a match ended, as the API writes it.
+pub fn reason(o: &Outcome) -> String {
+    serde_json::to_value(o.reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A seat as the API numbers it.
+pub fn seat_u32(s: Seat) -> u32 {
+    s.index() as u32
+}
+
+/// A pair of per-seat values.
+pub fn pair<T: Copy + Into<i64>>(p: rules_core::PerSeat<T>) -> Option<v1::SeatPair> {
+    Some(v1::SeatPair { seat0: p[Seat::ZERO].into(), seat1: p[Seat::ONE].into() })
+}
+
+/// A card set.
+pub fn cards(c: rules_core::CardSet) -> Option<v1::Cards> {
+    Some(v1::Cards { values: c.iter().map(u32::from).collect() })
+}
+
+/// The seats for which `f` holds.
+pub fn seats_where(f: impl Fn(Seat) -> bool) -> Vec<u32> {
+    Seat::BOTH.into_iter().filter(|s| f(*s)).map(seat_u32).collect()
+}
+
+/// Code to run for one game type with its wire, chosen by name at run time.
+pub trait VisitWire {
+    /// What the code returns.
+    type Out;
+    /// Runs the code for game `G`.
+    fn visit<G: Wire>(self) -> Self::Out;
+}
+
+/// Runs `v` for the game called `name`; `None` for an unknown name. Each game adds its
+/// arm here, one line, as in `games::catalog::visit`.
+pub fn visit<V: VisitWire>(name: &str, v: V) -> Option<V::Out> {
+    use rules_goofspiel::{DuelingMonsters, Gops};
+    match name {
+        Gops::NAME => Some(v.visit::<Gops>()),
+        DuelingMonsters::NAME => Some(v.visit::<DuelingMonsters>()),
+        rules_goofspiel::Hexspiel::NAME => Some(v.visit::<rules_goofspiel::Hexspiel>()),
+        rules_placement::CurePlague::NAME => Some(v.visit::<rules_placement::CurePlague>()),
+        rules_duel::Masterminds::NAME => Some(v.visit::<rules_duel::Masterminds>()),
+        _ => None,
+    }
+}
+
+struct MoveToJson<'a>(&'a v1::Move);
+
+impl VisitWire for MoveToJson<'_> {
+    type Out = Result<serde_json::Value, WireError>;
+    fn visit<G: Wire>(self) -> Self::Out {
+        let mv = G::move_from_proto(self.0)?;
+        Ok(serde_json::to_value(mv).unwrap_or(serde_json::Value::Null))
+    }
+}
+
+/// A public move as the conformance JSON of `game` (for clients that think in JSON).
+///
+/// # Errors
+/// A move of another game or of the wrong shape.
+pub fn move_to_json(game: &str, mv: &v1::Move) -> Result<serde_json::Value, WireError> {
+    visit(game, MoveToJson(mv)).unwrap_or(Err(WireError::Missing("known game")))
+}
+
+struct MoveFromJson<'a>(&'a serde_json::Value);
+
+impl VisitWire for MoveFromJson<'_> {
+    type Out = Result<v1::Move, String>;
+    fn visit<G: Wire>(self) -> Self::Out {
+        let mv: G::Move = serde_json::from_value(self.0.clone())
+            .map_err(|e| format!("not a {} move: {e}", G::NAME))?;
+        Ok(G::move_to_proto(&mv))
+    }
+}
+
+/// The public message of a move written as the conformance JSON of `game`.
+///
+/// # Errors
+/// Not a move of that game, in words.
+pub fn move_from_json(game: &str, mv: &serde_json::Value) -> Result<v1::Move, String> {
+    visit(game, MoveFromJson(mv)).unwrap_or_else(|| Err(format!("unknown game {game:?}")))
+}

@@ -1,0 +1,173 @@
+//! The clock service. Deadlines live in the event store (a Redis sorted set by due time,
+//! armed by the rules engine in the same round trip as each step). The clock polls for
+//! what is due and asks the match's rules engine to apply the deadline step, fenced by
+//! the version the deadline was armed at: a duplicate or late firing changes nothing.
+//! There are no timers in memory to lose: each poll is also the sweep, so a deadline that
+//! fell due while the clock was down fires as soon as it is back.
+
+use api::internal::rules_engine_service_client::RulesEngineServiceClient;
+use api::internal::{self, apply_step_request, apply_step_response};
+use events::{Deadline, EventStore};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tonic::transport::Channel;
+
+/// How often the clock looks for due deadlines.
+pub const POLL_MS: u64 = 50;
+
+/// What the clock has done, for metrics and tests.
+#[derive(Default, Debug)]
+pub struct ClockStats {
+    /// Deadline steps applied.
+    pub fired: AtomicU64,
+    /// Deadlines found stale (the match had moved on).
+    pub stale: AtomicU64,
+    /// Firings that failed (engine down): retried on later polls.
+    pub failed: AtomicU64,
+}
+
+/// The clock.
+pub struct Clock {
+    store: Arc<dyn EventStore>,
+    engines: BTreeMap<String, RulesEngineServiceClient<Channel>>,
+    /// Statistics.
+    pub stats: ClockStats,
+}
+
+impl Clock {
+    /// A clock over `store`, firing through the engines of `(family, url)`.
+    ///
+    /// # Errors
+    /// A URL that does not parse.
+    pub fn new(
+        store: Arc<dyn EventStore>,
+        urls: &[(String, String)],
+    ) -> Result<Arc<Self>, tonic::transport::Error> {
+        let mut engines = BTreeMap::new();
+        for (family, url) in urls {
+            let ch = tonic::transport::Endpoint::from_shared(url.clone())?.connect_lazy();
+            engines.insert(family.clone(), RulesEngineServiceClient::new(ch));
+        }
+        Ok(Arc::new(Clock { store, engines, stats: ClockStats::default() }))
+    }
+
+    /// Fires what is due now; returns how many deadlines were handled.
+    pub async fn tick(&self, now_ms: u64) -> usize {
+        let due = match self.store.due_deadlines(now_ms, 256).await {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read deadlines");
+                return 0;
+            }
+        };
+        let n = due.len();
+        // Each firing is independent: run them side by side.
+        let mut tasks = tokio::task::JoinSet::new();
+        for d in due {
+            let this = self.engine_for(d).await;
+            let store = self.store.clone();
+            tasks.spawn(async move { (d, fire(this, store, d).await) });
+        }
+        while let Some(Ok((d, result))) = tasks.join_next().await {
+            match result {
+                Ok(Fired::Applied) => {
+                    self.stats.fired.fetch_add(1, Ordering::Relaxed);
+                    tracing::info!(match_id = %d.match_id, fence = d.fence_version, late_ms = now_ms.saturating_sub(d.due_ms), "deadline fired");
+                }
+                Ok(Fired::Stale) => {
+                    self.stats.stale.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    self.stats.failed.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(match_id = %d.match_id, error = %e, "deadline not fired yet; will retry");
+                }
+            }
+        }
+        n
+    }
+
+    async fn engine_for(&self, d: Deadline) -> Option<RulesEngineServiceClient<Channel>> {
+        let meta = self.store.meta(d.match_id).await.ok().flatten()?;
+        let family = games::GAMES.iter().find(|g| g.name == meta.game)?.family;
+        self.engines.get(family).cloned()
+    }
+
+    /// Polls until `shutdown`.
+    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        let mut tick = tokio::time::interval(Duration::from_millis(POLL_MS));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tick.tick() => { self.tick(service_kit::time::now_ms()).await; }
+            }
+        }
+    }
+}
+
+enum Fired {
+    Applied,
+    Stale,
+}
+
+async fn fire(
+    engine: Option<RulesEngineServiceClient<Channel>>,
+    store: Arc<dyn EventStore>,
+    d: Deadline,
+) -> Result<Fired, String> {
+    let Some(mut engine) = engine else {
+        // No such match or no engine for its family: drop the deadline, it can never fire.
+        let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
+        return Err("no engine hosts this match's game".into());
+    };
+    let resp = engine
+        .apply_step(internal::ApplyStepRequest {
+            match_id: d.match_id.to_string(),
+            step: Some(apply_step_request::Step::Deadline(internal::Deadline {
+                fence_version: d.fence_version,
+            })),
+            idempotency_key: format!("deadline:{}", d.fence_version),
+            traceparent: String::new(),
+        })
+        .await;
+    match resp.map(|r| r.into_inner().outcome) {
+        Ok(Some(apply_step_response::Outcome::Applied(_))) => Ok(Fired::Applied),
+        Ok(Some(
+            apply_step_response::Outcome::Stale(_) | apply_step_response::Outcome::Duplicate(_),
+        )) => {
+            // The match moved on: this deadline is spent. Remove it unless it was re-armed.
+            let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
+            Ok(Fired::Stale)
+        }
+        Ok(None) => Err("the engine gave no outcome".into()),
+        Err(s) if s.code() == tonic::Code::FailedPrecondition => {
+            // The match is over (game_over): nothing left to fire.
+            let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
+            Ok(Fired::Stale)
+        }
+        Err(s) => Err(format!("{}: {}", s.code(), s.message())),
+    }
+}
+
+/// Serves health and reflection for the clock on `listener` until `shutdown`.
+///
+/// # Errors
+/// The server failed.
+pub async fn serve_health(
+    listener: tokio::net::TcpListener,
+    shutdown: CancellationToken,
+) -> Result<(), tonic::transport::Error> {
+    let (health, service) = service_kit::serve::health();
+    health.set_service_status("colosseum.clock", tonic_health::ServingStatus::Serving).await;
+    tonic::transport::Server::builder()
+        .add_service(service)
+        .add_service(service_kit::serve::reflection_v1())
+        .serve_with_incoming_shutdown(
+            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            shutdown.cancelled_owned(),
+        )
+        .await
+}

@@ -1,0 +1,158 @@
+//! The bot runner: built-in bots play through the public API like any client (a guest
+//! session, JoinMatch, WatchMatch, GetView, SubmitMove), never through a side door. The
+//! gateway only tells it which matches reserved a seat for it.
+
+use api::v1::{self, colosseum_service_client::ColosseumServiceClient};
+use events::{MatchId, PlayerId};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tonic::transport::Channel;
+
+/// Whether `game` has a bot called `name`.
+pub fn has_bot(game: &str, name: &str) -> bool {
+    bots::bot_names(game).contains(&name)
+}
+
+/// How the gateway hands a match to the bot runner.
+#[derive(Clone, Debug)]
+pub struct BotDispatch {
+    /// The bot runner's player id: matches reserve the bot's seat for it.
+    pub player_id: PlayerId,
+    tx: mpsc::UnboundedSender<(MatchId, String, String)>,
+}
+
+impl BotDispatch {
+    /// Asks the runner to play `bot` in `game` match `id`.
+    pub fn send(&self, id: MatchId, game: String, bot: String) {
+        if self.tx.send((id, game, bot)).is_err() {
+            tracing::error!(match_id = %id, "the bot runner has stopped");
+        }
+    }
+}
+
+/// A client of the public API carrying a session token.
+#[derive(Clone)]
+pub struct Client {
+    inner: ColosseumServiceClient<Channel>,
+    token: String,
+}
+
+impl Client {
+    /// A client of the gateway at `url` with a fresh guest session named `name`.
+    ///
+    /// # Errors
+    /// The gateway cannot be reached.
+    pub async fn guest(url: &str, name: &str) -> Result<(Self, PlayerId), tonic::Status> {
+        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
+            .map_err(|e| tonic::Status::invalid_argument(e.to_string()))?
+            .connect_lazy();
+        let mut inner = ColosseumServiceClient::new(channel);
+        let s = inner
+            .create_guest_session(v1::CreateGuestSessionRequest { display_name: name.to_string() })
+            .await?
+            .into_inner();
+        let player = s.player_id.parse().map_err(|_| tonic::Status::internal("a bad player id"))?;
+        Ok((Client { inner, token: s.token }, player))
+    }
+
+    /// A request with the session token.
+    pub fn request<T>(&self, msg: T) -> tonic::Request<T> {
+        let mut r = tonic::Request::new(msg);
+        if let Ok(v) = format!("Bearer {}", self.token).parse() {
+            r.metadata_mut().insert("authorization", v);
+        }
+        r
+    }
+
+    /// The raw client.
+    pub fn api(&self) -> ColosseumServiceClient<Channel> {
+        self.inner.clone()
+    }
+}
+
+/// Starts the bot runner against the gateway at `url`; returns its dispatch.
+///
+/// # Errors
+/// The gateway cannot be reached.
+pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch, tonic::Status> {
+    let (client, player_id) = Client::guest(url, "bots").await?;
+    let (tx, mut rx) = mpsc::unbounded_channel::<(MatchId, String, String)>();
+    tokio::spawn(async move {
+        loop {
+            let job = tokio::select! {
+                _ = shutdown.cancelled() => return,
+                j = rx.recv() => j,
+            };
+            let Some((id, game, bot)) = job else { return };
+            let client = client.clone();
+            let shutdown = shutdown.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = shutdown.cancelled() => {}
+                    r = play(client, id, &game, &bot) => if let Err(e) = r {
+                        tracing::warn!(match_id = %id, error = %e, "bot stopped playing");
+                    }
+                }
+            });
+        }
+    });
+    Ok(BotDispatch { player_id, tx })
+}
+
+/// Plays one match to its end.
+async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), tonic::Status> {
+    let mut api = client.api();
+    let seat = api
+        .join_match(client.request(v1::JoinMatchRequest { match_id: id.to_string() }))
+        .await?
+        .into_inner()
+        .seat;
+    let seat = rules_core::Seat::new(u64::from(seat))
+        .ok_or_else(|| tonic::Status::internal("a bad seat"))?;
+    let mut brain = bots::json_bot(game, bot, service_kit::time::os_random_32())
+        .ok_or_else(|| tonic::Status::invalid_argument(format!("{game} has no bot {bot}")))?;
+    let mut events = api
+        .watch_match(
+            client.request(v1::WatchMatchRequest { match_id: id.to_string(), after_version: 0 }),
+        )
+        .await?
+        .into_inner();
+    let mut acted_at = None;
+    loop {
+        let view = api
+            .get_view(client.request(v1::GetViewRequest { match_id: id.to_string() }))
+            .await?
+            .into_inner();
+        if view.outcome.is_some() {
+            return Ok(());
+        }
+        if !view.legal_moves.is_empty() && acted_at != Some(view.version) {
+            let legal: Vec<serde_json::Value> =
+                view.legal_moves.iter().filter_map(|m| wire::move_to_json(game, m).ok()).collect();
+            let choice =
+                brain.choose(seat, &view.view_json, &legal).map_err(tonic::Status::internal)?;
+            let mv = wire::move_from_json(game, &choice).map_err(tonic::Status::internal)?;
+            let key = format!("bot:{id}:{}", view.version);
+            match api
+                .submit_move(client.request(v1::SubmitMoveRequest {
+                    match_id: id.to_string(),
+                    r#move: Some(mv),
+                    idempotency_key: key,
+                }))
+                .await
+            {
+                Ok(_) => {}
+                // The match moved on between the view and the move (a deadline): look again.
+                Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
+                Err(s) => return Err(s),
+            }
+            acted_at = Some(view.version);
+            continue;
+        }
+        // Nothing to do: wait for the next event.
+        match events.message().await? {
+            Some(_) => {}
+            None => return Ok(()),
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! The gateway: Colosseum's public gRPC API (`colosseum.v1.ColosseumService`).
+//!
+//! Stateless: sessions, match metadata and streams live in the event store, matches in
+//! the rules engines. The tower chain, outermost first: the authentication layer (a token
+//! becomes a `Caller`), then the service. One multiplexed reader per gateway fans match
+//! streams out to watchers. The bot runner lives here too, as a client of this API.
+//!
+//! # Layout
+//! - [`auth`]: the tower layer that authenticates tokens.
+//! - [`public`]: the handlers.
+//! - [`hub`]: the multiplexed stream reader.
+//! - [`engines`]: clients of the rules engines, by family.
+//! - [`bots`]: the bot runner.
+
+pub mod auth;
+pub mod bots;
+pub mod engines;
+pub mod hub;
+pub mod public;
+
+use api::v1;
+use events::EventStore;
+use std::sync::{Arc, OnceLock};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// The hosted games as ListGames describes them.
+pub fn games_info() -> Vec<v1::GameInfo> {
+    struct Defaults;
+    impl games::Visit for Defaults {
+        type Out = String;
+        fn visit<G: rules_core::Game>(self) -> String {
+            serde_json::to_string(&G::Options::default()).unwrap_or_default()
+        }
+    }
+    games::GAMES
+        .iter()
+        .map(|g| v1::GameInfo {
+            name: g.name.to_string(),
+            family: g.family.to_string(),
+            title: g.title.to_string(),
+            default_options_json: games::visit(g.name, Defaults).unwrap_or_default(),
+            bots: ::bots::bot_names(g.name).iter().map(|b| b.to_string()).collect(),
+        })
+        .collect()
+}
+
+/// Serves the gateway on `listener` until `shutdown`; the bot runner connects back to
+/// `public_url` (this gateway's own address) once the server is up.
+///
+/// # Errors
+/// The server failed.
+pub async fn serve(
+    listener: TcpListener,
+    store: Arc<dyn EventStore>,
+    engines: engines::Engines,
+    public_url: String,
+    shutdown: CancellationToken,
+) -> Result<(), tonic::transport::Error> {
+    let hub = hub::Hub::new(store.clone());
+    tokio::spawn(hub.clone().run(shutdown.clone()));
+    let dispatch = Arc::new(OnceLock::new());
+    let gateway = public::Gateway::new(store.clone(), engines, hub, dispatch.clone());
+    let (health, health_service) = service_kit::serve::health();
+    health
+        .set_serving::<v1::colosseum_service_server::ColosseumServiceServer<public::Gateway>>()
+        .await;
+    {
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            // The bot runner is a client like any other: it needs the server up first.
+            for attempt in 0..50 {
+                match bots::start(&public_url, shutdown.clone()).await {
+                    Ok(d) => {
+                        let _ = dispatch.set(d);
+                        tracing::info!("bot runner ready");
+                        return;
+                    }
+                    Err(e) if attempt == 49 => {
+                        tracing::error!(error = %e, "the bot runner could not start")
+                    }
+                    Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+                }
+            }
+        });
+    }
+    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    tonic::transport::Server::builder()
+        // Outermost: every request is authenticated before any handler runs.
+        .layer(auth::AuthLayer::new(store))
+        .add_service(health_service)
+        .add_service(service_kit::serve::reflection_v1())
+        .add_service(service_kit::serve::reflection_v1alpha())
+        .add_service(gateway.into_service())
+        .serve_with_incoming_shutdown(incoming, shutdown.cancelled_owned())
+        .await
+}

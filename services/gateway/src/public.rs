@@ -1,0 +1,461 @@
+//! `colosseum.v1.ColosseumService`: validate, bind the caller to a seat, forward to the
+//! match's rules engine, answer. A player can act only for its own seat; spectators see
+//! public information only. Errors become statuses in `service_kit::status` only.
+
+use crate::auth::{Caller, token_key};
+use crate::bots::BotDispatch;
+use crate::engines::Engines;
+use crate::hub::Hub;
+use api::internal::{self, apply_step_request, apply_step_response, seat_holder};
+use api::v1::{self, colosseum_service_server as srv, opponent, submit_move_response};
+use events::{EventStore, MatchId, MatchMeta, PlayerId, SeatHolder};
+use prost::Message;
+use rules_core::{Audience, Seat, Viewer};
+use service_kit::status::{ServiceError, relay};
+use service_kit::telemetry::TraceContext;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+use tracing::Instrument;
+
+/// Per-move time when the request leaves it at 0.
+pub const DEFAULT_MOVE_TIME_MS: u64 = 60_000;
+/// The shortest per-move time: one second.
+pub const MIN_MOVE_TIME_MS: u64 = 1_000;
+/// The longest per-move time: one week.
+pub const MAX_MOVE_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
+
+/// The gateway's public service.
+#[derive(Clone)]
+pub struct Gateway {
+    store: Arc<dyn EventStore>,
+    engines: Engines,
+    hub: Arc<Hub>,
+    bots: Arc<OnceLock<BotDispatch>>,
+}
+
+impl Gateway {
+    /// A gateway over `store` (sessions, streams) and `engines`.
+    pub fn new(
+        store: Arc<dyn EventStore>,
+        engines: Engines,
+        hub: Arc<Hub>,
+        bots: Arc<OnceLock<BotDispatch>>,
+    ) -> Self {
+        Gateway { store, engines, hub, bots }
+    }
+
+    /// The tonic service.
+    pub fn into_service(self) -> srv::ColosseumServiceServer<Self> {
+        srv::ColosseumServiceServer::new(self)
+    }
+
+    async fn meta(&self, id: MatchId) -> Result<MatchMeta, ServiceError> {
+        self.store.meta(id).await?.ok_or_else(|| ServiceError::NotFound(format!("no match {id}")))
+    }
+}
+
+fn caller<T>(req: &Request<T>) -> Result<PlayerId, ServiceError> {
+    req.extensions()
+        .get::<Caller>()
+        .map(|c| c.player_id)
+        .ok_or_else(|| ServiceError::Unauthenticated("no session".into()))
+}
+
+fn match_id(s: &str) -> Result<MatchId, ServiceError> {
+    if s.is_empty() {
+        return Err(ServiceError::InvalidArgument("match_id is required".into()));
+    }
+    s.parse().map_err(|_| ServiceError::InvalidArgument(format!("match_id {s:?} is not a UUID")))
+}
+
+/// The seat `player` holds in `meta`, if any.
+pub fn seat_of(meta: &MatchMeta, player: PlayerId) -> Option<Seat> {
+    Seat::BOTH
+        .into_iter()
+        .find(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player))
+}
+
+fn holder(h: SeatHolder) -> Option<internal::SeatHolder> {
+    let kind = match h {
+        SeatHolder::Open => seat_holder::Kind::Open(internal::Open {}),
+        SeatHolder::Player(p) => seat_holder::Kind::PlayerId(p.to_string()),
+        SeatHolder::Reserved(p) => seat_holder::Kind::ReservedFor(p.to_string()),
+        SeatHolder::Bot(b) => seat_holder::Kind::Bot(b),
+    };
+    Some(internal::SeatHolder { kind: Some(kind) })
+}
+
+fn traced<T>(msg: T, trace: &TraceContext) -> Request<T> {
+    let mut r = Request::new(msg);
+    trace.inject(r.metadata_mut());
+    r
+}
+
+/// The events of `entry` that `viewer` may receive, unless it was delivered already; and
+/// whether the match ended with it.
+fn deliver(
+    entry: &events::Entry,
+    viewer: Viewer,
+    sent: &mut Option<u64>,
+) -> (Vec<v1::WatchMatchResponse>, bool) {
+    if sent.is_some_and(|s| entry.version <= s) {
+        return (Vec::new(), false);
+    }
+    *sent = Some(entry.version);
+    let mut ended = false;
+    let mut out = Vec::new();
+    for (index, e) in entry.events.iter().enumerate() {
+        if !e.audience.admits(viewer) {
+            continue;
+        }
+        let Ok(event) = v1::Event::decode(e.payload.as_slice()) else { continue };
+        ended |= matches!(event.kind, Some(v1::event::Kind::MatchEnded(_)));
+        out.push(v1::WatchMatchResponse {
+            version: entry.version,
+            index: index as u32,
+            private: matches!(e.audience, Audience::Seat(_)),
+            event: Some(event),
+            traceparent: entry.traceparent.clone().unwrap_or_default(),
+        });
+    }
+    (out, ended)
+}
+
+type WatchStream = Pin<Box<dyn Stream<Item = Result<v1::WatchMatchResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl srv::ColosseumService for Gateway {
+    async fn create_guest_session(
+        &self,
+        req: Request<v1::CreateGuestSessionRequest>,
+    ) -> Result<Response<v1::CreateGuestSessionResponse>, Status> {
+        let v1::CreateGuestSessionRequest { display_name } = req.into_inner();
+        let name = display_name.trim().to_string();
+        if name.chars().count() > 32 {
+            return Err(ServiceError::InvalidArgument(
+                "display_name is at most 32 characters".into(),
+            )
+            .into());
+        }
+        let player_id = PlayerId::random();
+        let name =
+            if name.is_empty() { format!("guest-{}", &player_id.to_string()[..8]) } else { name };
+        let token = hex::encode(service_kit::time::os_random_32());
+        self.store
+            .put_session(&token_key(&token), player_id, &name)
+            .await
+            .map_err(ServiceError::from)?;
+        tracing::info!(%player_id, "guest session created");
+        Ok(Response::new(v1::CreateGuestSessionResponse {
+            token,
+            player_id: player_id.to_string(),
+            display_name: name,
+        }))
+    }
+
+    async fn list_games(
+        &self,
+        _req: Request<v1::ListGamesRequest>,
+    ) -> Result<Response<v1::ListGamesResponse>, Status> {
+        Ok(Response::new(v1::ListGamesResponse { games: crate::games_info() }))
+    }
+
+    async fn create_match(
+        &self,
+        req: Request<v1::CreateMatchRequest>,
+    ) -> Result<Response<v1::CreateMatchResponse>, Status> {
+        let me = caller(&req)?;
+        let trace = TraceContext::from_metadata(req.metadata());
+        let v1::CreateMatchRequest { game, options_json, opponent, seat, move_time_ms } =
+            req.into_inner();
+        let engine = self.engines.for_game(&game)?;
+        let seat = Seat::new(u64::from(seat)).ok_or_else(|| {
+            ServiceError::InvalidArgument(format!("seat {seat} does not exist: seats are 0 and 1"))
+        })?;
+        let move_time_ms = if move_time_ms == 0 { DEFAULT_MOVE_TIME_MS } else { move_time_ms };
+        if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
+            return Err(ServiceError::InvalidArgument(format!(
+                "move_time_ms {move_time_ms} is outside one second to one week ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
+            ))
+            .into());
+        }
+        let mut bot = None;
+        let other = match opponent.and_then(|o| o.kind) {
+            None | Some(opponent::Kind::Open(_)) => SeatHolder::Open,
+            Some(opponent::Kind::PlayerId(p)) => SeatHolder::Reserved(p.parse().map_err(|_| {
+                ServiceError::InvalidArgument(format!("opponent player_id {p:?} is not a UUID"))
+            })?),
+            Some(opponent::Kind::Bot(name)) => {
+                if !crate::bots::has_bot(&game, &name) {
+                    return Err(ServiceError::InvalidArgument(format!(
+                        "{game} has no bot {name:?}; see ListGames for its bots"
+                    ))
+                    .into());
+                }
+                let dispatch = self.bots.get().ok_or_else(|| {
+                    ServiceError::Unavailable("the bot runner is starting".into())
+                })?;
+                bot = Some((dispatch.clone(), name));
+                SeatHolder::Reserved(dispatch.player_id)
+            }
+        };
+        let mut seats = [SeatHolder::Open, SeatHolder::Open];
+        seats[seat.index()] = SeatHolder::Player(me);
+        seats[seat.other().index()] = other;
+        let id = MatchId::random();
+        let [s0, s1] = seats;
+        let span = tracing::info_span!("create_match", match_id = %id, game = %game, trace_id = %trace.trace_hex());
+        let resp = engine
+            .clone()
+            .create_match(traced(
+                internal::CreateMatchRequest {
+                    match_id: id.to_string(),
+                    game: game.clone(),
+                    options_json,
+                    seat0: holder(s0),
+                    seat1: holder(s1),
+                    move_time_ms,
+                },
+                &trace,
+            ))
+            .instrument(span)
+            .await
+            .map_err(relay)?
+            .into_inner();
+        if let Some((dispatch, name)) = bot {
+            dispatch.send(id, game, name);
+        }
+        Ok(Response::new(v1::CreateMatchResponse {
+            match_id: id.to_string(),
+            seat: wire::seat_u32(seat),
+            seed_commitment: resp.seed_commitment,
+        }))
+    }
+
+    async fn join_match(
+        &self,
+        req: Request<v1::JoinMatchRequest>,
+    ) -> Result<Response<v1::JoinMatchResponse>, Status> {
+        let me = caller(&req)?;
+        let v1::JoinMatchRequest { match_id: id } = req.into_inner();
+        let id = match_id(&id)?;
+        let meta = self.meta(id).await?;
+        let resp = self
+            .engines
+            .for_game(&meta.game)?
+            .join_match(internal::JoinMatchRequest {
+                match_id: id.to_string(),
+                player_id: me.to_string(),
+            })
+            .await
+            .map_err(relay)?
+            .into_inner();
+        Ok(Response::new(v1::JoinMatchResponse { seat: resp.seat }))
+    }
+
+    async fn submit_move(
+        &self,
+        req: Request<v1::SubmitMoveRequest>,
+    ) -> Result<Response<v1::SubmitMoveResponse>, Status> {
+        let me = caller(&req)?;
+        let trace = TraceContext::from_metadata(req.metadata());
+        let v1::SubmitMoveRequest { match_id: id, r#move, idempotency_key } = req.into_inner();
+        let id = match_id(&id)?;
+        let mv = r#move.ok_or_else(|| ServiceError::InvalidArgument("move is required".into()))?;
+        if idempotency_key.is_empty() || idempotency_key.len() > 128 {
+            return Err(ServiceError::InvalidArgument(
+                "idempotency_key is required (1 to 128 characters; a UUID per move is fine)".into(),
+            )
+            .into());
+        }
+        let meta = self.meta(id).await?;
+        let seat = seat_of(&meta, me).ok_or_else(|| {
+            ServiceError::PermissionDenied("you hold no seat in this match".into())
+        })?;
+        let span = tracing::info_span!("submit_move", match_id = %id, seat = seat.index(), trace_id = %trace.trace_hex());
+        let resp = self
+            .engines
+            .for_game(&meta.game)?
+            .apply_step(traced(
+                internal::ApplyStepRequest {
+                    match_id: id.to_string(),
+                    step: Some(apply_step_request::Step::Move(internal::SeatMove {
+                        seat: wire::seat_u32(seat),
+                        r#move: Some(mv),
+                    })),
+                    idempotency_key,
+                    traceparent: trace.to_string(),
+                },
+                &trace,
+            ))
+            .instrument(span)
+            .await
+            .map_err(relay)?
+            .into_inner();
+        let outcome = match resp.outcome {
+            Some(apply_step_response::Outcome::Applied(v)) => {
+                submit_move_response::Outcome::Accepted(v1::Accepted { version: v })
+            }
+            Some(apply_step_response::Outcome::Duplicate(v)) => {
+                submit_move_response::Outcome::Duplicate(v1::Accepted { version: v })
+            }
+            Some(apply_step_response::Outcome::Stale(_)) | None => {
+                return Err(ServiceError::Internal(
+                    "the engine answered a move as a stale deadline".into(),
+                )
+                .into());
+            }
+        };
+        Ok(Response::new(v1::SubmitMoveResponse { outcome: Some(outcome) }))
+    }
+
+    async fn resign(
+        &self,
+        req: Request<v1::ResignRequest>,
+    ) -> Result<Response<v1::ResignResponse>, Status> {
+        let me = caller(&req)?;
+        let v1::ResignRequest { match_id: id } = req.into_inner();
+        let id = match_id(&id)?;
+        let meta = self.meta(id).await?;
+        let seat = seat_of(&meta, me).ok_or_else(|| {
+            ServiceError::PermissionDenied("you hold no seat in this match".into())
+        })?;
+        let resp = self
+            .engines
+            .for_game(&meta.game)?
+            .apply_step(internal::ApplyStepRequest {
+                match_id: id.to_string(),
+                step: Some(apply_step_request::Step::Resign(wire::seat_u32(seat))),
+                idempotency_key: String::new(),
+                traceparent: String::new(),
+            })
+            .await
+            .map_err(relay)?
+            .into_inner();
+        let version = match resp.outcome {
+            Some(
+                apply_step_response::Outcome::Applied(v)
+                | apply_step_response::Outcome::Duplicate(v),
+            ) => v,
+            Some(apply_step_response::Outcome::Stale(_)) | None => 0,
+        };
+        Ok(Response::new(v1::ResignResponse { version }))
+    }
+
+    async fn get_view(
+        &self,
+        req: Request<v1::GetViewRequest>,
+    ) -> Result<Response<v1::GetViewResponse>, Status> {
+        let me = caller(&req)?;
+        let v1::GetViewRequest { match_id: id } = req.into_inner();
+        let id = match_id(&id)?;
+        let meta = self.meta(id).await?;
+        let seat = seat_of(&meta, me);
+        let view = self
+            .engines
+            .for_game(&meta.game)?
+            .get_view(internal::GetViewRequest {
+                match_id: id.to_string(),
+                seat: seat.map(wire::seat_u32),
+            })
+            .await
+            .map_err(relay)?
+            .into_inner();
+        Ok(Response::new(view))
+    }
+
+    type WatchMatchStream = WatchStream;
+
+    async fn watch_match(
+        &self,
+        req: Request<v1::WatchMatchRequest>,
+    ) -> Result<Response<WatchStream>, Status> {
+        let me = caller(&req)?;
+        let v1::WatchMatchRequest { match_id: id, after_version } = req.into_inner();
+        let id = match_id(&id)?;
+        let meta = self.meta(id).await?;
+        let viewer = match seat_of(&meta, me) {
+            Some(s) => Viewer::Seat(s),
+            None => Viewer::Spectator,
+        };
+        let last = self.store.last_version(id).await.map_err(ServiceError::from)?.unwrap_or(0);
+        // Subscribe before backfilling, so nothing falls between the two.
+        let mut live = self.hub.subscribe(id, last);
+        let store = self.store.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<v1::WatchMatchResponse, Status>>(256);
+        tokio::spawn(async move {
+            // The last version delivered; none yet when watching from the start (version 0,
+            // the match's creation, carries the opening events).
+            let mut sent = (after_version > 0).then_some(after_version);
+            let mut from = after_version + u64::from(after_version > 0);
+            loop {
+                let batch = match store.read(id, from, 256).await {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let _ = tx.send(Err(ServiceError::from(e).into())).await;
+                        return;
+                    }
+                };
+                let Some(last) = batch.last().map(|e| e.version) else { break };
+                for entry in &batch {
+                    let (out, ended) = deliver(entry, viewer, &mut sent);
+                    for r in out {
+                        if tx.send(Ok(r)).await.is_err() {
+                            return;
+                        }
+                    }
+                    if ended {
+                        return;
+                    }
+                }
+                from = last + 1;
+            }
+            loop {
+                match live.recv().await {
+                    Ok(entry) => {
+                        let (out, ended) = deliver(&entry, viewer, &mut sent);
+                        for r in out {
+                            if tx.send(Ok(r)).await.is_err() {
+                                return;
+                            }
+                        }
+                        if ended {
+                            return;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        let _ = tx
+                            .send(Err(Status::resource_exhausted(format!(
+                                "fell behind; reconnect with after_version = {}",
+                                sent.unwrap_or(0)
+                            ))))
+                            .await;
+                        return;
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
+    }
+
+    async fn get_match_record(
+        &self,
+        req: Request<v1::GetMatchRecordRequest>,
+    ) -> Result<Response<v1::GetMatchRecordResponse>, Status> {
+        caller(&req)?;
+        let v1::GetMatchRecordRequest { match_id: id } = req.into_inner();
+        let id = match_id(&id)?;
+        let meta = self.meta(id).await?;
+        let record = self
+            .engines
+            .for_game(&meta.game)?
+            .get_record(internal::GetRecordRequest { match_id: id.to_string() })
+            .await
+            .map_err(relay)?
+            .into_inner();
+        Ok(Response::new(record))
+    }
+}

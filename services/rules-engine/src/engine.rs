@@ -1,0 +1,431 @@
+//! The engine: hot matches cached in memory, every other match rebuilt from its stream on
+//! first use; one step at a time per match; each accepted step appended to the stream
+//! with an explicit id (its version) together with the next deadline, in one round trip.
+
+use crate::hosted::{self, Hosted, StepIn};
+use events::{AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, SeatHolder};
+use rules_core::{Seat, SeatSet, Seed, Viewer};
+use service_kit::status::ServiceError;
+use service_kit::time::now_ms;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// One cached match.
+struct Slot {
+    hosted: Box<dyn Hosted>,
+    meta: MatchMeta,
+    version: u64,
+    /// Idempotency keys seen, to answer a retry without touching the state.
+    keys: BTreeMap<String, u64>,
+    /// The armed deadline, when this replica knows it.
+    due_ms: Option<u64>,
+    last_used_ms: u64,
+}
+
+/// What a step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepResult {
+    /// Applied; the match is at this version.
+    Applied(u64),
+    /// Seen before at this version; nothing changed.
+    Duplicate(u64),
+    /// A deadline whose fence is older than the match: nothing changed.
+    Stale(u64),
+}
+
+/// The rules engine of one or more families.
+pub struct Engine {
+    store: Arc<dyn EventStore>,
+    families: Vec<String>,
+    hot: Mutex<BTreeMap<MatchId, Arc<tokio::sync::Mutex<Option<Slot>>>>>,
+    /// Idle matches are evicted after this long, so memory follows live matches.
+    idle_ms: u64,
+}
+
+impl Engine {
+    /// An engine for `families` (e.g. `["goofspiel"]`) over `store`.
+    pub fn new(store: Arc<dyn EventStore>, families: Vec<String>, idle_ms: u64) -> Self {
+        Engine { store, families, hot: Mutex::new(BTreeMap::new()), idle_ms }
+    }
+
+    /// The store (for readiness checks).
+    pub fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+
+    /// How many matches are in memory.
+    pub fn hot_matches(&self) -> usize {
+        self.hot.lock().expect("the cache lock").len()
+    }
+
+    fn check_family(&self, game: &str) -> Result<(), ServiceError> {
+        let family = games::GAMES.iter().find(|g| g.name == game).map(|g| g.family);
+        match family {
+            Some(f) if self.families.iter().any(|x| x == f) => Ok(()),
+            Some(f) => Err(ServiceError::FailedPrecondition(format!(
+                "{game} is a {f} game; this engine hosts {}",
+                self.families.join(", ")
+            ))),
+            None => Err(ServiceError::InvalidArgument(format!(
+                "unknown game {game:?}; the games are {}",
+                games::catalog::names()
+            ))),
+        }
+    }
+
+    /// Creates a match: validates the options, draws the seed, writes meta and version 0.
+    ///
+    /// # Errors
+    /// Bad options (INVALID_ARGUMENT), a game of another family, the store.
+    pub async fn create(
+        &self,
+        id: MatchId,
+        game: &str,
+        options_json: &str,
+        seats: [SeatHolder; 2],
+        move_time_ms: u64,
+    ) -> Result<String, ServiceError> {
+        self.check_family(game)?;
+        let seed = Seed::from_array(service_kit::time::os_random_32());
+        let hosted = hosted::start(game, options_json, seed)?;
+        let commitment = hosted.commitment_hex();
+        let now = now_ms();
+        let meta = MatchMeta {
+            game: game.to_string(),
+            options_json: if options_json.trim().is_empty() {
+                "{}".into()
+            } else {
+                options_json.to_string()
+            },
+            seed_hex: seed.to_hex(),
+            commitment_hex: commitment.clone(),
+            seats: rules_core::PerSeat(seats),
+            move_time_ms,
+            created_at_ms: now,
+        };
+        let opening = Entry {
+            version: 0,
+            step_json: "{\"created\":true}".into(),
+            idempotency_key: None,
+            events: hosted.opening(),
+            traceparent: None,
+            at_ms: now,
+        };
+        self.store.create_match(id, &meta, &opening).await?;
+        if all_seated(&meta) {
+            self.store.set_deadline(id, now + hosted.window_ms(move_time_ms), 0).await?;
+        }
+        tracing::info!(match_id = %id, game, "match created");
+        Ok(commitment)
+    }
+
+    /// A player takes a seat; once both seats are held the clock starts.
+    ///
+    /// # Errors
+    /// No such match, no seat for this player, the store.
+    pub async fn join(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, ServiceError> {
+        let meta = self.meta(id).await?;
+        for seat in Seat::BOTH {
+            let mine = matches!(&meta.seats[seat], SeatHolder::Player(p) | SeatHolder::Reserved(p) if *p == player);
+            if mine {
+                self.claim(id, seat, player).await?;
+                return Ok(seat);
+            }
+        }
+        for seat in Seat::BOTH {
+            if matches!(meta.seats[seat], SeatHolder::Open) {
+                match self.store.claim_seat(id, seat, player).await? {
+                    events::ClaimOutcome::Claimed | events::ClaimOutcome::AlreadyYours => {
+                        self.after_join(id).await?;
+                        return Ok(seat);
+                    }
+                    events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {
+                        continue;
+                    }
+                }
+            }
+        }
+        Err(ServiceError::FailedPrecondition("the match has no open seat for you".into()))
+    }
+
+    async fn claim(
+        &self,
+        id: MatchId,
+        seat: Seat,
+        player: events::PlayerId,
+    ) -> Result<(), ServiceError> {
+        match self.store.claim_seat(id, seat, player).await? {
+            events::ClaimOutcome::Claimed | events::ClaimOutcome::AlreadyYours => {
+                self.after_join(id).await
+            }
+            events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {
+                Err(ServiceError::FailedPrecondition("that seat is taken".into()))
+            }
+        }
+    }
+
+    async fn after_join(&self, id: MatchId) -> Result<(), ServiceError> {
+        let meta = self.meta(id).await?;
+        // The cached copy of the seats is stale now.
+        if let Some(slot) = self.slot(id)
+            && let Some(s) = slot.lock().await.as_mut()
+        {
+            s.meta = meta.clone();
+        }
+        if all_seated(&meta) {
+            let slot = self.load(id).await?;
+            let mut guard = slot.lock().await;
+            let s = guard.as_mut().expect("loaded");
+            if s.version == 0 && s.due_ms.is_none() && s.hosted.outcome().is_none() {
+                let due = now_ms() + s.hosted.window_ms(meta.move_time_ms);
+                self.store.set_deadline(id, due, 0).await?;
+                s.due_ms = Some(due);
+            }
+        }
+        Ok(())
+    }
+
+    /// The match's metadata.
+    ///
+    /// # Errors
+    /// NOT_FOUND, the store.
+    pub async fn meta(&self, id: MatchId) -> Result<MatchMeta, ServiceError> {
+        self.store.meta(id).await?.ok_or_else(|| ServiceError::NotFound(format!("no match {id}")))
+    }
+
+    fn slot(&self, id: MatchId) -> Option<Arc<tokio::sync::Mutex<Option<Slot>>>> {
+        self.hot.lock().expect("the cache lock").get(&id).cloned()
+    }
+
+    /// The match's slot, rebuilt from the stream if it is not in memory.
+    async fn load(
+        &self,
+        id: MatchId,
+    ) -> Result<Arc<tokio::sync::Mutex<Option<Slot>>>, ServiceError> {
+        let slot = {
+            let mut hot = self.hot.lock().expect("the cache lock");
+            hot.entry(id).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(None))).clone()
+        };
+        let mut guard = slot.lock().await;
+        if guard.is_none() {
+            *guard = Some(self.rebuild(id).await?);
+        }
+        if let Some(s) = guard.as_mut() {
+            s.last_used_ms = now_ms();
+        }
+        drop(guard);
+        Ok(slot)
+    }
+
+    async fn rebuild(&self, id: MatchId) -> Result<Slot, ServiceError> {
+        let meta = self.meta(id).await?;
+        self.check_family(&meta.game)?;
+        let seed = Seed::parse(&meta.seed_hex)
+            .map_err(|e| ServiceError::Internal(format!("stored seed: {e}")))?;
+        let mut hosted = hosted::start(&meta.game, &meta.options_json, seed)?;
+        let mut version = 0;
+        let mut keys = BTreeMap::new();
+        loop {
+            let entries = self.store.read(id, version + 1, 512).await?;
+            if entries.is_empty() {
+                break;
+            }
+            for e in entries {
+                if e.version == 0 {
+                    continue;
+                }
+                hosted.replay(&e.step_json)?;
+                version = e.version;
+                if let Some(k) = e.idempotency_key {
+                    keys.insert(k, e.version);
+                }
+            }
+        }
+        tracing::debug!(match_id = %id, version, "match rebuilt from its stream");
+        Ok(Slot { hosted, meta, version, keys, due_ms: None, last_used_ms: now_ms() })
+    }
+
+    fn evict(&self, id: MatchId) {
+        self.hot.lock().expect("the cache lock").remove(&id);
+    }
+
+    /// Evicts matches idle for longer than the idle time; returns how many.
+    pub async fn evict_idle(&self) -> usize {
+        let now = now_ms();
+        let slots: Vec<(MatchId, Arc<tokio::sync::Mutex<Option<Slot>>>)> =
+            self.hot.lock().expect("the cache lock").iter().map(|(k, v)| (*k, v.clone())).collect();
+        let mut n = 0;
+        for (id, slot) in slots {
+            let Ok(guard) = slot.try_lock() else { continue };
+            let idle =
+                guard.as_ref().is_none_or(|s| now.saturating_sub(s.last_used_ms) > self.idle_ms);
+            drop(guard);
+            if idle {
+                self.evict(id);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Applies a step. `fence` is set for deadline firings: the step applies only if the
+    /// match is still at that version.
+    ///
+    /// # Errors
+    /// A refusal (the match is unchanged), NOT_FOUND, ABORTED when another replica wrote
+    /// the same version first (retry), the store.
+    pub async fn step(
+        &self,
+        id: MatchId,
+        step: StepIn<'_>,
+        fence: Option<u64>,
+        idempotency_key: Option<String>,
+        traceparent: Option<String>,
+    ) -> Result<StepResult, ServiceError> {
+        let slot = self.load(id).await?;
+        let mut guard = slot.lock().await;
+        let s = guard.as_mut().expect("loaded");
+        if let Some(k) = &idempotency_key
+            && let Some(&v) = s.keys.get(k)
+        {
+            return Ok(StepResult::Duplicate(v));
+        }
+        if let Some(f) = fence
+            && f != s.version
+        {
+            return Ok(StepResult::Stale(s.version));
+        }
+        let moving = match &step {
+            StepIn::Move { seat, .. } => Some(*seat),
+            _ => None,
+        };
+        let before = s.hosted.to_move();
+        let applied = s.hosted.apply(step)?;
+        let version = s.version + 1;
+        let now = now_ms();
+        let (change, due) = next_deadline(s, before, moving, now);
+        let entry = Entry {
+            version,
+            step_json: applied.step_json,
+            idempotency_key: idempotency_key.clone(),
+            events: applied.events,
+            traceparent,
+            at_ms: now,
+        };
+        match self.store.append(id, &entry, change).await {
+            Ok(AppendOutcome::Appended { .. }) => {
+                s.version = version;
+                s.due_ms = due;
+                if let Some(k) = idempotency_key {
+                    s.keys.insert(k, version);
+                }
+                Ok(StepResult::Applied(version))
+            }
+            Ok(AppendOutcome::Duplicate { version }) => {
+                // Our state ran ahead of the stream: forget it, the stream is the truth.
+                *guard = None;
+                drop(guard);
+                self.evict(id);
+                Ok(StepResult::Duplicate(version))
+            }
+            Ok(AppendOutcome::Conflict { .. }) => {
+                *guard = None;
+                drop(guard);
+                self.evict(id);
+                Err(ServiceError::Aborted(
+                    "another engine replica moved this match on; retry".into(),
+                ))
+            }
+            Err(e) => {
+                *guard = None;
+                drop(guard);
+                self.evict(id);
+                Err(e.into())
+            }
+        }
+    }
+
+    /// What `viewer` sees, with the match's version, seats and deadline.
+    ///
+    /// # Errors
+    /// NOT_FOUND, the store.
+    pub async fn view(
+        &self,
+        id: MatchId,
+        viewer: Viewer,
+    ) -> Result<api::v1::GetViewResponse, ServiceError> {
+        let slot = self.load(id).await?;
+        let guard = slot.lock().await;
+        let s = guard.as_ref().expect("loaded");
+        let out = s.hosted.view(viewer);
+        let outcome = s.hosted.outcome().map(|o| api::v1::Outcome {
+            winner: o.winner.map(wire::seat_u32),
+            reason: wire::reason(&o),
+            seed: s.meta.seed_hex.clone(),
+        });
+        Ok(api::v1::GetViewResponse {
+            version: s.version,
+            seat: viewer.seat().map(wire::seat_u32),
+            to_move: s.hosted.to_move().iter().map(wire::seat_u32).collect(),
+            view: Some(out.view),
+            outcome,
+            deadline_in_ms: s.due_ms.map(|d| d.saturating_sub(now_ms())),
+            player_ids: Seat::BOTH.iter().map(|&seat| holder_name(&s.meta.seats[seat])).collect(),
+            game: s.meta.game.clone(),
+            legal_moves: out.legal,
+            view_json: out.view_json,
+        })
+    }
+
+    /// A finished match's record.
+    ///
+    /// # Errors
+    /// FAILED_PRECONDITION while the match runs (the record would reveal hidden cards).
+    pub async fn record(&self, id: MatchId) -> Result<String, ServiceError> {
+        let slot = self.load(id).await?;
+        let guard = slot.lock().await;
+        let s = guard.as_ref().expect("loaded");
+        if s.hosted.outcome().is_none() {
+            return Err(ServiceError::FailedPrecondition(
+                "the match is still running: its record is published when it ends".into(),
+            ));
+        }
+        Ok(s.hosted.record_json())
+    }
+}
+
+fn all_seated(meta: &MatchMeta) -> bool {
+    meta.seats.0.iter().all(|h| matches!(h, SeatHolder::Player(_) | SeatHolder::Bot(_)))
+}
+
+fn holder_name(h: &SeatHolder) -> String {
+    match h {
+        SeatHolder::Open => String::new(),
+        SeatHolder::Player(p) => p.to_string(),
+        SeatHolder::Reserved(p) => format!("reserved:{p}"),
+        SeatHolder::Bot(b) => format!("bot:{b}"),
+    }
+}
+
+/// The deadline after a step. A seat sealing its move in a round others still owe keeps
+/// the round's deadline (the same minute runs on) under the new version's fence; any other
+/// step starts a new window; the end of the match clears it.
+fn next_deadline(
+    s: &Slot,
+    before: SeatSet,
+    moving: Option<Seat>,
+    now: u64,
+) -> (DeadlineChange, Option<u64>) {
+    if s.hosted.outcome().is_some() || !all_seated(&s.meta) {
+        return (DeadlineChange::Clear, None);
+    }
+    let fence_version = s.version + 1;
+    let after = s.hosted.to_move();
+    if let (Some(seat), Some(due)) = (moving, s.due_ms)
+        && after == before.without(seat)
+    {
+        return (DeadlineChange::Set { due_ms: due, fence_version }, Some(due));
+    }
+    let due = now + s.hosted.window_ms(s.meta.move_time_ms);
+    (DeadlineChange::Set { due_ms: due, fence_version }, Some(due))
+}

@@ -1,0 +1,193 @@
+//! The engine's gRPC face (`colosseum.internal.v1.RulesEngineService`): decode, call the
+//! engine, encode. Errors become statuses in `service_kit::status` only.
+
+use crate::engine::{Engine, StepResult};
+use crate::hosted::StepIn;
+use api::internal::{
+    self, apply_step_request, apply_step_response, rules_engine_service_server as srv, seat_holder,
+};
+use events::{MatchId, PlayerId, SeatHolder};
+use rules_core::{Seat, Viewer};
+use service_kit::status::ServiceError;
+use service_kit::telemetry::TraceContext;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+use tracing::Instrument;
+
+/// The gRPC service over an engine.
+#[derive(Clone)]
+pub struct RulesEngineApi {
+    engine: Arc<Engine>,
+}
+
+impl RulesEngineApi {
+    /// Serves `engine`.
+    pub fn new(engine: Arc<Engine>) -> Self {
+        RulesEngineApi { engine }
+    }
+
+    /// The tonic service.
+    pub fn into_service(self) -> srv::RulesEngineServiceServer<Self> {
+        srv::RulesEngineServiceServer::new(self)
+    }
+}
+
+/// Parses a match id.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the bad id.
+pub fn match_id(s: &str) -> Result<MatchId, ServiceError> {
+    s.parse().map_err(|_| ServiceError::InvalidArgument(format!("match_id {s:?} is not a UUID")))
+}
+
+fn seat(n: u32) -> Result<Seat, ServiceError> {
+    Seat::new(u64::from(n)).ok_or_else(|| {
+        ServiceError::InvalidArgument(format!("seat {n} does not exist: seats are 0 and 1"))
+    })
+}
+
+fn holder(h: Option<internal::SeatHolder>) -> Result<SeatHolder, ServiceError> {
+    Ok(match h.and_then(|h| h.kind) {
+        None | Some(seat_holder::Kind::Open(_)) => SeatHolder::Open,
+        Some(seat_holder::Kind::PlayerId(p)) => SeatHolder::Player(player(&p)?),
+        Some(seat_holder::Kind::ReservedFor(p)) => SeatHolder::Reserved(player(&p)?),
+        Some(seat_holder::Kind::Bot(b)) => SeatHolder::Bot(b),
+    })
+}
+
+fn player(s: &str) -> Result<PlayerId, ServiceError> {
+    s.parse().map_err(|_| ServiceError::InvalidArgument(format!("player id {s:?} is not a UUID")))
+}
+
+#[tonic::async_trait]
+impl srv::RulesEngineService for RulesEngineApi {
+    async fn create_match(
+        &self,
+        req: Request<internal::CreateMatchRequest>,
+    ) -> Result<Response<internal::CreateMatchResponse>, Status> {
+        let internal::CreateMatchRequest {
+            match_id: id,
+            game,
+            options_json,
+            seat0,
+            seat1,
+            move_time_ms,
+        } = req.into_inner();
+        let id = match_id(&id)?;
+        let span = tracing::info_span!("create_match", match_id = %id, game = %game);
+        let commitment = self
+            .engine
+            .create(id, &game, &options_json, [holder(seat0)?, holder(seat1)?], move_time_ms)
+            .instrument(span)
+            .await?;
+        Ok(Response::new(internal::CreateMatchResponse { seed_commitment: commitment }))
+    }
+
+    async fn join_match(
+        &self,
+        req: Request<internal::JoinMatchRequest>,
+    ) -> Result<Response<internal::JoinMatchResponse>, Status> {
+        let internal::JoinMatchRequest { match_id: id, player_id } = req.into_inner();
+        let id = match_id(&id)?;
+        let seat = self.engine.join(id, player(&player_id)?).await?;
+        Ok(Response::new(internal::JoinMatchResponse { seat: wire::seat_u32(seat) }))
+    }
+
+    async fn apply_step(
+        &self,
+        req: Request<internal::ApplyStepRequest>,
+    ) -> Result<Response<internal::ApplyStepResponse>, Status> {
+        let trace = TraceContext::from_metadata(req.metadata());
+        let internal::ApplyStepRequest { match_id: id, step, idempotency_key, traceparent } =
+            req.into_inner();
+        let id = match_id(&id)?;
+        let trace = TraceContext::parse(&traceparent).map(|t| t.child()).unwrap_or(trace);
+        let span = tracing::info_span!("apply_step", match_id = %id, trace_id = %trace.trace_hex());
+        let key = Some(idempotency_key).filter(|k| !k.is_empty());
+        let (step, fence) = match step {
+            Some(apply_step_request::Step::Move(internal::SeatMove { seat: s, r#move })) => {
+                let mv = r#move
+                    .ok_or_else(|| ServiceError::InvalidArgument("the step has no move".into()))?;
+                let seat = seat(s)?;
+                let result = self
+                    .engine
+                    .step(id, StepIn::Move { seat, mv: &mv }, None, key, Some(trace.to_string()))
+                    .instrument(span)
+                    .await?;
+                return Ok(Response::new(answer(result)));
+            }
+            Some(apply_step_request::Step::Deadline(internal::Deadline { fence_version })) => {
+                (StepIn::Deadline, Some(fence_version))
+            }
+            Some(apply_step_request::Step::Resign(s)) => (StepIn::Resign(seat(s)?), None),
+            None => {
+                return Err(ServiceError::InvalidArgument("the request has no step".into()).into());
+            }
+        };
+        let result = self
+            .engine
+            .step(id, step, fence, key, Some(trace.to_string()))
+            .instrument(span)
+            .await?;
+        Ok(Response::new(answer(result)))
+    }
+
+    async fn get_view(
+        &self,
+        req: Request<internal::GetViewRequest>,
+    ) -> Result<Response<api::v1::GetViewResponse>, Status> {
+        let internal::GetViewRequest { match_id: id, seat: s } = req.into_inner();
+        let viewer = match s {
+            Some(s) => Viewer::Seat(seat(s)?),
+            None => Viewer::Spectator,
+        };
+        Ok(Response::new(self.engine.view(match_id(&id)?, viewer).await?))
+    }
+
+    async fn get_record(
+        &self,
+        req: Request<internal::GetRecordRequest>,
+    ) -> Result<Response<api::v1::GetMatchRecordResponse>, Status> {
+        let internal::GetRecordRequest { match_id: id } = req.into_inner();
+        let record_json = self.engine.record(match_id(&id)?).await?;
+        Ok(Response::new(api::v1::GetMatchRecordResponse { record_json }))
+    }
+
+    async fn get_meta(
+        &self,
+        req: Request<internal::GetMetaRequest>,
+    ) -> Result<Response<internal::GetMetaResponse>, Status> {
+        let internal::GetMetaRequest { match_id: id } = req.into_inner();
+        let meta = self.engine.meta(match_id(&id)?).await?;
+        Ok(Response::new(meta_response(&meta)))
+    }
+}
+
+fn answer(r: StepResult) -> internal::ApplyStepResponse {
+    let outcome = match r {
+        StepResult::Applied(v) => apply_step_response::Outcome::Applied(v),
+        StepResult::Duplicate(v) => apply_step_response::Outcome::Duplicate(v),
+        StepResult::Stale(v) => apply_step_response::Outcome::Stale(v),
+    };
+    internal::ApplyStepResponse { outcome: Some(outcome) }
+}
+
+/// The public part of a match's metadata (never the seed).
+pub fn meta_response(meta: &events::MatchMeta) -> internal::GetMetaResponse {
+    let to_proto = |h: &SeatHolder| {
+        let kind = match h {
+            SeatHolder::Open => seat_holder::Kind::Open(internal::Open {}),
+            SeatHolder::Player(p) => seat_holder::Kind::PlayerId(p.to_string()),
+            SeatHolder::Reserved(p) => seat_holder::Kind::ReservedFor(p.to_string()),
+            SeatHolder::Bot(b) => seat_holder::Kind::Bot(b.clone()),
+        };
+        Some(internal::SeatHolder { kind: Some(kind) })
+    };
+    internal::GetMetaResponse {
+        game: meta.game.clone(),
+        seat0: to_proto(&meta.seats[Seat::ZERO]),
+        seat1: to_proto(&meta.seats[Seat::ONE]),
+        move_time_ms: meta.move_time_ms,
+        commitment: meta.commitment_hex.clone(),
+    }
+}
