@@ -2,18 +2,30 @@
 CARGO ?= cargo
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
-.PHONY: help build run test lint unit conformance bench selfplay fmt clean
+.PHONY: help build run test lint unit conformance bench selfplay fmt clean proto-lint proto-breaking python-client
+
+# buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
+BUF_VERSION := 1.47.2
+BUF := tools/buf/node_modules/.bin/buf
+BUF_STAMP := tools/buf/.installed-$(BUF_VERSION)
+# The Python client's venv (grpcio, grpcio-tools, ...) and its generated code (not committed).
+PY_VENV := tools/py
+PY := $(PY_VENV)/bin/python
+PY_STAMP := $(PY_VENV)/.installed
+PY_GEN := tests/python/build
+PROTOS := $(shell find proto -name '*.proto')
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
 build: ## Build everything (debug)
 	$(CARGO) build --workspace --all-targets
 
-run: ## Play GOPS in the terminal against the strong bot
-	$(CARGO) run --release -q -p colosseum -- play --game gops --vs bot
+run: ## Bring up the whole cluster (embedded store, or Redis at REDIS_URL); then `colosseum play`
+	$(CARGO) build --release -q -p colosseum
+	./target/release/colosseum run
 
-test: lint unit conformance ## Everything CI runs: format, lints, all tests, the conformance scripts
+test: proto-lint lint unit conformance python-client ## Everything CI runs: buf lint, format, lints, all tests, conformance, the Python client
 
 lint: ## rustfmt and clippy, warnings are errors
 	$(CARGO) fmt --all --check
@@ -26,8 +38,37 @@ conformance: ## Every script in tests/conformance (and ../shared's examples) thr
 	$(CARGO) build -q -p colosseum
 	python3 tests/conformance/check.py ./target/debug/colosseum tests/conformance/*.json tests/conformance/shared/*.json $(SHARED_EXAMPLES)
 
+proto-lint: $(BUF_STAMP) ## buf lint on proto/ (STANDARD + COMMENTS; installs buf under tools/buf if missing)
+	$(BUF) lint proto
+
+proto-breaking: $(BUF_STAMP) ## buf breaking: proto/ against the git main branch (not in make test)
+	$(BUF) breaking proto --against '.git#branch=main,subdir=proto'
+
+$(BUF_STAMP):
+	rm -rf tools/buf
+	npm install --prefix tools/buf --no-audit --no-fund --loglevel=error @bufbuild/buf@$(BUF_VERSION)
+	$(BUF) --version
+	touch $@
+
+python-client: $(PY_GEN)/.stamp ## A Python client generated from proto/ plays a full GOPS match against `colosseum run`
+	$(CARGO) build -q -p colosseum
+	$(PY) -m pytest -p no:cacheprovider -v tests/python
+
+$(PY_STAMP): tests/python/requirements.txt
+	test -x $(PY) || python3 -m venv $(PY_VENV)
+	$(PY) -m pip install -q -r tests/python/requirements.txt
+	touch $@
+
+$(PY_GEN)/.stamp: $(PY_STAMP) tests/python/generate.py $(PROTOS)
+	$(PY) tests/python/generate.py $(PY_GEN)
+	touch $@
+
 bench: ## Criterion benchmarks (release)
 	$(CARGO) bench -p bots
+
+load: ## The cluster benchmark of docs/benchmarks.md (needs redis-server on PATH)
+	$(CARGO) build --release -q -p colosseum
+	bash tools/load-bench.sh
 
 selfplay: ## The selfplay figures of docs/benchmarks.md
 	$(CARGO) build --release -q -p colosseum

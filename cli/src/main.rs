@@ -7,10 +7,12 @@
 //! - `selfplay --game G --matches N`: bot against bot, with a JSON summary.
 //! - `run`: the whole cluster in one process (embedded store, or Redis at REDIS_URL).
 //! - `play --game G --vs bot`: a match in the terminal, through the cluster.
+//! - `load --game G --matches N --concurrency C`: bot-vs-bot matches through the gateway, measured.
 //! - `games`: list the hosted games.
 
 mod client;
 mod conformance;
+mod load;
 mod play;
 mod run;
 mod selfplay;
@@ -53,6 +55,8 @@ enum Command {
         /// The record (JSON).
         record: String,
     },
+    /// Play bot-vs-bot matches through the gateway and print throughput and latency (JSON).
+    Load(load::LoadArgs),
     /// List the hosted games.
     Games,
 }
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Show { record } => conformance::show(&record),
         Command::Selfplay(args) => selfplay::run(args),
         Command::Run(args) => run::run(args),
+        Command::Load(args) => load::run(args),
         Command::Play(args) => play::run(args),
         Command::Games => {
             for g in games::GAMES {

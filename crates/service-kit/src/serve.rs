@@ -69,3 +69,9 @@ pub fn shutdown_on_signal() -> CancellationToken {
     });
     token
 }
+
+/// The connections of `listener` as tonic takes them, with TCP_NODELAY set: without it
+/// Nagle's algorithm and delayed ACKs hold small gRPC frames back for tens of ms.
+pub fn incoming(listener: tokio::net::TcpListener) -> tonic::transport::server::TcpIncoming {
+    tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true))
+}

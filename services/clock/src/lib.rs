@@ -166,7 +166,7 @@ pub async fn serve_health(
         .add_service(service)
         .add_service(service_kit::serve::reflection_v1())
         .serve_with_incoming_shutdown(
-            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            service_kit::serve::incoming(listener),
             shutdown.cancelled_owned(),
         )
         .await

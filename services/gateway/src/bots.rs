@@ -46,6 +46,15 @@ impl Client {
         let channel = tonic::transport::Endpoint::from_shared(url.to_string())
             .map_err(|e| tonic::Status::invalid_argument(e.to_string()))?
             .connect_lazy();
+        Self::guest_on(channel, name).await
+    }
+
+    /// A client with a fresh guest session over an existing channel (many clients can
+    /// share one HTTP/2 connection).
+    ///
+    /// # Errors
+    /// The gateway cannot be reached.
+    pub async fn guest_on(channel: Channel, name: &str) -> Result<(Self, PlayerId), tonic::Status> {
         let mut inner = ColosseumServiceClient::new(channel);
         let s = inner
             .create_guest_session(v1::CreateGuestSessionRequest { display_name: name.to_string() })

@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
-/// How long one blocking read waits before the set of watched matches is refreshed.
-const BLOCK_MS: u64 = 200;
+/// How long one blocking read waits before the set of watched matches is refreshed (a
+/// new match interrupts it at once).
+const BLOCK_MS: u64 = 1_000;
 
 struct Watched {
     /// The last version delivered from this match's stream.
@@ -67,6 +68,13 @@ impl Hub {
             }
             let read = tokio::select! {
                 _ = shutdown.cancelled() => return,
+                // A new match to watch: restart the read with it included, so its first
+                // events are not held back until the current read returns. A short pause
+                // lets a burst of new watchers share one restart.
+                _ = self.changed.notified() => {
+                    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+                    continue;
+                }
                 r = self.store.tail(&positions, BLOCK_MS) => r,
             };
             match read {

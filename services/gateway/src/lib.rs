@@ -84,7 +84,7 @@ pub async fn serve(
             }
         });
     }
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    let incoming = service_kit::serve::incoming(listener);
     tonic::transport::Server::builder()
         // Outermost: every request is authenticated before any handler runs.
         .layer(auth::AuthLayer::new(store))

@@ -33,7 +33,13 @@ pub struct Gateway {
     engines: Engines,
     hub: Arc<Hub>,
     bots: Arc<OnceLock<BotDispatch>>,
+    /// Metadata of matches whose seats are all held: it never changes again, so it is
+    /// kept instead of read from the store on every request (bounded; cleared when full).
+    settled: Arc<std::sync::Mutex<std::collections::BTreeMap<MatchId, Arc<MatchMeta>>>>,
 }
+
+/// How many settled matches' metadata a gateway keeps.
+const SETTLED_CAP: usize = 100_000;
 
 impl Gateway {
     /// A gateway over `store` (sessions, streams) and `engines`.
@@ -43,7 +49,7 @@ impl Gateway {
         hub: Arc<Hub>,
         bots: Arc<OnceLock<BotDispatch>>,
     ) -> Self {
-        Gateway { store, engines, hub, bots }
+        Gateway { store, engines, hub, bots, settled: Arc::default() }
     }
 
     /// The tonic service.
@@ -51,8 +57,26 @@ impl Gateway {
         srv::ColosseumServiceServer::new(self)
     }
 
-    async fn meta(&self, id: MatchId) -> Result<MatchMeta, ServiceError> {
-        self.store.meta(id).await?.ok_or_else(|| ServiceError::NotFound(format!("no match {id}")))
+    async fn meta(&self, id: MatchId) -> Result<Arc<MatchMeta>, ServiceError> {
+        if let Some(m) = self.settled.lock().expect("the meta cache lock").get(&id) {
+            return Ok(m.clone());
+        }
+        let meta = Arc::new(
+            self.store
+                .meta(id)
+                .await?
+                .ok_or_else(|| ServiceError::NotFound(format!("no match {id}")))?,
+        );
+        let settled =
+            meta.seats.0.iter().all(|h| matches!(h, SeatHolder::Player(_) | SeatHolder::Bot(_)));
+        if settled {
+            let mut cache = self.settled.lock().expect("the meta cache lock");
+            if cache.len() >= SETTLED_CAP {
+                cache.clear();
+            }
+            cache.insert(id, meta.clone());
+        }
+        Ok(meta)
     }
 }
 
@@ -285,7 +309,9 @@ impl srv::ColosseumService for Gateway {
                         seat: wire::seat_u32(seat),
                         r#move: Some(mv),
                     })),
-                    idempotency_key,
+                    // Scoped to the seat: a key can never match the other seat's moves or
+                    // the clock's `deadline:N` keys (which would drop a deadline).
+                    idempotency_key: format!("seat{}:{idempotency_key}", seat.index()),
                     traceparent: trace.to_string(),
                 },
                 &trace,
@@ -362,7 +388,9 @@ impl srv::ColosseumService for Gateway {
             })
             .await
             .map_err(relay)?
-            .into_inner();
+            .into_inner()
+            .view
+            .ok_or_else(|| Status::internal("the rules engine returned no view"))?;
         Ok(Response::new(view))
     }
 
@@ -455,7 +483,9 @@ impl srv::ColosseumService for Gateway {
             .get_record(internal::GetRecordRequest { match_id: id.to_string() })
             .await
             .map_err(relay)?
-            .into_inner();
+            .into_inner()
+            .record
+            .ok_or_else(|| Status::internal("the rules engine returned no record"))?;
         Ok(Response::new(record))
     }
 }

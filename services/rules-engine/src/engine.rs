@@ -19,7 +19,21 @@ struct Slot {
     keys: BTreeMap<String, u64>,
     /// The armed deadline, when this replica knows it.
     due_ms: Option<u64>,
+    /// Every step so far (the stream's `step` fields), for snapshots.
+    steps: Vec<String>,
     last_used_ms: u64,
+}
+
+/// Every this many versions the engine stores a snapshot of the match's steps, so a
+/// replica rebuilding it reads one key and the entries after it, not the whole stream
+/// with every event.
+pub const SNAPSHOT_EVERY: u64 = 32;
+
+/// A snapshot: the steps up to its version and the idempotency keys seen.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Snapshot {
+    steps: Vec<String>,
+    keys: BTreeMap<String, u64>,
 }
 
 /// What a step did.
@@ -225,6 +239,23 @@ impl Engine {
         let mut hosted = hosted::start(&meta.game, &meta.options_json, seed)?;
         let mut version = 0;
         let mut keys = BTreeMap::new();
+        let mut steps = Vec::new();
+        if let Some((v, bytes)) = self.store.snapshot(id).await? {
+            let snap: Snapshot = serde_json::from_slice(&bytes)
+                .map_err(|e| ServiceError::Internal(format!("snapshot: {e}")))?;
+            for step in &snap.steps {
+                hosted.replay(step)?;
+            }
+            if snap.steps.len() as u64 != v {
+                return Err(ServiceError::Internal(format!(
+                    "snapshot at {v} holds {} steps",
+                    snap.steps.len()
+                )));
+            }
+            version = v;
+            keys = snap.keys;
+            steps = snap.steps;
+        }
         loop {
             let entries = self.store.read(id, version + 1, 512).await?;
             if entries.is_empty() {
@@ -239,10 +270,11 @@ impl Engine {
                 if let Some(k) = e.idempotency_key {
                     keys.insert(k, e.version);
                 }
+                steps.push(e.step_json);
             }
         }
         tracing::debug!(match_id = %id, version, "match rebuilt from its stream");
-        Ok(Slot { hosted, meta, version, keys, due_ms: None, last_used_ms: now_ms() })
+        Ok(Slot { hosted, meta, version, keys, due_ms: None, steps, last_used_ms: now_ms() })
     }
 
     fn evict(&self, id: MatchId) {
@@ -258,7 +290,7 @@ impl Engine {
         for (id, slot) in slots {
             let Ok(guard) = slot.try_lock() else { continue };
             let idle =
-                guard.as_ref().is_none_or(|s| now.saturating_sub(s.last_used_ms) > self.idle_ms);
+                guard.as_ref().is_none_or(|s| now.saturating_sub(s.last_used_ms) >= self.idle_ms);
             drop(guard);
             if idle {
                 self.evict(id);
@@ -304,9 +336,10 @@ impl Engine {
         let version = s.version + 1;
         let now = now_ms();
         let (change, due) = next_deadline(s, before, moving, now);
+        let step_json = applied.step_json;
         let entry = Entry {
             version,
-            step_json: applied.step_json,
+            step_json: step_json.clone(),
             idempotency_key: idempotency_key.clone(),
             events: applied.events,
             traceparent,
@@ -316,8 +349,21 @@ impl Engine {
             Ok(AppendOutcome::Appended { .. }) => {
                 s.version = version;
                 s.due_ms = due;
+                s.steps.push(step_json);
                 if let Some(k) = idempotency_key {
                     s.keys.insert(k, version);
+                }
+                if version.is_multiple_of(SNAPSHOT_EVERY) {
+                    let snap = Snapshot { steps: s.steps.clone(), keys: s.keys.clone() };
+                    let store = self.store.clone();
+                    // Off the move's path: a lost snapshot only makes a rebuild read more.
+                    tokio::spawn(async move {
+                        if let Ok(bytes) = serde_json::to_vec(&snap)
+                            && let Err(e) = store.put_snapshot(id, version, &bytes).await
+                        {
+                            tracing::warn!(match_id = %id, error = %e, "snapshot not stored");
+                        }
+                    });
                 }
                 Ok(StepResult::Applied(version))
             }

@@ -47,7 +47,7 @@ pub async fn serve(
             }
         })
     };
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    let incoming = service_kit::serve::incoming(listener);
     let result = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(service_kit::serve::reflection_v1())

@@ -135,22 +135,24 @@ impl srv::RulesEngineService for RulesEngineApi {
     async fn get_view(
         &self,
         req: Request<internal::GetViewRequest>,
-    ) -> Result<Response<api::v1::GetViewResponse>, Status> {
+    ) -> Result<Response<internal::GetViewResponse>, Status> {
         let internal::GetViewRequest { match_id: id, seat: s } = req.into_inner();
         let viewer = match s {
             Some(s) => Viewer::Seat(seat(s)?),
             None => Viewer::Spectator,
         };
-        Ok(Response::new(self.engine.view(match_id(&id)?, viewer).await?))
+        let view = self.engine.view(match_id(&id)?, viewer).await?;
+        Ok(Response::new(internal::GetViewResponse { view: Some(view) }))
     }
 
     async fn get_record(
         &self,
         req: Request<internal::GetRecordRequest>,
-    ) -> Result<Response<api::v1::GetMatchRecordResponse>, Status> {
+    ) -> Result<Response<internal::GetRecordResponse>, Status> {
         let internal::GetRecordRequest { match_id: id } = req.into_inner();
         let record_json = self.engine.record(match_id(&id)?).await?;
-        Ok(Response::new(api::v1::GetMatchRecordResponse { record_json }))
+        let record = api::v1::GetMatchRecordResponse { record_json };
+        Ok(Response::new(internal::GetRecordResponse { record: Some(record) }))
     }
 
     async fn get_meta(

@@ -1,0 +1,365 @@
+//! `colosseum load`: bot-vs-bot matches through the gateway, as real clients (guest
+//! sessions, CreateMatch/JoinMatch, WatchMatch, GetView, SubmitMove), many at once. It
+//! measures moves per second and the latency from a submit to the opponent receiving
+//! that move's event, and can measure a bare tonic unary echo in the same run.
+
+use api::v1;
+use clap::Args;
+use gateway::bots::Client;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Options of `colosseum load`.
+#[derive(Args)]
+pub struct LoadArgs {
+    /// The game.
+    #[arg(long, default_value = "gops")]
+    game: String,
+    /// Matches to play.
+    #[arg(long, default_value_t = 100)]
+    matches: u64,
+    /// Matches in flight at once.
+    #[arg(long, default_value_t = 10)]
+    concurrency: u64,
+    /// Each bot waits this long before each move (0: a closed loop).
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// The gateway; default: start the cluster in this process (Redis at REDIS_URL, else in memory).
+    #[arg(long)]
+    gateway: Option<String>,
+    /// Also measure a bare tonic unary echo (64 in flight) for this many seconds first.
+    #[arg(long, default_value_t = 0)]
+    echo_seconds: u64,
+    /// Per-move time of the matches, in seconds.
+    #[arg(long, default_value_t = 60)]
+    move_time: u64,
+}
+
+/// Latencies and counts shared by all players.
+#[derive(Default)]
+struct Stats {
+    moves: AtomicU64,
+    errors: AtomicU64,
+    /// The first few errors, in words.
+    error_samples: Mutex<Vec<String>>,
+    /// Per (match, version): who submitted the move and when, and when each player's
+    /// watch stream first showed that version. Either side may come first.
+    seen: Mutex<BTreeMap<(String, u64), Sighting>>,
+    /// Submit-to-opponent-receipt latencies, microseconds.
+    latencies: Mutex<Vec<u64>>,
+}
+
+/// What is known of one version of one match.
+#[derive(Default)]
+struct Sighting {
+    submitted: Option<(u8, Instant)>,
+    received: Vec<(u8, Instant)>,
+}
+
+impl Stats {
+    /// Notes a submit (`by` is the player, 0 or 1) or a receipt, and records the latency
+    /// once the submit and the other player's receipt are both known.
+    fn note(&self, key: (String, u64), by: u8, at: Instant, submit: bool) {
+        let mut seen = self.seen.lock().expect("the stats lock");
+        let s = seen.entry(key.clone()).or_default();
+        if submit {
+            s.submitted = Some((by, at));
+        } else if !s.received.iter().any(|(p, _)| *p == by) {
+            s.received.push((by, at));
+        }
+        if let Some((p, t0)) = s.submitted
+            && let Some(&(_, t1)) = s.received.iter().find(|(q, _)| *q != p)
+        {
+            let micros = t1.saturating_duration_since(t0).as_micros() as u64;
+            seen.remove(&key);
+            self.latencies.lock().expect("the stats lock").push(micros);
+        }
+    }
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i] as f64 / 1000.0
+}
+
+/// Runs `colosseum load`.
+pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let echo = if args.echo_seconds > 0 { Some(echo(args.echo_seconds).await?) } else { None };
+        let mut embedded = None;
+        let url = match &args.gateway {
+            Some(u) => u.clone(),
+            None => {
+                let store = service_kit::config::open_store().await.map_err(|e| e.to_string())?;
+                let c = cluster::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let u = c.gateway_url();
+                embedded = Some(c);
+                u
+            }
+        };
+        let stats = Arc::new(Stats::default());
+        let bar = ProgressBar::new(args.matches);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {bar:40} {pos}/{len} matches ({per_sec}, eta {eta})",
+            )
+            .expect("a valid template"),
+        );
+        let next = Arc::new(AtomicU64::new(0));
+        // A few HTTP/2 connections shared by all players, as a real fleet of clients
+        // behind a few proxies would be; thousands of connections would measure the kernel.
+        let endpoint =
+            tonic::transport::Endpoint::from_shared(url.clone()).map_err(|e| e.to_string())?;
+        let channels: Vec<tonic::transport::Channel> =
+            (0..8).map(|_| endpoint.connect_lazy()).collect();
+        #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+        let started = Instant::now();
+        let mut workers = tokio::task::JoinSet::new();
+        for w in 0..args.concurrency.min(args.matches) {
+            let (channel, stats, next, bar) = (
+                channels[w as usize % channels.len()].clone(),
+                stats.clone(),
+                next.clone(),
+                bar.clone(),
+            );
+            let (game, think, move_time) = (args.game.clone(), args.think_ms, args.move_time);
+            let total = args.matches;
+            workers.spawn(async move {
+                let a = Client::guest_on(channel.clone(), &format!("load-{w}-a")).await;
+                let b = Client::guest_on(channel, &format!("load-{w}-b")).await;
+                let (a, b) = match (a, b) {
+                    (Ok((a, _)), Ok((b, _))) => (a, b),
+                    (Err(e), _) | (_, Err(e)) => {
+                        stats.errors.fetch_add(1, Ordering::Relaxed);
+                        stats
+                            .error_samples
+                            .lock()
+                            .expect("the stats lock")
+                            .push(format!("session: {e}"));
+                        return;
+                    }
+                };
+                while next.fetch_add(1, Ordering::Relaxed) < total {
+                    if let Err(e) = one_match(&a, &b, &game, think, move_time, &stats).await {
+                        stats.errors.fetch_add(1, Ordering::Relaxed);
+                        let mut samples = stats.error_samples.lock().expect("the stats lock");
+                        if samples.len() < 5 {
+                            samples.push(format!("{}: {}", e.code(), e.message()));
+                        }
+                    }
+                    bar.inc(1);
+                }
+            });
+        }
+        while workers.join_next().await.is_some() {}
+        let seconds = started.elapsed().as_secs_f64();
+        bar.finish_and_clear();
+        let mut lat = stats.latencies.lock().expect("the stats lock").clone();
+        lat.sort_unstable();
+        let moves = stats.moves.load(Ordering::Relaxed);
+        let mut summary = json!({
+            "game": args.game,
+            "matches": args.matches,
+            "concurrency": args.concurrency,
+            "think_ms": args.think_ms,
+            "moves": moves,
+            "seconds": (seconds * 1000.0).round() / 1000.0,
+            "moves_per_s": (moves as f64 / seconds).round(),
+            "p50_ms": percentile(&lat, 0.50),
+            "p99_ms": percentile(&lat, 0.99),
+            "latency_samples": lat.len(),
+            "errors": stats.errors.load(Ordering::Relaxed),
+            "error_samples": *stats.error_samples.lock().expect("the stats lock"),
+        });
+        if let Some(e) = echo {
+            summary["echo"] = e;
+        }
+        println!("{summary}");
+        if let Some(c) = embedded {
+            c.shutdown().await;
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+async fn one_match(
+    a: &Client,
+    b: &Client,
+    game: &str,
+    think: u64,
+    move_time: u64,
+    stats: &Arc<Stats>,
+) -> Result<(), tonic::Status> {
+    let created = a
+        .api()
+        .create_match(a.request(v1::CreateMatchRequest {
+            game: game.to_string(),
+            options_json: String::new(),
+            opponent: Some(v1::Opponent { kind: Some(v1::opponent::Kind::Open(v1::OpenSeat {})) }),
+            seat: 0,
+            move_time_ms: move_time * 1000,
+        }))
+        .await?
+        .into_inner();
+    let id = created.match_id;
+    b.api().join_match(b.request(v1::JoinMatchRequest { match_id: id.clone() })).await?;
+    let pa = tokio::spawn(player(a.clone(), 0, id.clone(), think, stats.clone()));
+    let pb = tokio::spawn(player(b.clone(), 1, id, think, stats.clone()));
+    let (ra, rb) = (pa.await, pb.await);
+    ra.map_err(|e| tonic::Status::internal(e.to_string()))??;
+    rb.map_err(|e| tonic::Status::internal(e.to_string()))??;
+    Ok(())
+}
+
+/// One seat of one match: random legal moves until the end, timing the opponent's moves.
+async fn player(
+    c: Client,
+    me: u8,
+    id: String,
+    think: u64,
+    stats: Arc<Stats>,
+) -> Result<(), tonic::Status> {
+    let mut api = c.api();
+    let mut events = api
+        .watch_match(c.request(v1::WatchMatchRequest { match_id: id.clone(), after_version: 0 }))
+        .await?
+        .into_inner();
+    // The stream is drained as events arrive (so receipt times are true), and the player
+    // is woken to look at the match again.
+    let (wake_tx, mut wake) = tokio::sync::watch::channel(0u64);
+    let reader = {
+        let (stats, id) = (stats.clone(), id.clone());
+        tokio::spawn(async move {
+            while let Ok(Some(e)) = events.message().await {
+                #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+                let now = Instant::now();
+                stats.note((id.clone(), e.version), me, now, false);
+                let _ = wake_tx.send(e.version);
+            }
+        })
+    };
+    let mut rng = bots::BotRng::from_seed(service_kit::time::os_random_32());
+    let mut acted_at = None;
+    let result = loop {
+        let view = match api.get_view(c.request(v1::GetViewRequest { match_id: id.clone() })).await
+        {
+            Ok(v) => v.into_inner(),
+            Err(s) => break Err(s),
+        };
+        if view.outcome.is_some() {
+            break Ok(());
+        }
+        if !view.legal_moves.is_empty() && acted_at != Some(view.version) {
+            if think > 0 {
+                tokio::time::sleep(Duration::from_millis(think)).await;
+            }
+            let mv = view.legal_moves[rng.below(view.legal_moves.len() as u32) as usize].clone();
+            #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+            let t0 = Instant::now();
+            match api
+                .submit_move(c.request(v1::SubmitMoveRequest {
+                    match_id: id.clone(),
+                    r#move: Some(mv),
+                    idempotency_key: format!("load:{}:{}", view.version, uuid::Uuid::new_v4()),
+                }))
+                .await
+            {
+                Ok(r) => {
+                    if let Some(v1::submit_move_response::Outcome::Accepted(a)) =
+                        r.into_inner().outcome
+                    {
+                        stats.moves.fetch_add(1, Ordering::Relaxed);
+                        stats.note((id.clone(), a.version), me, t0, true);
+                    }
+                }
+                Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
+                Err(s) => break Err(s),
+            }
+            acted_at = Some(view.version);
+            continue;
+        }
+        // Nothing to do until the match moves on.
+        if *wake.borrow_and_update() <= view.version && wake.changed().await.is_err() {
+            break Ok(());
+        }
+    };
+    reader.abort();
+    result
+}
+
+/// A bare tonic unary echo (grpc.health.v1 Check on a server with nothing else), 64
+/// calls in flight over one channel, for `seconds`.
+async fn echo(seconds: u64) -> Result<serde_json::Value, String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let (health, service) = service_kit::serve::health();
+    health.set_service_status("", tonic_health::ServingStatus::Serving).await;
+    let stop = tokio_util::sync::CancellationToken::new();
+    let server = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let _ = tonic::transport::Server::builder()
+                .add_service(service)
+                .serve_with_incoming_shutdown(
+                    service_kit::serve::incoming(listener),
+                    stop.cancelled_owned(),
+                )
+                .await;
+        })
+    };
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .map_err(|e| e.to_string())?
+        .connect()
+        .await
+        .map_err(|e| e.to_string())?;
+    let count = Arc::new(AtomicU64::new(0));
+    let lat = Arc::new(Mutex::new(Vec::new()));
+    #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+    let start = Instant::now();
+    let end = start + Duration::from_secs(seconds);
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..64 {
+        let mut client = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+        let (count, lat) = (count.clone(), lat.clone());
+        tasks.spawn(async move {
+            let mut mine = Vec::new();
+            #[allow(clippy::disallowed_methods)]
+            while Instant::now() < end {
+                #[allow(clippy::disallowed_methods)]
+                let t0 = Instant::now();
+                if client
+                    .check(tonic_health::pb::HealthCheckRequest { service: String::new() })
+                    .await
+                    .is_ok()
+                {
+                    mine.push(t0.elapsed().as_micros() as u64);
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            lat.lock().expect("the latency lock").extend(mine);
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    let secs = start.elapsed().as_secs_f64();
+    stop.cancel();
+    let _ = server.await;
+    let mut l = lat.lock().expect("the latency lock").clone();
+    l.sort_unstable();
+    Ok(json!({
+        "requests": count.load(Ordering::Relaxed),
+        "requests_per_s": (count.load(Ordering::Relaxed) as f64 / secs).round(),
+        "p50_ms": percentile(&l, 0.5),
+        "p99_ms": percentile(&l, 0.99),
+    }))
+}

@@ -1,0 +1,117 @@
+//! The engine over the in-memory store: steps are appended with their versions, a retry
+//! with the same key is a duplicate, a stale deadline changes nothing, and a match evicted
+//! from memory is rebuilt (from a snapshot and the stream) into exactly the same state.
+
+use api::v1;
+use events::{EventStore, MatchId, MemoryStore, SeatHolder};
+use rules_core::{Seat, Viewer};
+use rules_engine::engine::{Engine, SNAPSHOT_EVERY, StepResult};
+use rules_engine::hosted::StepIn;
+use std::sync::Arc;
+
+fn engine(idle_ms: u64) -> (Arc<MemoryStore>, Engine) {
+    let store = Arc::new(MemoryStore::new());
+    let e = Engine::new(store.clone(), vec!["goofspiel".into()], idle_ms);
+    (store, e)
+}
+
+async fn new_match(e: &Engine, game: &str) -> MatchId {
+    let id = MatchId::random();
+    let seats = [
+        SeatHolder::Player(events::PlayerId::random()),
+        SeatHolder::Player(events::PlayerId::random()),
+    ];
+    e.create(id, game, "", seats, 60_000).await.unwrap();
+    id
+}
+
+/// Plays the first legal move of whichever seat owes one; returns the version.
+async fn play_one(e: &Engine, id: MatchId, key: &str) -> Option<u64> {
+    for seat in Seat::BOTH {
+        let view = e.view(id, Viewer::Seat(seat)).await.unwrap();
+        if view.outcome.is_some() {
+            return None;
+        }
+        if let Some(mv) = view.legal_moves.last() {
+            let r = e
+                .step(id, StepIn::Move { seat, mv }, None, Some(key.to_string()), None)
+                .await
+                .unwrap();
+            let StepResult::Applied(v) = r else { panic!("{r:?}") };
+            return Some(v);
+        }
+    }
+    None
+}
+
+#[tokio::test]
+async fn steps_get_versions_and_retries_are_duplicates() {
+    let (_store, e) = engine(60_000);
+    let id = new_match(&e, "gops").await;
+    let v = play_one(&e, id, "k1").await.unwrap();
+    assert_eq!(v, 1);
+    let view = e.view(id, Viewer::Seat(Seat::ZERO)).await.unwrap();
+    let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
+    let again = e
+        .step(id, StepIn::Move { seat: Seat::ONE, mv: &mv }, None, Some("k1".into()), None)
+        .await
+        .unwrap();
+    assert_eq!(again, StepResult::Duplicate(1));
+    assert_eq!(e.view(id, Viewer::Seat(Seat::ZERO)).await.unwrap().version, view.version);
+    let stale = e.step(id, StepIn::Deadline, Some(0), Some("d0".into()), None).await.unwrap();
+    assert_eq!(stale, StepResult::Stale(1));
+}
+
+#[tokio::test]
+async fn an_evicted_match_is_rebuilt_to_the_same_state() {
+    let (store, e) = engine(0);
+    let id = new_match(&e, "dueling-monsters").await;
+    let mut n = 0;
+    while let Some(v) = play_one(&e, id, &format!("k{n}")).await {
+        n += 1;
+        if v > SNAPSHOT_EVERY + 5 {
+            break;
+        }
+    }
+    assert!(n as u64 > SNAPSHOT_EVERY, "the match ran past a snapshot");
+    // Snapshots are written off the move's path; give the task a moment.
+    for _ in 0..100 {
+        if store.snapshot(id).await.unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert_eq!(store.snapshot(id).await.unwrap().map(|(v, _)| v), Some(SNAPSHOT_EVERY));
+    let before = views(&e, id).await;
+    assert!(e.evict_idle().await >= 1);
+    assert_eq!(e.hot_matches(), 0);
+    let after = views(&e, id).await;
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(b.view_json, a.view_json);
+        assert_eq!(b.version, a.version);
+        assert_eq!(b.legal_moves, a.legal_moves);
+    }
+    // A retried key from before the snapshot is still a duplicate after the rebuild.
+    let mv = &after[0].legal_moves.first().cloned().unwrap_or_default();
+    let r = e
+        .step(id, StepIn::Move { seat: Seat::ZERO, mv }, None, Some("k0".into()), None)
+        .await
+        .unwrap();
+    assert_eq!(r, StepResult::Duplicate(1));
+}
+
+async fn views(e: &Engine, id: MatchId) -> Vec<v1::GetViewResponse> {
+    let mut out = Vec::new();
+    for v in [Viewer::Seat(Seat::ZERO), Viewer::Seat(Seat::ONE), Viewer::Spectator] {
+        out.push(e.view(id, v).await.unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn games_of_another_family_are_refused() {
+    let (_store, e) = engine(60_000);
+    let seats = [SeatHolder::Open, SeatHolder::Open];
+    let err = e.create(MatchId::random(), "masterminds", "", seats, 60_000).await.unwrap_err();
+    assert!(err.to_string().contains("is a duel game; this engine hosts goofspiel"), "{err}");
+}

@@ -1,0 +1,398 @@
+//! Shared helpers of the whole-cluster tests (`tests/*.rs`): start a real `redis-server`
+//! and the whole cluster on it ([`Env`]), guest players that speak the public API
+//! ([`Player`]), a seeded random picker of legal moves ([`Picker`]), a driver that plays a
+//! match between two players to its end ([`play_out`]), and the checks every finished
+//! match gets ([`check_record`]).
+//!
+//! Every test starts its own Redis and cluster, so tests are independent and run in
+//! parallel. Waits are bounded loops of short sleeps, never one long sleep.
+
+use api::v1::{self, opponent};
+use cluster::Cluster;
+use gateway::bots::Client;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use test_harness::RedisServer;
+use tonic::{Code, Status, Streaming};
+
+/// A running Redis with the whole cluster on it.
+pub struct Env {
+    /// The cluster (gateway, engines, clock), stoppable piece by piece.
+    pub cluster: Cluster,
+    /// The Redis it stores into; kept alive until the cluster is shut down.
+    pub redis: RedisServer,
+}
+
+impl Env {
+    /// Starts a fresh `redis-server` and the whole cluster on it.
+    ///
+    /// # Panics
+    /// If Redis or a service cannot start.
+    pub async fn start() -> Env {
+        let redis = RedisServer::start();
+        let store = events::RedisStore::connect(&redis.url()).await.expect("connect to redis");
+        let cluster = Cluster::start(Arc::new(store), "127.0.0.1:0".parse().expect("an address"))
+            .await
+            .expect("the cluster starts");
+        Env { cluster, redis }
+    }
+
+    /// A new guest player on the gateway.
+    pub async fn player(&self, name: &str) -> Player {
+        Player::guest(&self.cluster.gateway_url(), name).await
+    }
+
+    /// Stops the cluster, then Redis.
+    pub async fn shutdown(self) {
+        let Env { cluster, redis } = self;
+        cluster.shutdown().await;
+        drop(redis);
+    }
+}
+
+/// A guest player: a session on the gateway and helpers for each call.
+#[derive(Clone)]
+pub struct Player {
+    /// The authenticated client.
+    pub client: Client,
+    /// The player's id.
+    pub id: String,
+    /// The name it was created with (used in idempotency keys).
+    pub name: String,
+    keys: Arc<AtomicU64>,
+}
+
+impl Player {
+    /// A new guest session on the gateway at `url`.
+    ///
+    /// # Panics
+    /// If the gateway refuses a session.
+    pub async fn guest(url: &str, name: &str) -> Player {
+        let (client, id) = Client::guest(url, name).await.expect("a guest session");
+        Player { client, id: id.to_string(), name: name.to_string(), keys: Arc::default() }
+    }
+
+    /// A fresh idempotency key.
+    pub fn key(&self) -> String {
+        format!("{}-{}-{}", self.name, self.id, self.keys.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// CreateMatch as given.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn create(
+        &self,
+        req: v1::CreateMatchRequest,
+    ) -> Result<v1::CreateMatchResponse, Status> {
+        Ok(self.client.api().create_match(self.client.request(req)).await?.into_inner())
+    }
+
+    /// Creates a match of `game` in seat 0 with the other seat open; returns its id.
+    ///
+    /// # Panics
+    /// If the gateway refuses.
+    pub async fn create_open(&self, game: &str, options_json: &str, move_time_ms: u64) -> String {
+        self.create(create_request(game, options_json, open(), move_time_ms))
+            .await
+            .unwrap_or_else(|s| panic!("create {game}: {s:?}"))
+            .match_id
+    }
+
+    /// JoinMatch; the seat taken.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn join(&self, id: &str) -> Result<u32, Status> {
+        let req = v1::JoinMatchRequest { match_id: id.to_string() };
+        Ok(self.client.api().join_match(self.client.request(req)).await?.into_inner().seat)
+    }
+
+    /// GetView.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn try_view(&self, id: &str) -> Result<v1::GetViewResponse, Status> {
+        let req = v1::GetViewRequest { match_id: id.to_string() };
+        Ok(self.client.api().get_view(self.client.request(req)).await?.into_inner())
+    }
+
+    /// GetView, which must succeed.
+    ///
+    /// # Panics
+    /// If the gateway refuses.
+    pub async fn view(&self, id: &str) -> v1::GetViewResponse {
+        self.try_view(id).await.unwrap_or_else(|s| panic!("{} view: {s:?}", self.name))
+    }
+
+    /// SubmitMove with `key`.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn submit_with(
+        &self,
+        id: &str,
+        mv: Option<v1::Move>,
+        key: &str,
+    ) -> Result<v1::SubmitMoveResponse, Status> {
+        let req = v1::SubmitMoveRequest {
+            match_id: id.to_string(),
+            r#move: mv,
+            idempotency_key: key.to_string(),
+        };
+        Ok(self.client.api().submit_move(self.client.request(req)).await?.into_inner())
+    }
+
+    /// SubmitMove with a fresh key; the version of an accepted move.
+    ///
+    /// # Errors
+    /// The gateway's refusal, or an answer other than `accepted`.
+    pub async fn submit(&self, id: &str, mv: v1::Move) -> Result<u64, Status> {
+        accepted(self.submit_with(id, Some(mv), &self.key()).await?)
+    }
+
+    /// WatchMatch after `after_version`.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn watch(
+        &self,
+        id: &str,
+        after_version: u64,
+    ) -> Result<Streaming<v1::WatchMatchResponse>, Status> {
+        let req = v1::WatchMatchRequest { match_id: id.to_string(), after_version };
+        Ok(self.client.api().watch_match(self.client.request(req)).await?.into_inner())
+    }
+
+    /// GetMatchRecord's JSON.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn record(&self, id: &str) -> Result<String, Status> {
+        let req = v1::GetMatchRecordRequest { match_id: id.to_string() };
+        Ok(self
+            .client
+            .api()
+            .get_match_record(self.client.request(req))
+            .await?
+            .into_inner()
+            .record_json)
+    }
+}
+
+/// The version of an `accepted` answer.
+///
+/// # Errors
+/// A `duplicate` or empty answer, as an internal status naming it.
+pub fn accepted(r: v1::SubmitMoveResponse) -> Result<u64, Status> {
+    match r.outcome {
+        Some(v1::submit_move_response::Outcome::Accepted(a)) => Ok(a.version),
+        other => Err(Status::internal(format!("expected accepted, got {other:?}"))),
+    }
+}
+
+/// An open seat.
+pub fn open() -> v1::Opponent {
+    v1::Opponent { kind: Some(opponent::Kind::Open(v1::OpenSeat {})) }
+}
+
+/// A built-in bot.
+pub fn bot(name: &str) -> v1::Opponent {
+    v1::Opponent { kind: Some(opponent::Kind::Bot(name.to_string())) }
+}
+
+/// A CreateMatch request with the creator in seat 0.
+pub fn create_request(
+    game: &str,
+    options_json: &str,
+    opponent: v1::Opponent,
+    move_time_ms: u64,
+) -> v1::CreateMatchRequest {
+    v1::CreateMatchRequest {
+        game: game.to_string(),
+        options_json: options_json.to_string(),
+        opponent: Some(opponent),
+        seat: 0,
+        move_time_ms,
+    }
+}
+
+/// A GOPS bid.
+pub fn gops(card: i64) -> v1::Move {
+    v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card })) }
+}
+
+/// The GOPS part of a view.
+///
+/// # Panics
+/// If the view is not a GOPS view.
+pub fn gops_view(v: &v1::GetViewResponse) -> &v1::GopsView {
+    match v.view.as_ref().and_then(|v| v.game.as_ref()) {
+        Some(v1::view::Game::Gops(g)) => g,
+        other => panic!("not a GOPS view: {other:?}"),
+    }
+}
+
+/// A seeded random picker (splitmix64): tests are reproducible for a given seed, while
+/// the matches' own seeds still come from the engines.
+pub struct Picker(u64);
+
+impl Picker {
+    /// A picker from `seed`.
+    pub fn new(seed: u64) -> Picker {
+        Picker(seed)
+    }
+
+    /// The next random number.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A random legal move from a view, if the viewer has any.
+    pub fn pick(&mut self, view: &v1::GetViewResponse) -> Option<v1::Move> {
+        let n = view.legal_moves.len() as u64;
+        (n > 0).then(|| view.legal_moves[(self.next_u64() % n) as usize].clone())
+    }
+}
+
+/// What [`play_out`] did.
+#[derive(Debug)]
+pub struct Played {
+    /// Seat 0's final view (it has the outcome).
+    pub last: v1::GetViewResponse,
+    /// The accepted moves, in order: (seat, move, version).
+    pub moves: Vec<(u32, v1::Move, u64)>,
+}
+
+/// Plays random legal moves for both `seats` (seat 0's player first) until the match has
+/// an outcome; at most `max_moves` moves.
+///
+/// # Panics
+/// If a move is refused, the match stalls, or it runs past `max_moves`.
+pub async fn play_out(
+    seats: [&Player; 2],
+    id: &str,
+    picker: &mut Picker,
+    max_moves: usize,
+) -> Played {
+    let mut moves = Vec::new();
+    let mut idle = 0;
+    loop {
+        let mut moved = false;
+        for (seat, p) in seats.iter().enumerate() {
+            let view = p.view(id).await;
+            if view.outcome.is_some() {
+                return Played { last: seats[0].view(id).await, moves };
+            }
+            if let Some(mv) = picker.pick(&view) {
+                let version = p.submit(id, mv.clone()).await.unwrap_or_else(|s| {
+                    panic!("{} ({}) refused at version {}: {s:?}", p.name, view.game, view.version)
+                });
+                moves.push((seat as u32, mv, version));
+                moved = true;
+                assert!(moves.len() <= max_moves, "{} ran past {max_moves} moves", view.game);
+            }
+        }
+        if moved {
+            idle = 0;
+        } else {
+            idle += 1;
+            assert!(idle < 200, "match {id} stalled: no seat has a legal move and no outcome");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// Polls `p`'s view of `id` (every 50 ms, at most `tries` times) until `done` holds.
+///
+/// # Panics
+/// If it never holds.
+pub async fn wait_view(
+    p: &Player,
+    id: &str,
+    tries: usize,
+    done: impl Fn(&v1::GetViewResponse) -> bool,
+) -> v1::GetViewResponse {
+    let mut last = None;
+    for _ in 0..tries {
+        let v = p.view(id).await;
+        if done(&v) {
+            return v;
+        }
+        last = Some(v);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the view never reached the expected state; last: {last:?}")
+}
+
+/// Reads `stream` to its end (the gateway ends it after MatchEnded), within 20 s.
+///
+/// # Panics
+/// On an error status or a timeout.
+pub async fn read_to_end(
+    mut stream: Streaming<v1::WatchMatchResponse>,
+) -> Vec<v1::WatchMatchResponse> {
+    let mut out = Vec::new();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), stream.message()).await {
+            Ok(Ok(Some(e))) => out.push(e),
+            Ok(Ok(None)) => return out,
+            Ok(Err(s)) => panic!("the watch stream failed: {s:?}"),
+            Err(_) => panic!("the watch stream did not end; {} events so far", out.len()),
+        }
+    }
+}
+
+/// Reads the next `n` events of `stream`.
+///
+/// # Panics
+/// On an error, the end of the stream or a timeout before `n` events.
+pub async fn read_n(
+    stream: &mut Streaming<v1::WatchMatchResponse>,
+    n: usize,
+) -> Vec<v1::WatchMatchResponse> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        match tokio::time::timeout(Duration::from_secs(10), stream.message()).await {
+            Ok(Ok(Some(e))) => out.push(e),
+            other => panic!("expected {n} events, got {} then {other:?}", out.len()),
+        }
+    }
+    out
+}
+
+/// Fetches the record of the finished match `id`, verifies it by replay and checks its
+/// result against the view's `outcome`; returns it.
+///
+/// # Panics
+/// If the record is refused, does not verify, or disagrees with the view.
+pub async fn check_record(p: &Player, id: &str, outcome: &v1::Outcome) -> games::Record {
+    let json = p.record(id).await.unwrap_or_else(|s| panic!("record of {id}: {s:?}"));
+    let record = games::Record::parse(&json).unwrap_or_else(|e| panic!("record parses: {e}"));
+    let verified = record.verify().unwrap_or_else(|e| panic!("record of {id} verifies: {e}"));
+    let result = record.result.expect("a finished record has a result");
+    assert_eq!(verified.result, result);
+    assert_eq!(result.winner.map(|s| s.index() as u32), outcome.winner, "winner");
+    assert_eq!(wire::reason(&result), outcome.reason, "reason");
+    assert_eq!(record.seed.map(|s| s.to_hex()), Some(outcome.seed.clone()), "seed");
+    record
+}
+
+/// Asserts `r` failed with `code` and a message containing `needle`.
+///
+/// # Panics
+/// If it did not.
+pub fn assert_status<T: std::fmt::Debug>(r: Result<T, Status>, code: Code, needle: &str) {
+    match r {
+        Ok(v) => panic!("expected {code:?} ({needle}), got Ok({v:?})"),
+        Err(s) => {
+            assert_eq!(s.code(), code, "code of {s:?}");
+            assert!(s.message().contains(needle), "{:?} does not say {needle:?}", s.message());
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Full matches through the gateway: one of each hosted game between two guest clients
+//! (one creates with an open seat, the other joins) playing random legal moves until the
+//! match ends, then the published record replays to the same result; and a GOPS match
+//! against the built-in strong bot, which plays through the public API too.
+
+use cluster_tests::{Env, Picker, bot, check_record, create_request, play_out, wait_view};
+use std::time::Duration;
+
+/// Plays a full match of `game` with default options and checks its record.
+async fn full_match(game: &str, seed: u64) {
+    let env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let id = alice.create_open(game, "", 0).await;
+    assert_eq!(bob.join(&id).await.expect("bob joins"), 1);
+    let played = play_out([&alice, &bob], &id, &mut Picker::new(seed), 5_000).await;
+    let outcome = played.last.outcome.clone().expect("the match ended");
+    assert_eq!(played.last.version, played.moves.len() as u64, "one version per move");
+    // Every seat's view and a spectator's agree on the end.
+    assert_eq!(bob.view(&id).await.outcome.as_ref(), Some(&outcome));
+    let carol = env.player("carol").await;
+    assert_eq!(carol.view(&id).await.outcome.as_ref(), Some(&outcome));
+    let record = check_record(&carol, &id, &outcome).await;
+    assert_eq!(record.game, game);
+    assert_eq!(record.steps.len(), played.moves.len(), "a step per accepted move");
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gops_full_match() {
+    full_match("gops", 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dueling_monsters_full_match() {
+    full_match("dueling-monsters", 2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cure_plague_full_match() {
+    full_match("cure-plague", 3).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn masterminds_full_match() {
+    full_match("masterminds", 4).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hexspiel_full_match() {
+    full_match("hexspiel", 5).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gops_against_the_strong_bot_finishes() {
+    let env = Env::start().await;
+    let alice = env.player("alice").await;
+    // The bot runner connects back to the gateway once it is up: retry while it starts.
+    let mut created = None;
+    for _ in 0..100 {
+        match alice.create(create_request("gops", "", bot("strong"), 0)).await {
+            Ok(c) => {
+                created = Some(c);
+                break;
+            }
+            Err(s) if s.code() == tonic::Code::Unavailable => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(s) => panic!("create against the bot: {s:?}"),
+        }
+    }
+    let id = created.expect("the bot runner started").match_id;
+    let mut picker = Picker::new(6);
+    let mut moves = 0;
+    let last = loop {
+        // Wait until the match ends or it is alice's turn (the bot joins, then plays).
+        let v =
+            wait_view(&alice, &id, 200, |v| v.outcome.is_some() || !v.legal_moves.is_empty()).await;
+        if v.outcome.is_some() {
+            break v;
+        }
+        let mv = picker.pick(&v).expect("a legal move");
+        alice.submit(&id, mv).await.expect("alice's bid is accepted");
+        moves += 1;
+        assert!(moves <= 13, "GOPS has 13 rounds by default");
+    };
+    assert_eq!(moves, 13, "alice bid in every round");
+    assert_eq!(last.version, 26, "the bot bid in every round too");
+    assert!(
+        !last.player_ids[1].is_empty() && last.player_ids[1] != alice.id,
+        "the bot holds seat 1"
+    );
+    let outcome = last.outcome.expect("the match ended");
+    assert_eq!(outcome.reason, "completed");
+    check_record(&alice, &id, &outcome).await;
+    env.shutdown().await;
+}

@@ -1,0 +1,160 @@
+//! Services that crash and come back: a rules engine stopped mid-match loses nothing that
+//! was acknowledged (the stream is the truth, a restarted engine rebuilds from it), and a
+//! deadline that falls due while the clock is down fires once the clock is back.
+
+use api::v1;
+use cluster_tests::{Env, Picker, accepted, check_record, gops, gops_view, wait_view};
+use std::time::Duration;
+use tonic::Code;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_engine_restarted_mid_match_loses_nothing_acknowledged() {
+    let mut env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let id = alice.create_open("gops", "", 0).await;
+    bob.join(&id).await.expect("bob joins");
+    let seats = [&alice, &bob];
+    let mut picker = Picker::new(7);
+    // Every acknowledged move: (seat, move) in order.
+    let mut acked: Vec<(u32, v1::Move)> = Vec::new();
+    // Four rounds before the crash.
+    for _ in 0..4 {
+        for (seat, p) in seats.iter().enumerate() {
+            let mv = picker.pick(&p.view(&id).await).expect("a legal bid");
+            let v = p.submit(&id, mv.clone()).await.expect("accepted");
+            acked.push((seat as u32, mv));
+            assert_eq!(v, acked.len() as u64);
+        }
+    }
+    // Half a round: alice has sealed, bob has not.
+    let mv = picker.pick(&alice.view(&id).await).expect("a legal bid");
+    acked.push((0, mv.clone()));
+    assert_eq!(alice.submit(&id, mv).await.expect("accepted"), acked.len() as u64);
+    let bob_view = bob.view(&id).await;
+    let bob_move = picker.pick(&bob_view).expect("a legal bid");
+
+    env.cluster.stop_engine("goofspiel").await;
+    // A move while the engine is down is refused as UNAVAILABLE, not silently lost.
+    let key = bob.key();
+    let down = bob.submit_with(&id, Some(bob_move.clone()), &key).await;
+    assert_eq!(
+        down.as_ref().map_err(tonic::Status::code).err(),
+        Some(Code::Unavailable),
+        "{down:?}"
+    );
+
+    env.cluster.restart_engine("goofspiel").await.expect("the engine restarts");
+    // The client retries with the same key until the engine answers.
+    let mut answer = None;
+    for _ in 0..100 {
+        match bob.submit_with(&id, Some(bob_move.clone()), &key).await {
+            Ok(r) => {
+                answer = Some(r);
+                break;
+            }
+            Err(s) if s.code() == Code::Unavailable => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(s) => panic!("the retried move: {s:?}"),
+        }
+    }
+    let v = accepted(answer.expect("the engine came back")).expect("applied once, now");
+    acked.push((1, bob_move));
+    assert_eq!(v, acked.len() as u64);
+    // The rebuilt engine knows every acknowledged step.
+    let view = alice.view(&id).await;
+    assert_eq!(view.version, acked.len() as u64);
+    assert_eq!(gops_view(&view).round, 5, "five rounds resolved");
+
+    // Play on to the end.
+    loop {
+        let mut moved = false;
+        for (seat, p) in seats.iter().enumerate() {
+            let view = p.view(&id).await;
+            if view.outcome.is_some() {
+                break;
+            }
+            if let Some(mv) = picker.pick(&view) {
+                let v = p.submit(&id, mv.clone()).await.expect("accepted");
+                acked.push((seat as u32, mv));
+                assert_eq!(v, acked.len() as u64);
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    let last = alice.view(&id).await;
+    let outcome = last.outcome.clone().expect("the match ended");
+    assert_eq!(last.version, acked.len() as u64, "the version counts every acknowledged step");
+    let record = check_record(&alice, &id, &outcome).await;
+    let expected: Vec<serde_json::Value> = acked
+        .iter()
+        .map(|(seat, mv)| {
+            serde_json::json!({"seat": seat, "move": wire::move_to_json("gops", mv).expect("json")})
+        })
+        .collect();
+    assert_eq!(record.steps, expected, "the record holds every acknowledged move, in order");
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_due_while_the_clock_is_down_fires_after_it_restarts() {
+    let mut env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let id = alice.create_open("gops", "", 1_000).await;
+    // The clock goes down before the deadline is armed (at the join), so it cannot fire
+    // early on a slow machine.
+    env.cluster.stop_clock().await;
+    bob.join(&id).await.expect("bob joins");
+    let view = alice.view(&id).await;
+    let mv = Picker::new(8).pick(&view).expect("a legal bid");
+    alice.submit(&id, mv).await.expect("alice bids");
+    // The deadline passes with nobody to fire it: nothing happens.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let view = bob.view(&id).await;
+    assert!(view.outcome.is_none(), "nothing fires while the clock is down: {view:?}");
+    assert_eq!(view.version, 1);
+
+    env.cluster.restart_clock().await.expect("the clock restarts");
+    let last = wait_view(&bob, &id, 100, |v| v.outcome.is_some()).await;
+    let outcome = last.outcome.clone().expect("ended");
+    assert_eq!(outcome.winner, Some(0), "bob missed the deadline");
+    assert_eq!(outcome.reason, "missed_deadline");
+    assert_eq!(last.version, 2, "the deadline fired once");
+    check_record(&alice, &id, &outcome).await;
+    // Fenced by version: a late duplicate firing (the sweep again) changes nothing.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(alice.view(&id).await.version, 2);
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_idempotency_key_cannot_suppress_a_deadline() {
+    // The clock fires with its own idempotency keys; a client's key that looks like one
+    // must not make the firing look like a duplicate (the deadline would be dropped and
+    // the late seat never penalized).
+    let env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let id = alice.create_open("gops", "", 1_000).await;
+    bob.join(&id).await.expect("bob joins");
+    let r = alice.submit_with(&id, Some(gops(13)), "deadline:1").await.expect("alice bids 13");
+    assert_eq!(accepted(r).expect("accepted"), 1);
+    let last = wait_view(&alice, &id, 100, |v| v.outcome.is_some()).await;
+    let outcome = last.outcome.clone().expect("ended");
+    assert_eq!(outcome.winner, Some(0));
+    assert_eq!(outcome.reason, "missed_deadline");
+    let record = check_record(&alice, &id, &outcome).await;
+    assert_eq!(
+        record.steps,
+        vec![
+            serde_json::json!({"seat": 0, "move": {"card": 13}}),
+            serde_json::json!({"deadline": true})
+        ]
+    );
+    env.shutdown().await;
+}
