@@ -280,6 +280,14 @@ impl EventStore for MemoryStore {
             .collect())
     }
 
+    async fn deadline(&self, id: MatchId) -> Result<Option<Deadline>, StoreError> {
+        Ok(self.lock().deadlines.get(&id).map(|&(due_ms, fence_version)| Deadline {
+            match_id: id,
+            due_ms,
+            fence_version,
+        }))
+    }
+
     async fn clear_deadline_if(&self, id: MatchId, fence_version: u64) -> Result<bool, StoreError> {
         let mut state = self.lock();
         if state.deadlines.get(&id).is_some_and(|&(_, fence)| fence == fence_version) {

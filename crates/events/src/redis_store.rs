@@ -495,6 +495,25 @@ impl EventStore for RedisStore {
             .collect()
     }
 
+    async fn deadline(&self, id: MatchId) -> Result<Option<Deadline>, StoreError> {
+        let member = id.to_string();
+        let (due, fence): (Option<u64>, Option<u64>) = redis::pipe()
+            .cmd("ZSCORE")
+            .arg(keys::DEADLINES)
+            .arg(&member)
+            .cmd("HGET")
+            .arg(keys::DEADLINE_FENCES)
+            .arg(&member)
+            .query_async(&mut self.conn())
+            .await?;
+        Ok(match (due, fence) {
+            (Some(due_ms), Some(fence_version)) => {
+                Some(Deadline { match_id: id, due_ms, fence_version })
+            }
+            _ => None,
+        })
+    }
+
     async fn clear_deadline_if(&self, id: MatchId, fence_version: u64) -> Result<bool, StoreError> {
         let removed: i64 = self
             .scripts

@@ -152,6 +152,10 @@ pub trait EventStore: Send + Sync {
     /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
     async fn due_deadlines(&self, now_ms: u64, limit: usize) -> Result<Vec<Deadline>, StoreError>;
 
+    /// The deadline armed for `id`, if any (a replica that rebuilds a match learns when
+    /// the current round's time runs out).
+    async fn deadline(&self, id: MatchId) -> Result<Option<Deadline>, StoreError>;
+
     /// Removes the match's deadline only if it is still armed with `fence_version`
     /// (atomically); returns whether it did. A deadline re-armed since stays.
     ///

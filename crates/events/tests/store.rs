@@ -130,6 +130,7 @@ suite!(
     tail_returns_when_an_entry_arrives,
     tail_times_out_empty,
     deadlines,
+    deadline_lookup,
     snapshots,
     sessions,
     ping,
@@ -675,4 +676,21 @@ async fn the_store_reconnects_after_a_redis_restart() {
     assert_eq!(versions(&store.read(id, 0, 10).await.expect("read")), [0, 1, 2, 3, 4]);
     assert_eq!(store.tail(&[(id, 4)], 0).await.expect("tail").len(), 1);
     drop(server);
+}
+
+async fn deadline_lookup(store: Store) {
+    let id = new_match(&store).await;
+    assert_eq!(store.deadline(id).await.unwrap(), None);
+    store.set_deadline(id, 5_000, 0).await.unwrap();
+    let d = store.deadline(id).await.unwrap().expect("armed");
+    assert_eq!((d.match_id, d.due_ms, d.fence_version), (id, 5_000, 0));
+    let set = DeadlineChange::Set { due_ms: 7_000, fence_version: 1 };
+    assert_eq!(
+        store.append(id, &entry(1, None), set).await,
+        Ok(AppendOutcome::Appended { version: 1 })
+    );
+    let d = store.deadline(id).await.unwrap().expect("re-armed");
+    assert_eq!((d.due_ms, d.fence_version), (7_000, 1));
+    assert!(store.clear_deadline_if(id, 1).await.unwrap());
+    assert_eq!(store.deadline(id).await.unwrap(), None);
 }

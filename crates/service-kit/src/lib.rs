@@ -6,8 +6,10 @@
 //! - [`status`]: the one mapping from domain errors to gRPC statuses.
 //! - [`serve`]: health, reflection and graceful shutdown around a tonic router.
 //! - [`time`]: the wall clock, read here only.
+//! - [`metrics`]: counters and gauges, `/metrics`, `/healthz`, `/readyz` over HTTP.
 
 pub mod config;
+pub mod metrics;
 pub mod serve;
 pub mod status;
 pub mod telemetry;

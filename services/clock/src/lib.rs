@@ -75,13 +75,16 @@ impl Clock {
             match result {
                 Ok(Fired::Applied) => {
                     self.stats.fired.fetch_add(1, Ordering::Relaxed);
+                    service_kit::metrics::add("colosseum_clock_fired_total", 1);
                     tracing::info!(match_id = %d.match_id, fence = d.fence_version, late_ms = now_ms.saturating_sub(d.due_ms), "deadline fired");
                 }
                 Ok(Fired::Stale) => {
                     self.stats.stale.fetch_add(1, Ordering::Relaxed);
+                    service_kit::metrics::add("colosseum_clock_stale_total", 1);
                 }
                 Err(e) => {
                     self.stats.failed.fetch_add(1, Ordering::Relaxed);
+                    service_kit::metrics::add("colosseum_clock_failed_total", 1);
                     tracing::warn!(match_id = %d.match_id, error = %e, "deadline not fired yet; will retry");
                 }
             }

@@ -15,8 +15,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .map(|(f, var)| (f.to_string(), service_kit::config::string(var, &default)))
     .collect();
     let store = service_kit::config::open_store().await?;
-    let clock = clock::Clock::new(store, &urls)?;
     let shutdown = service_kit::serve::shutdown_on_signal();
+    let ready_store = store.clone();
+    service_kit::metrics::serve_from_env(
+        std::sync::Arc::new(move || {
+            let s = ready_store.clone();
+            Box::pin(async move { s.ping().await.map_err(|e| e.to_string()) })
+        }),
+        shutdown.clone(),
+    )
+    .await;
+    let clock = clock::Clock::new(store, &urls)?;
     tokio::spawn(clock.run(shutdown.clone()));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!(%addr, "clock running");

@@ -85,6 +85,7 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let store = self.store.clone();
         Box::pin(async move {
+            service_kit::metrics::add("colosseum_gateway_requests_total", 1);
             if is_open(req.uri().path()) {
                 return inner.call(req).await;
             }

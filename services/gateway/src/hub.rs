@@ -23,17 +23,28 @@ pub struct Hub {
     store: Arc<dyn EventStore>,
     watched: Mutex<BTreeMap<MatchId, Watched>>,
     changed: Notify,
+    /// Set when `run` stops: every watcher's channel is closed, new ones start closed, so
+    /// watch streams end and the server's graceful shutdown can finish.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 impl Hub {
     /// A hub over `store`; call `run` to start reading.
     pub fn new(store: Arc<dyn EventStore>) -> Arc<Self> {
-        Arc::new(Hub { store, watched: Mutex::new(BTreeMap::new()), changed: Notify::new() })
+        Arc::new(Hub {
+            store,
+            watched: Mutex::new(BTreeMap::new()),
+            changed: Notify::new(),
+            closed: Default::default(),
+        })
     }
 
     /// Subscribes to `id`'s entries after `position` (the caller backfills up to it).
     pub fn subscribe(&self, id: MatchId, position: u64) -> broadcast::Receiver<Arc<Entry>> {
         let mut w = self.watched.lock().expect("the hub lock");
+        if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            return broadcast::channel(1).1;
+        }
         match w.get(&id) {
             Some(x) => x.tx.subscribe(),
             None => {
@@ -50,8 +61,15 @@ impl Hub {
         self.watched.lock().expect("the hub lock").len()
     }
 
-    /// Reads until `shutdown`.
+    /// Reads until `shutdown`, then closes every watcher's channel.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        self.read(&shutdown).await;
+        let mut w = self.watched.lock().expect("the hub lock");
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        w.clear();
+    }
+
+    async fn read(&self, shutdown: &CancellationToken) {
         loop {
             let positions: Vec<(MatchId, u64)> = {
                 let mut w = self.watched.lock().expect("the hub lock");

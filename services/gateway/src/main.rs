@@ -16,6 +16,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .map(|(f, var)| (f.to_string(), service_kit::config::string(var, &default)))
     .collect();
     let store = service_kit::config::open_store().await?;
+    let shutdown = service_kit::serve::shutdown_on_signal();
+    let ready_store = store.clone();
+    service_kit::metrics::serve_from_env(
+        std::sync::Arc::new(move || {
+            let s = ready_store.clone();
+            Box::pin(async move { s.ping().await.map_err(|e| e.to_string()) })
+        }),
+        shutdown.clone(),
+    )
+    .await;
     let engines = gateway::engines::Engines::new(&urls)?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let public = service_kit::config::string("GATEWAY_PUBLIC_URL", &format!("http://{addr}"));

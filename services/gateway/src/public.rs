@@ -462,7 +462,17 @@ impl srv::ColosseumService for Gateway {
                             .await;
                         return;
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                        // The gateway is stopping: tell the client to reconnect, since a
+                        // clean end of the stream means the match ended.
+                        let _ = tx
+                            .send(Err(Status::unavailable(format!(
+                                "the gateway is shutting down; reconnect with after_version = {}",
+                                sent.unwrap_or(0)
+                            ))))
+                            .await;
+                        return;
+                    }
                 }
             }
         });

@@ -228,6 +228,7 @@ impl Engine {
             s.last_used_ms = now_ms();
         }
         drop(guard);
+        service_kit::metrics::set("colosseum_engine_hot_matches", self.hot_matches() as i64);
         Ok(slot)
     }
 
@@ -274,11 +275,18 @@ impl Engine {
             }
         }
         tracing::debug!(match_id = %id, version, "match rebuilt from its stream");
-        Ok(Slot { hosted, meta, version, keys, due_ms: None, steps, last_used_ms: now_ms() })
+        service_kit::metrics::add("colosseum_engine_rebuilds_total", 1);
+        // The round's deadline as armed: a rebuilt replica keeps it rather than granting a
+        // fresh window (only when it belongs to this version).
+        let due_ms =
+            self.store.deadline(id).await?.filter(|d| d.fence_version == version).map(|d| d.due_ms);
+        Ok(Slot { hosted, meta, version, keys, due_ms, steps, last_used_ms: now_ms() })
     }
 
     fn evict(&self, id: MatchId) {
-        self.hot.lock().expect("the cache lock").remove(&id);
+        let mut hot = self.hot.lock().expect("the cache lock");
+        hot.remove(&id);
+        service_kit::metrics::set("colosseum_engine_hot_matches", hot.len() as i64);
     }
 
     /// Evicts matches idle for longer than the idle time; returns how many.
@@ -332,7 +340,10 @@ impl Engine {
             _ => None,
         };
         let before = s.hosted.to_move();
-        let applied = s.hosted.apply(step)?;
+        let applied = s
+            .hosted
+            .apply(step)
+            .inspect_err(|_| service_kit::metrics::add("colosseum_engine_refusals_total", 1))?;
         let version = s.version + 1;
         let now = now_ms();
         let (change, due) = next_deadline(s, before, moving, now);
@@ -350,6 +361,7 @@ impl Engine {
                 s.version = version;
                 s.due_ms = due;
                 s.steps.push(step_json);
+                service_kit::metrics::add("colosseum_engine_steps_total", 1);
                 if let Some(k) = idempotency_key {
                     s.keys.insert(k, version);
                 }

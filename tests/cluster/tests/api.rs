@@ -30,6 +30,12 @@ fn gops_event(e: &v1::WatchMatchResponse) -> Option<&Gops> {
     }
 }
 
+/// `my_bid` in a view's JSON (null when absent).
+fn my_bid_json(v: &v1::GetViewResponse) -> serde_json::Value {
+    let json: serde_json::Value = serde_json::from_str(&v.view_json).expect("view JSON");
+    json.get("my_bid").cloned().unwrap_or_default()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_duplicate_submit_is_applied_once() {
     let (env, alice, bob, id) = gops_match().await;
@@ -155,13 +161,11 @@ async fn private_events_reach_only_their_seat() {
         assert_eq!(gops_view(&mover).my_bid, Some(bid), "the mover sees its own bid");
         let opponent = players[second].view(&id).await;
         assert_eq!(gops_view(&opponent).my_bid, None, "the opponent sees no bid");
-        assert!(
-            !opponent.view_json.contains("\"my_bid\":")
-                || opponent.view_json.contains("\"my_bid\":null")
-        );
+        assert!(my_bid_json(&opponent).is_null(), "{}", opponent.view_json);
         let spectator = carol.view(&id).await;
         assert_eq!(spectator.seat, None);
         assert_eq!(gops_view(&spectator).my_bid, None, "the spectator sees no bid");
+        assert!(my_bid_json(&spectator).is_null(), "{}", spectator.view_json);
         assert!(spectator.legal_moves.is_empty());
         assert_eq!(gops_view(&spectator).moved, vec![first as u32]);
         let mv = picker.pick(&players[second].view(&id).await).expect("a legal bid");
@@ -381,4 +385,31 @@ async fn the_gateway_answers_health_checks() {
     let unknown = health.check(HealthCheckRequest { service: "nope".into() }).await;
     assert_status(unknown, Code::NotFound, "");
     env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cluster_stops_while_a_client_watches() {
+    // A watcher must not hold the gateway's graceful shutdown open forever, and must learn
+    // that it should reconnect (UNAVAILABLE), not that the match ended (a clean end).
+    let (env, alice, _bob, id) = gops_match().await;
+    alice.submit(&id, gops(1)).await.expect("alice bids");
+    let mut stream = alice.watch(&id, 0).await.expect("alice watches");
+    read_n(&mut stream, 3).await;
+    tokio::time::timeout(std::time::Duration::from_secs(10), env.shutdown())
+        .await
+        .expect("the cluster stops within 10 s");
+    let mut end = None;
+    for _ in 0..100 {
+        match stream.message().await {
+            Ok(Some(_)) => continue,
+            other => {
+                end = Some(other);
+                break;
+            }
+        }
+    }
+    match end.expect("the stream ended") {
+        Err(s) => assert_eq!(s.code(), Code::Unavailable, "{s:?}"),
+        Ok(_) => panic!("the stream ended cleanly, as if the match had ended"),
+    }
 }

@@ -1,0 +1,121 @@
+//! Metrics, health and readiness over plain HTTP for scrapers and orchestrators: a tiny
+//! registry of named counters and gauges, served as Prometheus text at `/metrics`, with
+//! `/healthz` (the process is up) and `/readyz` (its dependencies answer).
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+fn registry() -> &'static Mutex<BTreeMap<&'static str, Arc<AtomicI64>>> {
+    static R: OnceLock<Mutex<BTreeMap<&'static str, Arc<AtomicI64>>>> = OnceLock::new();
+    R.get_or_init(Default::default)
+}
+
+/// The metric called `name` (created at zero on first use). Names follow Prometheus:
+/// `colosseum_<service>_<what>_total` for counters.
+pub fn metric(name: &'static str) -> Arc<AtomicI64> {
+    registry().lock().expect("the metrics lock").entry(name).or_default().clone()
+}
+
+/// Adds `n` to the counter `name`.
+pub fn add(name: &'static str, n: i64) {
+    metric(name).fetch_add(n, Ordering::Relaxed);
+}
+
+/// Sets the gauge `name`.
+pub fn set(name: &'static str, v: i64) {
+    metric(name).store(v, Ordering::Relaxed);
+}
+
+/// Every metric in the Prometheus text format.
+pub fn render() -> String {
+    let mut out = String::new();
+    for (name, v) in registry().lock().expect("the metrics lock").iter() {
+        out.push_str(&format!("{name} {}\n", v.load(Ordering::Relaxed)));
+    }
+    out
+}
+
+/// A readiness check: resolves to an error message when a dependency does not answer.
+pub type Ready =
+    Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<(), String>> + Send>> + Send + Sync>;
+
+/// Serves `/metrics`, `/healthz` and `/readyz` on `listener` until `shutdown`.
+pub async fn serve(listener: TcpListener, ready: Ready, shutdown: CancellationToken) {
+    loop {
+        let (mut sock, _) = tokio::select! {
+            _ = shutdown.cancelled() => return,
+            a = listener.accept() => match a { Ok(a) => a, Err(_) => continue },
+        };
+        let ready = ready.clone();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 1024];
+            let n = sock.read(&mut buf).await.unwrap_or(0);
+            let line = String::from_utf8_lossy(&buf[..n]);
+            let path = line.split_whitespace().nth(1).unwrap_or("/");
+            let (status, body) = match path {
+                "/metrics" => ("200 OK", render()),
+                "/healthz" => ("200 OK", "ok\n".to_string()),
+                "/readyz" => match ready().await {
+                    Ok(()) => ("200 OK", "ready\n".to_string()),
+                    Err(e) => ("503 Service Unavailable", format!("not ready: {e}\n")),
+                },
+                _ => ("404 Not Found", "try /metrics, /healthz or /readyz\n".to_string()),
+            };
+            let resp = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: text/plain; version=0.0.4\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = sock.write_all(resp.as_bytes()).await;
+        });
+    }
+}
+
+/// Starts the metrics server on `METRICS_ADDR` when that variable is set (each service
+/// binary calls this; in-process clusters leave it off).
+pub async fn serve_from_env(ready: Ready, shutdown: CancellationToken) {
+    let Some(addr) = crate::config::optional("METRICS_ADDR") else { return };
+    match TcpListener::bind(&addr).await {
+        Ok(l) => {
+            tracing::info!(%addr, "metrics, health and readiness over HTTP");
+            tokio::spawn(serve(l, ready, shutdown));
+        }
+        Err(e) => tracing::error!(%addr, error = %e, "cannot serve metrics"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn metrics_health_and_readiness_answer_over_http() {
+        add("colosseum_test_things_total", 3);
+        add("colosseum_test_things_total", 2);
+        set("colosseum_test_level", 7);
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = l.local_addr().unwrap();
+        let stop = CancellationToken::new();
+        let ready: Ready = Arc::new(|| Box::pin(async { Err("redis down".to_string()) }));
+        tokio::spawn(serve(l, ready, stop.clone()));
+        let get = |path: &'static str| async move {
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            s.write_all(format!("GET {path} HTTP/1.1\r\n\r\n").as_bytes()).await.unwrap();
+            let mut out = String::new();
+            s.read_to_string(&mut out).await.unwrap();
+            out
+        };
+        let m = get("/metrics").await;
+        assert!(m.contains("colosseum_test_things_total 5\n"), "{m}");
+        assert!(m.contains("colosseum_test_level 7\n"), "{m}");
+        assert!(get("/healthz").await.starts_with("HTTP/1.1 200"));
+        let r = get("/readyz").await;
+        assert!(r.starts_with("HTTP/1.1 503") && r.contains("redis down"), "{r}");
+        stop.cancel();
+    }
+}
