@@ -251,6 +251,9 @@ async fn player(
     };
     let mut rng = bots::BotRng::from_seed(service_kit::time::os_random_32());
     let mut acted_at = None;
+    // The newest version this player knows the match reached (its own moves' included):
+    // events up to it need no new look at the match.
+    let mut known = 0u64;
     let result = loop {
         let view = match api.get_view(c.request(v1::GetViewRequest { match_id: id.clone() })).await
         {
@@ -260,6 +263,7 @@ async fn player(
         if view.outcome.is_some() {
             break Ok(());
         }
+        known = known.max(view.version);
         if !view.legal_moves.is_empty() && acted_at != Some(view.version) {
             if think > 0 {
                 tokio::time::sleep(Duration::from_millis(think)).await;
@@ -281,6 +285,11 @@ async fn player(
                     {
                         stats.moves.fetch_add(1, Ordering::Relaxed);
                         stats.note((id.clone(), a.version), me, t0, true);
+                        // Nothing else can have happened in between if our move is the
+                        // next version: then our own events need no new look.
+                        if a.version == known + 1 {
+                            known = a.version;
+                        }
                     }
                 }
                 Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
@@ -289,8 +298,15 @@ async fn player(
             acted_at = Some(view.version);
             continue;
         }
-        // Nothing to do until the match moves on.
-        if *wake.borrow_and_update() <= view.version && wake.changed().await.is_err() {
+        // Nothing to do until the match moves past what this player already knows.
+        let mut closed = false;
+        while *wake.borrow_and_update() <= known {
+            if wake.changed().await.is_err() {
+                closed = true;
+                break;
+            }
+        }
+        if closed {
             break Ok(());
         }
     };

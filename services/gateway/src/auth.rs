@@ -5,9 +5,10 @@
 
 use events::{EventStore, PlayerId};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tonic::body::Body;
 use tonic::codegen::http;
@@ -36,23 +37,31 @@ fn is_open(path: &str) -> bool {
         || path.starts_with("/grpc.reflection.")
 }
 
+/// Sessions already looked up: a token's player never changes, so each gateway asks the
+/// store once per token (bounded; cleared when full).
+type Known = Arc<Mutex<BTreeMap<String, PlayerId>>>;
+
+/// How many sessions a gateway remembers.
+const KNOWN_CAP: usize = 100_000;
+
 /// The layer.
 #[derive(Clone)]
 pub struct AuthLayer {
     store: Arc<dyn EventStore>,
+    known: Known,
 }
 
 impl AuthLayer {
     /// Sessions are looked up in `store`.
     pub fn new(store: Arc<dyn EventStore>) -> Self {
-        AuthLayer { store }
+        AuthLayer { store, known: Known::default() }
     }
 }
 
 impl<S> Layer<S> for AuthLayer {
     type Service = Auth<S>;
     fn layer(&self, inner: S) -> Auth<S> {
-        Auth { inner, store: self.store.clone() }
+        Auth { inner, store: self.store.clone(), known: self.known.clone() }
     }
 }
 
@@ -61,6 +70,7 @@ impl<S> Layer<S> for AuthLayer {
 pub struct Auth<S> {
     inner: S,
     store: Arc<dyn EventStore>,
+    known: Known,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -84,6 +94,7 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let store = self.store.clone();
+        let known = self.known.clone();
         Box::pin(async move {
             service_kit::metrics::add("colosseum_gateway_requests_total", 1);
             if is_open(req.uri().path()) {
@@ -103,8 +114,21 @@ where
                 )
                 .into_http());
             };
-            match store.session(&token_key(&token)).await {
+            let key = token_key(&token);
+            let cached = known.lock().expect("the session cache lock").get(&key).copied();
+            if let Some(player_id) = cached {
+                req.extensions_mut().insert(Caller { player_id });
+                return inner.call(req).await;
+            }
+            match store.session(&key).await {
                 Ok(Some(session)) => {
+                    {
+                        let mut k = known.lock().expect("the session cache lock");
+                        if k.len() >= KNOWN_CAP {
+                            k.clear();
+                        }
+                        k.insert(key, session.player_id);
+                    }
                     req.extensions_mut().insert(Caller { player_id: session.player_id });
                     inner.call(req).await
                 }

@@ -344,7 +344,9 @@ impl srv::ColosseumService for Gateway {
         let me = caller(&req)?;
         let v1::ResignRequest { match_id: id } = req.into_inner();
         let id = match_id(&id)?;
-        let meta = self.meta(id).await?;
+        // A span per request, with the match id, for logs and traces.
+        let span = tracing::info_span!("resign", match_id = %id);
+        let meta = self.meta(id).instrument(span).await?;
         let seat = seat_of(&meta, me).ok_or_else(|| {
             ServiceError::PermissionDenied("you hold no seat in this match".into())
         })?;
@@ -377,7 +379,9 @@ impl srv::ColosseumService for Gateway {
         let me = caller(&req)?;
         let v1::GetViewRequest { match_id: id } = req.into_inner();
         let id = match_id(&id)?;
-        let meta = self.meta(id).await?;
+        // A span per request, with the match id, for logs and traces.
+        let span = tracing::info_span!("get_view", match_id = %id);
+        let meta = self.meta(id).instrument(span).await?;
         let seat = seat_of(&meta, me);
         let view = self
             .engines
@@ -403,7 +407,9 @@ impl srv::ColosseumService for Gateway {
         let me = caller(&req)?;
         let v1::WatchMatchRequest { match_id: id, after_version } = req.into_inner();
         let id = match_id(&id)?;
-        let meta = self.meta(id).await?;
+        // A span per request, with the match id, for logs and traces.
+        let span = tracing::info_span!("watch_match", match_id = %id);
+        let meta = self.meta(id).instrument(span).await?;
         let viewer = match seat_of(&meta, me) {
             Some(s) => Viewer::Seat(s),
             None => Viewer::Spectator,
@@ -486,7 +492,9 @@ impl srv::ColosseumService for Gateway {
         caller(&req)?;
         let v1::GetMatchRecordRequest { match_id: id } = req.into_inner();
         let id = match_id(&id)?;
-        let meta = self.meta(id).await?;
+        // A span per request, with the match id, for logs and traces.
+        let span = tracing::info_span!("get_match_record", match_id = %id);
+        let meta = self.meta(id).instrument(span).await?;
         let record = self
             .engines
             .for_game(&meta.game)?
