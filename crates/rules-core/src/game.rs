@@ -212,6 +212,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         Window::STANDARD
     }
 
+    /// The reserve each seat has for the whole match, in ms (0: none). A window with
+    /// `reserve: true` may run past its length by what the seat has left of it; the clock
+    /// keeps the account, the rules say whether the reserve may be used.
+    fn reserve_allowance_ms(&self) -> u64 {
+        0
+    }
+
     /// What `viewer` may see now. Built from scratch for that viewer: hidden values are
     /// never put in and filtered out later.
     fn view(&self, viewer: Viewer) -> Self::View;

@@ -732,6 +732,10 @@ impl Game for CurePlague {
         }
     }
 
+    fn reserve_allowance_ms(&self) -> u64 {
+        RESERVE_MS
+    }
+
     fn window(&self, seat: Seat) -> Window {
         match self.turn {
             Turn::Rushed => Window { length: WindowLength::FixedMs(RUSH_MS), reserve: false },

@@ -21,6 +21,8 @@ struct Slot {
     due_ms: Option<u64>,
     /// Every step so far (the stream's `step` fields), for snapshots.
     steps: Vec<String>,
+    /// The time account behind the deadlines.
+    clock: TimeAccount,
     last_used_ms: u64,
 }
 
@@ -34,6 +36,9 @@ pub const SNAPSHOT_EVERY: u64 = 32;
 struct Snapshot {
     steps: Vec<String>,
     keys: BTreeMap<String, u64>,
+    /// The time account at the snapshot (the steps carry no timestamps).
+    #[serde(default)]
+    clock: TimeAccount,
 }
 
 /// What a step did.
@@ -127,7 +132,14 @@ impl Engine {
         };
         self.store.create_match(id, &meta, &opening).await?;
         if all_seated(&meta) {
-            self.store.set_deadline(id, now + hosted.window_ms(move_time_ms), 0).await?;
+            let windows = hosted.windows(move_time_ms);
+            let due = TimeAccount::default().due(
+                &windows,
+                now,
+                hosted.reserve_allowance_ms(),
+                move_time_ms,
+            );
+            self.store.set_deadline(id, due, 0).await?;
         }
         tracing::info!(match_id = %id, game, "match created");
         Ok(commitment)
@@ -191,7 +203,11 @@ impl Engine {
             let mut guard = slot.lock().await;
             let s = guard.as_mut().expect("loaded");
             if s.version == 0 && s.due_ms.is_none() && s.hosted.outcome().is_none() {
-                let due = now_ms() + s.hosted.window_ms(meta.move_time_ms);
+                let now = now_ms();
+                let windows = s.hosted.windows(meta.move_time_ms);
+                s.clock.window_start_ms = now;
+                let due =
+                    s.clock.due(&windows, now, s.hosted.reserve_allowance_ms(), meta.move_time_ms);
                 self.store.set_deadline(id, due, 0).await?;
                 s.due_ms = Some(due);
             }
@@ -241,6 +257,8 @@ impl Engine {
         let mut version = 0;
         let mut keys = BTreeMap::new();
         let mut steps = Vec::new();
+        let mut clock =
+            TimeAccount { window_start_ms: meta.created_at_ms, reserve_used_ms: [0; 2] };
         if let Some((v, bytes)) = self.store.snapshot(id).await? {
             let snap: Snapshot = serde_json::from_slice(&bytes)
                 .map_err(|e| ServiceError::Internal(format!("snapshot: {e}")))?;
@@ -256,6 +274,7 @@ impl Engine {
             version = v;
             keys = snap.keys;
             steps = snap.steps;
+            clock = snap.clock;
         }
         loop {
             let entries = self.store.read(id, version + 1, 512).await?;
@@ -266,7 +285,17 @@ impl Engine {
                 if e.version == 0 {
                     continue;
                 }
+                let before = hosted.to_move();
+                let windows = hosted.windows(meta.move_time_ms);
                 hosted.replay(&e.step_json)?;
+                // The same account the live replica kept, from the stream's timestamps.
+                let moving = moving_seat(&e.step_json);
+                if let Some(seat) = moving {
+                    clock.charge(&windows, seat, e.at_ms, hosted.reserve_allowance_ms());
+                }
+                if !keeps_window(before, hosted.to_move(), moving) {
+                    clock.window_start_ms = e.at_ms;
+                }
                 version = e.version;
                 if let Some(k) = e.idempotency_key {
                     keys.insert(k, e.version);
@@ -280,7 +309,7 @@ impl Engine {
         // fresh window (only when it belongs to this version).
         let due_ms =
             self.store.deadline(id).await?.filter(|d| d.fence_version == version).map(|d| d.due_ms);
-        Ok(Slot { hosted, meta, version, keys, due_ms, steps, last_used_ms: now_ms() })
+        Ok(Slot { hosted, meta, version, keys, due_ms, steps, clock, last_used_ms: now_ms() })
     }
 
     fn evict(&self, id: MatchId) {
@@ -340,13 +369,22 @@ impl Engine {
             _ => None,
         };
         let before = s.hosted.to_move();
+        let windows_before = s.hosted.windows(s.meta.move_time_ms);
         let applied = s
             .hosted
             .apply(step)
             .inspect_err(|_| service_kit::metrics::add("colosseum_engine_refusals_total", 1))?;
         let version = s.version + 1;
         let now = now_ms();
-        let (change, due) = next_deadline(s, before, moving, now);
+        let keep = keeps_window(before, s.hosted.to_move(), moving);
+        let mut account = s.clock;
+        if let Some(seat) = moving {
+            account.charge(&windows_before, seat, now, s.hosted.reserve_allowance_ms());
+        }
+        if !keep {
+            account.window_start_ms = now;
+        }
+        let (change, due) = next_deadline(s, keep, &account, now);
         let step_json = applied.step_json;
         let entry = Entry {
             version,
@@ -360,13 +398,15 @@ impl Engine {
             Ok(AppendOutcome::Appended { .. }) => {
                 s.version = version;
                 s.due_ms = due;
+                s.clock = account;
                 s.steps.push(step_json);
                 service_kit::metrics::add("colosseum_engine_steps_total", 1);
                 if let Some(k) = idempotency_key {
                     s.keys.insert(k, version);
                 }
                 if version.is_multiple_of(SNAPSHOT_EVERY) {
-                    let snap = Snapshot { steps: s.steps.clone(), keys: s.keys.clone() };
+                    let snap =
+                        Snapshot { steps: s.steps.clone(), keys: s.keys.clone(), clock: s.clock };
                     let store = self.store.clone();
                     // Off the move's path: a lost snapshot only makes a rebuild read more.
                     tokio::spawn(async move {
@@ -452,6 +492,62 @@ impl Engine {
     }
 }
 
+/// When the current move window opened, and how much of its reserve each seat has used.
+/// Kept from the stream's timestamps, so a rebuilt replica arrives at the same account.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct TimeAccount {
+    window_start_ms: u64,
+    reserve_used_ms: [u64; 2],
+}
+
+impl TimeAccount {
+    /// Charges `seat`'s move at `now` against the window it had (`windows` as before the
+    /// move): time past the window's length comes out of the reserve, if it could use it.
+    fn charge(&mut self, windows: &[(Seat, u64, bool)], seat: Seat, now: u64, allowance: u64) {
+        if let Some(&(_, len, true)) = windows.iter().find(|w| w.0 == seat) {
+            let over = now.saturating_sub(self.window_start_ms).saturating_sub(len);
+            let used = &mut self.reserve_used_ms[seat.index()];
+            *used = (*used + over).min(allowance);
+        }
+    }
+
+    /// When the windows of the seats owing a move run out, opened at `start`.
+    fn due(
+        &self,
+        windows: &[(Seat, u64, bool)],
+        start: u64,
+        allowance: u64,
+        standard_ms: u64,
+    ) -> u64 {
+        let longest = windows
+            .iter()
+            .map(|&(seat, len, reserve)| {
+                let left = if reserve {
+                    allowance.saturating_sub(self.reserve_used_ms[seat.index()])
+                } else {
+                    0
+                };
+                len + left
+            })
+            .max()
+            .unwrap_or(standard_ms);
+        start + longest
+    }
+}
+
+/// Whether a step keeps the round's window: a seat sealing its move while others still
+/// owe theirs (the same minute runs on). Any other step opens a new window.
+fn keeps_window(before: SeatSet, after: SeatSet, moving: Option<Seat>) -> bool {
+    moving.is_some_and(|seat| after == before.without(seat))
+}
+
+/// The seat of a stored move step, if it is one.
+fn moving_seat(step_json: &str) -> Option<Seat> {
+    let v: serde_json::Value = serde_json::from_str(step_json).ok()?;
+    v.get("move")?;
+    v.get("seat").and_then(serde_json::Value::as_u64).and_then(Seat::new)
+}
+
 fn all_seated(meta: &MatchMeta) -> bool {
     meta.seats.0.iter().all(|h| matches!(h, SeatHolder::Player(_) | SeatHolder::Bot(_)))
 }
@@ -465,25 +561,79 @@ fn holder_name(h: &SeatHolder) -> String {
     }
 }
 
-/// The deadline after a step. A seat sealing its move in a round others still owe keeps
-/// the round's deadline (the same minute runs on) under the new version's fence; any other
-/// step starts a new window; the end of the match clears it.
+/// The deadline after a step, given the time account after it (`account`). A seat sealing
+/// its move in a round others still owe keeps the round's deadline under the new version's
+/// fence; any other step opens new windows (with what is left of each seat's reserve where
+/// the rules allow it); the end of the match clears it.
 fn next_deadline(
     s: &Slot,
-    before: SeatSet,
-    moving: Option<Seat>,
+    keep: bool,
+    account: &TimeAccount,
     now: u64,
 ) -> (DeadlineChange, Option<u64>) {
     if s.hosted.outcome().is_some() || !all_seated(&s.meta) {
         return (DeadlineChange::Clear, None);
     }
     let fence_version = s.version + 1;
-    let after = s.hosted.to_move();
-    if let (Some(seat), Some(due)) = (moving, s.due_ms)
-        && after == before.without(seat)
-    {
+    if keep && let Some(due) = s.due_ms {
         return (DeadlineChange::Set { due_ms: due, fence_version }, Some(due));
     }
-    let due = now + s.hosted.window_ms(s.meta.move_time_ms);
+    let windows = s.hosted.windows(s.meta.move_time_ms);
+    let due = account.due(&windows, now, s.hosted.reserve_allowance_ms(), s.meta.move_time_ms);
     (DeadlineChange::Set { due_ms: due, fence_version }, Some(due))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: u64 = 60_000;
+    const RESERVE: u64 = 300_000;
+
+    #[test]
+    fn time_past_a_window_comes_out_of_the_reserve() {
+        let mut a = TimeAccount { window_start_ms: 1_000, reserve_used_ms: [0; 2] };
+        let w = [(Seat::ZERO, MIN, true)];
+        assert_eq!(a.due(&w, 1_000, RESERVE, MIN), 1_000 + MIN + RESERVE);
+        // Seat 0 moves 90 s into its minute: 30 s of reserve used.
+        a.charge(&w, Seat::ZERO, 1_000 + 90_000, RESERVE);
+        assert_eq!(a.reserve_used_ms, [30_000, 0]);
+        assert_eq!(a.due(&w, 0, RESERVE, MIN), MIN + RESERVE - 30_000);
+        // Inside its minute: nothing used.
+        a.window_start_ms = 0;
+        a.charge(&w, Seat::ZERO, 59_000, RESERVE);
+        assert_eq!(a.reserve_used_ms, [30_000, 0]);
+        // Never more than the allowance.
+        a.charge(&w, Seat::ZERO, 10 * RESERVE, RESERVE);
+        assert_eq!(a.reserve_used_ms, [RESERVE, 0]);
+        assert_eq!(a.due(&w, 0, RESERVE, MIN), MIN);
+    }
+
+    #[test]
+    fn windows_without_reserve_neither_use_nor_grant_it() {
+        let mut a = TimeAccount::default();
+        let rushed = [(Seat::ONE, 30_000, false)];
+        a.charge(&rushed, Seat::ONE, 45_000, RESERVE);
+        assert_eq!(a.reserve_used_ms, [0, 0]);
+        assert_eq!(a.due(&rushed, 100, RESERVE, MIN), 30_100);
+        // Simultaneous windows: the longest decides; nobody owing: the standard.
+        let both = [(Seat::ZERO, MIN, false), (Seat::ONE, 2 * MIN, false)];
+        assert_eq!(a.due(&both, 0, 0, MIN), 2 * MIN);
+        assert_eq!(a.due(&[], 5, 0, MIN), 5 + MIN);
+    }
+
+    #[test]
+    fn sealing_a_move_keeps_the_round_window() {
+        assert!(keeps_window(SeatSet::BOTH, SeatSet::only(Seat::ONE), Some(Seat::ZERO)));
+        assert!(!keeps_window(SeatSet::only(Seat::ONE), SeatSet::BOTH, Some(Seat::ONE)));
+        assert!(!keeps_window(
+            SeatSet::only(Seat::ZERO),
+            SeatSet::only(Seat::ONE),
+            Some(Seat::ZERO)
+        ));
+        assert!(!keeps_window(SeatSet::BOTH, SeatSet::BOTH, None));
+        assert_eq!(moving_seat(r#"{"move":{"card":3},"seat":1}"#), Some(Seat::ONE));
+        assert_eq!(moving_seat(r#"{"deadline":true}"#), None);
+        assert_eq!(moving_seat(r#"{"resign":0}"#), None);
+    }
 }

@@ -64,9 +64,11 @@ pub trait Hosted: Send {
     fn to_move(&self) -> SeatSet;
     /// How the match ended.
     fn outcome(&self) -> Option<Outcome>;
-    /// The longest move window among the seats owing a move, in ms (`standard_ms` for the
-    /// host's per-move time), or the standard when nobody owes one.
-    fn window_ms(&self, standard_ms: u64) -> u64;
+    /// The move window of each seat owing a move: its length in ms (`standard_ms` for the
+    /// host's per-move time) and whether it may run on into the seat's reserve.
+    fn windows(&self, standard_ms: u64) -> Vec<(Seat, u64, bool)>;
+    /// The reserve each seat has for the whole match, in ms.
+    fn reserve_allowance_ms(&self) -> u64;
     /// The record (the seed only once over).
     fn record_json(&self) -> String;
     /// The commitment, hex.
@@ -154,15 +156,22 @@ impl<G: Wire> Hosted for HostedMatch<G> {
         self.logged.inner().outcome()
     }
 
-    fn window_ms(&self, standard_ms: u64) -> u64 {
+    fn windows(&self, standard_ms: u64) -> Vec<(Seat, u64, bool)> {
         self.to_move()
             .iter()
-            .map(|s| match self.logged.inner().game().window(s).length {
-                WindowLength::Standard => standard_ms,
-                WindowLength::FixedMs(ms) => ms,
+            .map(|s| {
+                let w = self.logged.inner().game().window(s);
+                let len = match w.length {
+                    WindowLength::Standard => standard_ms,
+                    WindowLength::FixedMs(ms) => ms,
+                };
+                (s, len, w.reserve)
             })
-            .max()
-            .unwrap_or(standard_ms)
+            .collect()
+    }
+
+    fn reserve_allowance_ms(&self) -> u64 {
+        self.logged.inner().game().reserve_allowance_ms()
     }
 
     fn record_json(&self) -> String {

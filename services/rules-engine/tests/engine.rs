@@ -115,3 +115,20 @@ async fn games_of_another_family_are_refused() {
     let err = e.create(MatchId::random(), "masterminds", "", seats, 60_000).await.unwrap_err();
     assert!(err.to_string().contains("is a duel game; this engine hosts goofspiel"), "{err}");
 }
+
+#[tokio::test]
+async fn a_window_with_reserve_runs_for_the_move_time_plus_the_reserve() {
+    let store = Arc::new(MemoryStore::new());
+    let e = Engine::new(store.clone(), vec!["placement".into()], 60_000);
+    let id = new_match(&e, "cure-plague").await;
+    // Cure & Plague: a minute per move plus a five-minute reserve.
+    let d = store.deadline(id).await.unwrap().expect("armed at creation");
+    assert_eq!(d.fence_version, 0);
+    let left = e.view(id, Viewer::Spectator).await.unwrap().deadline_in_ms.unwrap();
+    assert!((355_000..=360_000).contains(&left), "{left}");
+    // A normal move opens the next seat's window, with its own reserve.
+    let v = play_one(&e, id, "m1").await.unwrap();
+    assert_eq!(v, 1);
+    let left = e.view(id, Viewer::Spectator).await.unwrap().deadline_in_ms.unwrap();
+    assert!((355_000..=360_000).contains(&left), "{left}");
+}
