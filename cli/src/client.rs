@@ -135,7 +135,21 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, String> {
                     (None, _) => "No winner".to_string(),
                 };
                 println!("{verdict} ({}). Seed revealed: {}", o.reason, o.seed);
-                println!("Check it: colosseum verify <(grpc GetMatchRecord {match_id})");
+                // The finished match's record, so anyone can replay and verify it.
+                let record = api
+                    .get_match_record(
+                        client.request(v1::GetMatchRecordRequest { match_id: match_id.clone() }),
+                    )
+                    .await
+                    .map_err(status)?
+                    .into_inner();
+                let path = format!("match-{match_id}.json");
+                match std::fs::write(&path, record.record_json) {
+                    Ok(()) => {
+                        println!("Record saved: {path}   (check it: colosseum verify {path})")
+                    }
+                    Err(e) => println!("Could not save the record to {path}: {e}"),
+                }
                 return Ok(ExitCode::SUCCESS);
             }
             if !view.legal_moves.is_empty() && prompted_at != Some(view.version) {

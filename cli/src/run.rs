@@ -21,16 +21,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         let store = service_kit::config::open_store().await.map_err(|e| format!("event store: {e}"))?;
         let redis = service_kit::config::optional("REDIS_URL");
         let shutdown = service_kit::serve::shutdown_on_signal();
-        let ready_store = store.clone();
         // METRICS_ADDR (e.g. 127.0.0.1:9090) serves /metrics, /healthz and /readyz.
-        service_kit::metrics::serve_from_env(
-            std::sync::Arc::new(move || {
-                let s = ready_store.clone();
-                Box::pin(async move { s.ping().await.map_err(|e| e.to_string()) })
-            }),
-            shutdown.clone(),
-        )
-        .await;
+        service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;
         let cluster = cluster::Cluster::start(store, args.addr).await.map_err(|e| format!("cannot start: {e}"))?;
         let url = cluster.gateway_url();
         println!("Colosseum is running.");

@@ -73,3 +73,17 @@ pub async fn open_store() -> Result<std::sync::Arc<dyn events::EventStore>, even
         }
     }
 }
+
+/// The rules engine of each family: `ENGINE_<FAMILY>_URL`, else `ENGINE_URL`, else the
+/// local default. The gateway and the clock both call the engines.
+pub fn engine_urls() -> Vec<(String, String)> {
+    let default = string("ENGINE_URL", "http://127.0.0.1:50061");
+    [
+        ("goofspiel", "ENGINE_GOOFSPIEL_URL"),
+        ("placement", "ENGINE_PLACEMENT_URL"),
+        ("duel", "ENGINE_DUEL_URL"),
+    ]
+    .iter()
+    .map(|(family, var)| (family.to_string(), string(var, &default)))
+    .collect()
+}

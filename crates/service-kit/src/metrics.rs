@@ -89,6 +89,16 @@ pub async fn serve_from_env(ready: Ready, shutdown: CancellationToken) {
     }
 }
 
+/// Serves metrics on `METRICS_ADDR` (when set) with readiness meaning "the event store
+/// answers": what every service binary and `colosseum run` do.
+pub async fn serve_with_store(store: Arc<dyn events::EventStore>, shutdown: CancellationToken) {
+    let ready: Ready = Arc::new(move || {
+        let s = store.clone();
+        Box::pin(async move { s.ping().await.map_err(|e| e.to_string()) })
+    });
+    serve_from_env(ready, shutdown).await;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,15 +15,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let idle_ms = service_kit::config::number("ENGINE_IDLE_MS", 120_000)?;
     let store = service_kit::config::open_store().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
-    let ready_store = store.clone();
-    service_kit::metrics::serve_from_env(
-        std::sync::Arc::new(move || {
-            let s = ready_store.clone();
-            Box::pin(async move { s.ping().await.map_err(|e| e.to_string()) })
-        }),
-        shutdown.clone(),
-    )
-    .await;
+    service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;
     let engine = Arc::new(Engine::new(store, families.clone(), idle_ms));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!(%addr, families = %families.join(","), "rules engine listening");
