@@ -1,7 +1,9 @@
-//! Structured logs and W3C trace context. Every service logs `tracing` lines (JSON when
-//! `LOG_FORMAT=json`, compact text otherwise) and carries a `traceparent` through gRPC
-//! metadata and inside stream events, so a move can be followed from client to opponent
-//! and exported to OpenTelemetry by any collector that reads W3C context.
+//! Structured logs, W3C trace context and OpenTelemetry. Every service logs `tracing`
+//! lines (JSON when `LOG_FORMAT=json`, compact text otherwise) and carries a
+//! `traceparent` through gRPC metadata and inside stream events. With
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` set, request spans are exported over OTLP/gRPC, each
+//! adopting the incoming trace context as its parent, so one move is one trace across the
+//! gateway and the rules engine.
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -10,15 +12,85 @@ use std::fmt;
 use tonic::metadata::MetadataMap;
 
 /// Starts logging for a service: `RUST_LOG` filters (default `info`), `LOG_FORMAT=json`
-/// switches to one JSON object per line. Safe to call twice (the second call is ignored).
+/// switches to one JSON object per line, `OTEL_EXPORTER_OTLP_ENDPOINT` (e.g.
+/// `http://collector:4317`) adds span export over OTLP/gRPC. Safe to call twice (the second
+/// call is ignored).
 pub fn init(service: &'static str) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let json = crate::config::string("LOG_FORMAT", "text") == "json";
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
-    let done = if json { builder.json().try_init() } else { builder.compact().try_init() };
+    let (text, structured) = if json {
+        (None, Some(tracing_subscriber::fmt::layer().json().with_target(false)))
+    } else {
+        (Some(tracing_subscriber::fmt::layer().compact().with_target(false)), None)
+    };
+    let otel = crate::config::optional("OTEL_EXPORTER_OTLP_ENDPOINT").and_then(|endpoint| {
+        match opentelemetry_otlp::SpanExporter::builder().with_tonic().build() {
+            Ok(exporter) => {
+                let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+                    .with_batch_exporter(exporter)
+                    .with_resource(
+                        opentelemetry_sdk::Resource::builder().with_service_name(service).build(),
+                    )
+                    .build();
+                eprintln!("exporting spans over OTLP to {endpoint}");
+                Some(otel_layer(service, provider))
+            }
+            Err(e) => {
+                eprintln!("OpenTelemetry export to {endpoint} is off: {e}");
+                None
+            }
+        }
+    });
+    let done = tracing_subscriber::registry()
+        .with(filter)
+        .with(text)
+        .with(structured)
+        .with(otel)
+        .try_init();
     if done.is_ok() {
         tracing::info!(service, "logging started");
+    }
+}
+
+/// A `tracing` layer that turns spans into OpenTelemetry spans of `provider` (which also
+/// becomes the global provider).
+pub fn otel_layer<S>(
+    service: &'static str,
+    provider: opentelemetry_sdk::trace::SdkTracerProvider,
+) -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    use opentelemetry::trace::TracerProvider;
+    let tracer = provider.tracer(service);
+    opentelemetry::global::set_tracer_provider(provider);
+    tracing_opentelemetry::layer().with_tracer(tracer)
+}
+
+/// Makes `span` a child of `ctx` in OpenTelemetry (a no-op when nothing exports spans),
+/// and returns the context to pass on: the span's own when it is exported, so the next
+/// service's span hangs under it; else a child of `ctx`.
+pub fn adopt(span: &tracing::Span, ctx: &TraceContext) -> TraceContext {
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
+    };
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    let parent = SpanContext::new(
+        TraceId::from_bytes(ctx.trace_id),
+        SpanId::from_bytes(ctx.span_id),
+        TraceFlags::new(ctx.flags),
+        true,
+        TraceState::default(),
+    );
+    let _ = span.set_parent(opentelemetry::Context::new().with_remote_span_context(parent));
+    let own = span.context().span().span_context().clone();
+    if own.is_valid() && own.trace_id().to_bytes() == ctx.trace_id {
+        TraceContext { trace_id: ctx.trace_id, span_id: own.span_id().to_bytes(), flags: ctx.flags }
+    } else {
+        ctx.child()
     }
 }
 
@@ -80,12 +152,12 @@ impl TraceContext {
         hex::encode(self.trace_id)
     }
 
-    /// Reads `traceparent` from gRPC metadata and starts a child span, or a new trace.
+    /// The caller's context from `traceparent` in gRPC metadata (the parent of this
+    /// request's span: pass it to `adopt`), or a new trace.
     pub fn from_metadata(m: &MetadataMap) -> Self {
         m.get("traceparent")
             .and_then(|v| v.to_str().ok())
             .and_then(Self::parse)
-            .map(|c| c.child())
             .unwrap_or_else(Self::root)
     }
 
@@ -130,7 +202,7 @@ mod tests {
         let mut m = MetadataMap::new();
         root.inject(&mut m);
         let next = TraceContext::from_metadata(&m);
-        assert_eq!(next.trace_id, root.trace_id);
+        assert_eq!(next, root);
     }
 
     #[test]

@@ -231,6 +231,8 @@ impl srv::ColosseumService for Gateway {
         let id = MatchId::random();
         let [s0, s1] = seats;
         let span = tracing::info_span!("create_match", match_id = %id, game = %game, trace_id = %trace.trace_hex());
+        // The span joins the caller's trace; the engine's span will hang under it.
+        let trace = service_kit::telemetry::adopt(&span, &trace);
         let resp = engine
             .clone()
             .create_match(traced(
@@ -299,6 +301,8 @@ impl srv::ColosseumService for Gateway {
             ServiceError::PermissionDenied("you hold no seat in this match".into())
         })?;
         let span = tracing::info_span!("submit_move", match_id = %id, seat = seat.index(), trace_id = %trace.trace_hex());
+        // The span joins the caller's trace; the engine's span will hang under it.
+        let trace = service_kit::telemetry::adopt(&span, &trace);
         let resp = self
             .engines
             .for_game(&meta.game)?

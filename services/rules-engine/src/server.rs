@@ -101,8 +101,9 @@ impl srv::RulesEngineService for RulesEngineApi {
         let internal::ApplyStepRequest { match_id: id, step, idempotency_key, traceparent } =
             req.into_inner();
         let id = match_id(&id)?;
-        let trace = TraceContext::parse(&traceparent).map(|t| t.child()).unwrap_or(trace);
+        let trace = TraceContext::parse(&traceparent).unwrap_or(trace);
         let span = tracing::info_span!("apply_step", match_id = %id, trace_id = %trace.trace_hex());
+        let trace = service_kit::telemetry::adopt(&span, &trace);
         let key = Some(idempotency_key).filter(|k| !k.is_empty());
         let (step, fence) = match step {
             Some(apply_step_request::Step::Move(internal::SeatMove { seat: s, r#move })) => {
