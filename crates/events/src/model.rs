@@ -72,6 +72,14 @@ pub struct MatchMeta {
     pub created_at_ms: u64,
 }
 
+impl MatchMeta {
+    /// Whether both seats are held (by players or bots): the match can start its clock,
+    /// and its seats will not change again.
+    pub fn all_seated(&self) -> bool {
+        self.seats.0.iter().all(|h| matches!(h, SeatHolder::Player(_) | SeatHolder::Bot(_)))
+    }
+}
+
 impl fmt::Debug for MatchMeta {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let MatchMeta {

@@ -2,6 +2,7 @@
 //!
 //! # Layout
 //! - [`config`]: the one config loader (environment variables, with defaults).
+//! - [`fields`]: match ids, seats and seat holders as requests carry them.
 //! - [`telemetry`]: structured logs and W3C trace context carried in gRPC metadata.
 //! - [`status`]: the one mapping from domain errors to gRPC statuses.
 //! - [`serve`]: health, reflection and graceful shutdown around a tonic router.
@@ -9,6 +10,7 @@
 //! - [`metrics`]: counters and gauges, `/metrics`, `/healthz`, `/readyz` over HTTP.
 
 pub mod config;
+pub mod fields;
 pub mod metrics;
 pub mod serve;
 pub mod status;

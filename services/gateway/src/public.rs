@@ -6,11 +6,12 @@ use crate::auth::{Caller, token_key};
 use crate::bots::BotDispatch;
 use crate::engines::Engines;
 use crate::hub::Hub;
-use api::internal::{self, apply_step_request, apply_step_response, seat_holder};
+use api::internal::{self, apply_step_request, apply_step_response};
 use api::v1::{self, colosseum_service_server as srv, opponent, submit_move_response};
 use events::{EventStore, MatchId, MatchMeta, PlayerId, SeatHolder};
 use prost::Message;
 use rules_core::{Audience, Seat, Viewer};
+use service_kit::fields::{holder_to_proto, match_id, seat as seat_number};
 use service_kit::status::{ServiceError, relay};
 use service_kit::telemetry::TraceContext;
 use std::pin::Pin;
@@ -67,8 +68,7 @@ impl Gateway {
                 .await?
                 .ok_or_else(|| ServiceError::NotFound(format!("no match {id}")))?,
         );
-        let settled =
-            meta.seats.0.iter().all(|h| matches!(h, SeatHolder::Player(_) | SeatHolder::Bot(_)));
+        let settled = meta.all_seated();
         if settled {
             let mut cache = self.settled.lock().expect("the meta cache lock");
             if cache.len() >= SETTLED_CAP {
@@ -87,28 +87,11 @@ fn caller<T>(req: &Request<T>) -> Result<PlayerId, ServiceError> {
         .ok_or_else(|| ServiceError::Unauthenticated("no session".into()))
 }
 
-fn match_id(s: &str) -> Result<MatchId, ServiceError> {
-    if s.is_empty() {
-        return Err(ServiceError::InvalidArgument("match_id is required".into()));
-    }
-    s.parse().map_err(|_| ServiceError::InvalidArgument(format!("match_id {s:?} is not a UUID")))
-}
-
 /// The seat `player` holds in `meta`, if any.
 pub fn seat_of(meta: &MatchMeta, player: PlayerId) -> Option<Seat> {
     Seat::BOTH
         .into_iter()
         .find(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player))
-}
-
-fn holder(h: SeatHolder) -> Option<internal::SeatHolder> {
-    let kind = match h {
-        SeatHolder::Open => seat_holder::Kind::Open(internal::Open {}),
-        SeatHolder::Player(p) => seat_holder::Kind::PlayerId(p.to_string()),
-        SeatHolder::Reserved(p) => seat_holder::Kind::ReservedFor(p.to_string()),
-        SeatHolder::Bot(b) => seat_holder::Kind::Bot(b),
-    };
-    Some(internal::SeatHolder { kind: Some(kind) })
 }
 
 fn traced<T>(msg: T, trace: &TraceContext) -> Request<T> {
@@ -195,9 +178,7 @@ impl srv::ColosseumService for Gateway {
         let v1::CreateMatchRequest { game, options_json, opponent, seat, move_time_ms } =
             req.into_inner();
         let engine = self.engines.for_game(&game)?;
-        let seat = Seat::new(u64::from(seat)).ok_or_else(|| {
-            ServiceError::InvalidArgument(format!("seat {seat} does not exist: seats are 0 and 1"))
-        })?;
+        let seat = seat_number(seat)?;
         let move_time_ms = if move_time_ms == 0 { DEFAULT_MOVE_TIME_MS } else { move_time_ms };
         if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
             return Err(ServiceError::InvalidArgument(format!(
@@ -240,8 +221,8 @@ impl srv::ColosseumService for Gateway {
                     match_id: id.to_string(),
                     game: game.clone(),
                     options_json,
-                    seat0: holder(s0),
-                    seat1: holder(s1),
+                    seat0: holder_to_proto(&s0),
+                    seat1: holder_to_proto(&s1),
                     move_time_ms,
                 },
                 &trace,

@@ -131,7 +131,7 @@ impl Engine {
             at_ms: now,
         };
         self.store.create_match(id, &meta, &opening).await?;
-        if all_seated(&meta) {
+        if meta.all_seated() {
             let windows = hosted.windows(move_time_ms);
             let due = TimeAccount::default().due(
                 &windows,
@@ -198,7 +198,7 @@ impl Engine {
         {
             s.meta = meta.clone();
         }
-        if all_seated(&meta) {
+        if meta.all_seated() {
             let slot = self.load(id).await?;
             let mut guard = slot.lock().await;
             let s = guard.as_mut().expect("loaded");
@@ -548,10 +548,6 @@ fn moving_seat(step_json: &str) -> Option<Seat> {
     v.get("seat").and_then(serde_json::Value::as_u64).and_then(Seat::new)
 }
 
-fn all_seated(meta: &MatchMeta) -> bool {
-    meta.seats.0.iter().all(|h| matches!(h, SeatHolder::Player(_) | SeatHolder::Bot(_)))
-}
-
 fn holder_name(h: &SeatHolder) -> String {
     match h {
         SeatHolder::Open => String::new(),
@@ -571,7 +567,7 @@ fn next_deadline(
     account: &TimeAccount,
     now: u64,
 ) -> (DeadlineChange, Option<u64>) {
-    if s.hosted.outcome().is_some() || !all_seated(&s.meta) {
+    if s.hosted.outcome().is_some() || !s.meta.all_seated() {
         return (DeadlineChange::Clear, None);
     }
     let fence_version = s.version + 1;

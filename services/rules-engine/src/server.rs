@@ -4,10 +4,12 @@
 use crate::engine::{Engine, StepResult};
 use crate::hosted::StepIn;
 use api::internal::{
-    self, apply_step_request, apply_step_response, rules_engine_service_server as srv, seat_holder,
+    self, apply_step_request, apply_step_response, rules_engine_service_server as srv,
 };
-use events::{MatchId, PlayerId, SeatHolder};
 use rules_core::{Seat, Viewer};
+use service_kit::fields::{
+    holder_from_proto, holder_to_proto, match_id, player_id as player_id_of, seat,
+};
 use service_kit::status::ServiceError;
 use service_kit::telemetry::TraceContext;
 use std::sync::Arc;
@@ -32,33 +34,6 @@ impl RulesEngineApi {
     }
 }
 
-/// Parses a match id.
-///
-/// # Errors
-/// INVALID_ARGUMENT naming the bad id.
-pub fn match_id(s: &str) -> Result<MatchId, ServiceError> {
-    s.parse().map_err(|_| ServiceError::InvalidArgument(format!("match_id {s:?} is not a UUID")))
-}
-
-fn seat(n: u32) -> Result<Seat, ServiceError> {
-    Seat::new(u64::from(n)).ok_or_else(|| {
-        ServiceError::InvalidArgument(format!("seat {n} does not exist: seats are 0 and 1"))
-    })
-}
-
-fn holder(h: Option<internal::SeatHolder>) -> Result<SeatHolder, ServiceError> {
-    Ok(match h.and_then(|h| h.kind) {
-        None | Some(seat_holder::Kind::Open(_)) => SeatHolder::Open,
-        Some(seat_holder::Kind::PlayerId(p)) => SeatHolder::Player(player(&p)?),
-        Some(seat_holder::Kind::ReservedFor(p)) => SeatHolder::Reserved(player(&p)?),
-        Some(seat_holder::Kind::Bot(b)) => SeatHolder::Bot(b),
-    })
-}
-
-fn player(s: &str) -> Result<PlayerId, ServiceError> {
-    s.parse().map_err(|_| ServiceError::InvalidArgument(format!("player id {s:?} is not a UUID")))
-}
-
 #[tonic::async_trait]
 impl srv::RulesEngineService for RulesEngineApi {
     async fn create_match(
@@ -77,7 +52,13 @@ impl srv::RulesEngineService for RulesEngineApi {
         let span = tracing::info_span!("create_match", match_id = %id, game = %game);
         let commitment = self
             .engine
-            .create(id, &game, &options_json, [holder(seat0)?, holder(seat1)?], move_time_ms)
+            .create(
+                id,
+                &game,
+                &options_json,
+                [holder_from_proto(seat0)?, holder_from_proto(seat1)?],
+                move_time_ms,
+            )
             .instrument(span)
             .await?;
         Ok(Response::new(internal::CreateMatchResponse { seed_commitment: commitment }))
@@ -89,7 +70,7 @@ impl srv::RulesEngineService for RulesEngineApi {
     ) -> Result<Response<internal::JoinMatchResponse>, Status> {
         let internal::JoinMatchRequest { match_id: id, player_id } = req.into_inner();
         let id = match_id(&id)?;
-        let seat = self.engine.join(id, player(&player_id)?).await?;
+        let seat = self.engine.join(id, player_id_of(&player_id)?).await?;
         Ok(Response::new(internal::JoinMatchResponse { seat: wire::seat_u32(seat) }))
     }
 
@@ -177,19 +158,10 @@ fn answer(r: StepResult) -> internal::ApplyStepResponse {
 
 /// The public part of a match's metadata (never the seed).
 pub fn meta_response(meta: &events::MatchMeta) -> internal::GetMetaResponse {
-    let to_proto = |h: &SeatHolder| {
-        let kind = match h {
-            SeatHolder::Open => seat_holder::Kind::Open(internal::Open {}),
-            SeatHolder::Player(p) => seat_holder::Kind::PlayerId(p.to_string()),
-            SeatHolder::Reserved(p) => seat_holder::Kind::ReservedFor(p.to_string()),
-            SeatHolder::Bot(b) => seat_holder::Kind::Bot(b.clone()),
-        };
-        Some(internal::SeatHolder { kind: Some(kind) })
-    };
     internal::GetMetaResponse {
         game: meta.game.clone(),
-        seat0: to_proto(&meta.seats[Seat::ZERO]),
-        seat1: to_proto(&meta.seats[Seat::ONE]),
+        seat0: holder_to_proto(&meta.seats[Seat::ZERO]),
+        seat1: holder_to_proto(&meta.seats[Seat::ONE]),
         move_time_ms: meta.move_time_ms,
         commitment: meta.commitment_hex.clone(),
     }
