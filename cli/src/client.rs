@@ -105,12 +105,12 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, String> {
             });
         }
         let mut watch = api
-            .watch_match(
-                client.request(v1::WatchMatchRequest {
-                    match_id: match_id.clone(),
-                    after_version: 0,
-                }),
-            )
+            .watch_match(client.request(v1::WatchMatchRequest {
+                match_id: match_id.clone(),
+                after_version: 0,
+                include_views: false,
+                after_index: None,
+            }))
             .await
             .map_err(status)?
             .into_inner();

@@ -1,5 +1,5 @@
 //! `colosseum load`: bot-vs-bot matches through the gateway, as real clients (guest
-//! sessions, CreateMatch/JoinMatch, WatchMatch, GetView, SubmitMove), many at once. It
+//! sessions, CreateMatch/JoinMatch, WatchMatch with views, SubmitMove), many at once. It
 //! measures moves per second and the latency from a submit to the opponent receiving
 //! that move's event, and can measure a bare tonic unary echo in the same run.
 
@@ -29,6 +29,13 @@ pub struct LoadArgs {
     /// Each bot waits this long before each move (0: a closed loop).
     #[arg(long, default_value_t = 0)]
     think_ms: u64,
+    /// Each think time is drawn uniformly from think_ms ± this (0: exactly think_ms).
+    #[arg(long, default_value_t = 0)]
+    think_jitter_ms: u64,
+    /// The workers' first matches start spread evenly over this many ms, as players
+    /// arriving at a site do, rather than all in one instant (default: the think time).
+    #[arg(long)]
+    ramp_ms: Option<u64>,
     /// The gateway; default: start the cluster in this process (Redis at REDIS_URL, else in memory).
     #[arg(long)]
     gateway: Option<String>,
@@ -49,7 +56,7 @@ struct Stats {
     error_samples: Mutex<Vec<String>>,
     /// Per (match, version): who submitted the move and when, and when each player's
     /// watch stream first showed that version. Either side may come first.
-    seen: Mutex<BTreeMap<(String, u64), Sighting>>,
+    seen: Mutex<BTreeMap<(u64, u64), Sighting>>,
     /// Submit-to-opponent-receipt latencies, microseconds.
     latencies: Mutex<Vec<u64>>,
 }
@@ -64,9 +71,9 @@ struct Sighting {
 impl Stats {
     /// Notes a submit (`by` is the player, 0 or 1) or a receipt, and records the latency
     /// once the submit and the other player's receipt are both known.
-    fn note(&self, key: (String, u64), by: u8, at: Instant, submit: bool) {
+    fn note(&self, key: (u64, u64), by: u8, at: Instant, submit: bool) {
         let mut seen = self.seen.lock().expect("the stats lock");
-        let s = seen.entry(key.clone()).or_default();
+        let s = seen.entry(key).or_default();
         if submit {
             s.submitted = Some((by, at));
         } else if !s.received.iter().any(|(p, _)| *p == by) {
@@ -133,9 +140,13 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
                 next.clone(),
                 bar.clone(),
             );
-            let (game, think, move_time) = (args.game.clone(), args.think_ms, args.move_time);
+            let think = (args.think_ms, args.think_jitter_ms.min(args.think_ms));
+            let (game, move_time) = (args.game.clone(), args.move_time);
             let total = args.matches;
+            let ramp = args.ramp_ms.unwrap_or(args.think_ms);
+            let stagger = Duration::from_micros(ramp * 1000 * w / args.concurrency.max(1));
             workers.spawn(async move {
+                tokio::time::sleep(stagger).await;
                 let a = Client::guest_on(channel.clone(), &format!("load-{w}-a")).await;
                 let b = Client::guest_on(channel, &format!("load-{w}-b")).await;
                 let (a, b) = match (a, b) {
@@ -150,8 +161,12 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
                         return;
                     }
                 };
-                while next.fetch_add(1, Ordering::Relaxed) < total {
-                    if let Err(e) = one_match(&a, &b, &game, think, move_time, &stats).await {
+                loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    if n >= total {
+                        break;
+                    }
+                    if let Err(e) = one_match(n, &a, &b, &game, think, move_time, &stats).await {
                         stats.errors.fetch_add(1, Ordering::Relaxed);
                         let mut samples = stats.error_samples.lock().expect("the stats lock");
                         if samples.len() < 5 {
@@ -173,6 +188,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
             "matches": args.matches,
             "concurrency": args.concurrency,
             "think_ms": args.think_ms,
+            "think_jitter_ms": args.think_jitter_ms,
             "moves": moves,
             "seconds": (seconds * 1000.0).round() / 1000.0,
             "moves_per_s": (moves as f64 / seconds).round(),
@@ -193,11 +209,13 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
     })
 }
 
+/// Plays match number `n` between `a` and `b`.
 async fn one_match(
+    n: u64,
     a: &Client,
     b: &Client,
     game: &str,
-    think: u64,
+    think: (u64, u64),
     move_time: u64,
     stats: &Arc<Stats>,
 ) -> Result<(), tonic::Status> {
@@ -214,104 +232,101 @@ async fn one_match(
         .into_inner();
     let id = created.match_id;
     b.api().join_match(b.request(v1::JoinMatchRequest { match_id: id.clone() })).await?;
-    let pa = tokio::spawn(player(a.clone(), 0, id.clone(), think, stats.clone()));
-    let pb = tokio::spawn(player(b.clone(), 1, id, think, stats.clone()));
+    let pa = tokio::spawn(player(a.clone(), 0, (n, id.clone()), think, stats.clone()));
+    let pb = tokio::spawn(player(b.clone(), 1, (n, id), think, stats.clone()));
     let (ra, rb) = (pa.await, pb.await);
     ra.map_err(|e| tonic::Status::internal(e.to_string()))??;
     rb.map_err(|e| tonic::Status::internal(e.to_string()))??;
     Ok(())
 }
 
-/// One seat of one match: random legal moves until the end, timing the opponent's moves.
+/// One seat of one match (`(n, id)`: its number in the run and its id; `think`: the think
+/// time and its jitter, ms): random legal
+/// moves until the end, timing the opponent's moves. The watch stream brings the seat's
+/// view after every version, so the player never asks for it: a move costs one SubmitMove.
 async fn player(
     c: Client,
     me: u8,
-    id: String,
-    think: u64,
+    (n, id): (u64, String),
+    think: (u64, u64),
     stats: Arc<Stats>,
 ) -> Result<(), tonic::Status> {
     let mut api = c.api();
     let mut events = api
-        .watch_match(c.request(v1::WatchMatchRequest { match_id: id.clone(), after_version: 0 }))
+        .watch_match(c.request(v1::WatchMatchRequest {
+            match_id: id.clone(),
+            after_version: 0,
+            include_views: true,
+            after_index: None,
+        }))
         .await?
         .into_inner();
-    // The stream is drained as events arrive (so receipt times are true), and the player
-    // is woken to look at the match again.
-    let (wake_tx, mut wake) = tokio::sync::watch::channel(0u64);
+    // The stream is drained as messages arrive (so receipt times are true while the player
+    // thinks), and the player gets the newest view.
+    let (view_tx, mut views) = tokio::sync::watch::channel(None::<v1::GetViewResponse>);
     let reader = {
-        let (stats, id) = (stats.clone(), id.clone());
+        let stats = stats.clone();
         tokio::spawn(async move {
-            while let Ok(Some(e)) = events.message().await {
-                #[allow(clippy::disallowed_methods)] // The load client measures wall time.
-                let now = Instant::now();
-                stats.note((id.clone(), e.version), me, now, false);
-                let _ = wake_tx.send(e.version);
+            loop {
+                match events.message().await {
+                    Ok(Some(m)) => {
+                        #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+                        let now = Instant::now();
+                        stats.note((n, m.version), me, now, false);
+                        if let Some(v) = m.view {
+                            let _ = view_tx.send(Some(v));
+                        }
+                    }
+                    Ok(None) => return Ok(()),
+                    Err(s) => return Err(s),
+                }
             }
         })
     };
     let mut rng = bots::BotRng::from_seed(service_kit::time::os_random_32());
+    // The newest version this player moved at: its views up to then need nothing.
     let mut acted_at = None;
-    // The newest version this player knows the match reached (its own moves' included):
-    // events up to it need no new look at the match.
-    let mut known = 0u64;
-    let result = loop {
-        let view = match api.get_view(c.request(v1::GetViewRequest { match_id: id.clone() })).await
-        {
-            Ok(v) => v.into_inner(),
-            Err(s) => break Err(s),
-        };
-        if view.outcome.is_some() {
-            break Ok(());
+    loop {
+        if views.changed().await.is_err() {
+            // The stream ended: the match is over, or the reader saw an error.
+            return reader.await.map_err(|e| tonic::Status::internal(e.to_string()))?;
         }
-        known = known.max(view.version);
-        if !view.legal_moves.is_empty() && acted_at != Some(view.version) {
-            if think > 0 {
-                tokio::time::sleep(Duration::from_millis(think)).await;
-            }
-            let mv = view.legal_moves[rng.below(view.legal_moves.len() as u32) as usize].clone();
-            #[allow(clippy::disallowed_methods)] // The load client measures wall time.
-            let t0 = Instant::now();
-            match api
-                .submit_move(c.request(v1::SubmitMoveRequest {
-                    match_id: id.clone(),
-                    r#move: Some(mv),
-                    idempotency_key: format!("load:{}:{}", view.version, uuid::Uuid::new_v4()),
-                }))
-                .await
-            {
-                Ok(r) => {
-                    if let Some(v1::submit_move_response::Outcome::Accepted(a)) =
-                        r.into_inner().outcome
-                    {
-                        stats.moves.fetch_add(1, Ordering::Relaxed);
-                        stats.note((id.clone(), a.version), me, t0, true);
-                        // Nothing else can have happened in between if our move is the
-                        // next version: then our own events need no new look.
-                        if a.version == known + 1 {
-                            known = a.version;
-                        }
-                    }
-                }
-                Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
-                Err(s) => break Err(s),
-            }
-            acted_at = Some(view.version);
+        let Some(view) = views.borrow_and_update().clone() else { continue };
+        if view.outcome.is_some() {
+            return Ok(());
+        }
+        if view.legal_moves.is_empty() || acted_at.is_some_and(|v| v >= view.version) {
             continue;
         }
-        // Nothing to do until the match moves past what this player already knows.
-        let mut closed = false;
-        while *wake.borrow_and_update() <= known {
-            if wake.changed().await.is_err() {
-                closed = true;
-                break;
+        if think.0 > 0 {
+            let (t, j) = think;
+            let jitter = if j == 0 { 0 } else { u64::from(rng.below(2 * j as u32 + 1)) };
+            tokio::time::sleep(Duration::from_millis(t.saturating_sub(j) + jitter)).await;
+        }
+        let mv = view.legal_moves[rng.below(view.legal_moves.len() as u32) as usize].clone();
+        #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+        let t0 = Instant::now();
+        match api
+            .submit_move(c.request(v1::SubmitMoveRequest {
+                match_id: id.clone(),
+                r#move: Some(mv),
+                idempotency_key: format!("load:{}:{}", view.version, uuid::Uuid::new_v4()),
+            }))
+            .await
+        {
+            Ok(r) => {
+                if let Some(v1::submit_move_response::Outcome::Accepted(a)) = r.into_inner().outcome
+                {
+                    stats.moves.fetch_add(1, Ordering::Relaxed);
+                    stats.note((n, a.version), me, t0, true);
+                }
             }
+            // The match moved on meanwhile (a deadline): the stream brings the next view.
+            Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
+            Err(s) => return Err(s),
         }
-        if closed {
-            break Ok(());
-        }
-    };
-    reader.abort();
-    result
+        acted_at = Some(view.version);
+    }
 }
 
 /// A bare tonic unary echo (grpc.health.v1 Check on a server with nothing else), 64

@@ -20,6 +20,11 @@ mod selfplay;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+// glibc's malloc contends on its arena locks under many tokio tasks; mimalloc measured
+// faster on the cluster load (docs/benchmarks.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "colosseum", version, about = "Colosseum: two-player Death Match games, hosted")]
 struct Cli {

@@ -11,6 +11,7 @@
 //! | `ev` | the events, see below |
 //! | `idem` | the idempotency key (optional) |
 //! | `tp` | the traceparent (optional) |
+//! | `vw` | the viewers' views, encoded like `ev` (omitted when there are none) |
 //!
 //! The version is not a field: it is the entry id (`<version>-1`, see [`crate::keys`]).
 //!
@@ -90,6 +91,9 @@ pub fn entry_fields(entry: &Entry) -> Vec<(&'static str, Vec<u8>)> {
     if let Some(tp) = &entry.traceparent {
         fields.push(("tp", tp.as_bytes().to_vec()));
     }
+    if !entry.views.is_empty() {
+        fields.push(("vw", encode_events(&entry.views)));
+    }
     fields
 }
 
@@ -104,6 +108,7 @@ pub fn entry_from_fields(version: u64, fields: Vec<(Vec<u8>, Vec<u8>)>) -> Resul
         step_json: String::new(),
         idempotency_key: None,
         events: Vec::new(),
+        views: Vec::new(),
         traceparent: None,
         at_ms: 0,
     };
@@ -124,6 +129,7 @@ pub fn entry_from_fields(version: u64, fields: Vec<(Vec<u8>, Vec<u8>)>) -> Resul
             }
             b"idem" => entry.idempotency_key = Some(utf8(value, "idem")?),
             b"tp" => entry.traceparent = Some(utf8(value, "tp")?),
+            b"vw" => entry.views = decode_events(&value)?,
             // Fields added by a later version are skipped, so old readers keep working.
             _ => {}
         }
@@ -239,6 +245,11 @@ mod tests {
                 StoredEvent { audience: Audience::Seat(Seat::ONE), payload: vec![] },
                 StoredEvent { audience: Audience::Seat(Seat::ZERO), payload: vec![0; 300] },
             ],
+            views: vec![
+                StoredEvent { audience: Audience::Seat(Seat::ZERO), payload: vec![7; 40] },
+                StoredEvent { audience: Audience::Seat(Seat::ONE), payload: vec![9] },
+                StoredEvent { audience: Audience::Public, payload: vec![] },
+            ],
             traceparent: Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into()),
             at_ms: 1_700_000_000_123,
         }
@@ -250,7 +261,13 @@ mod tests {
         let fields =
             entry_fields(&e).into_iter().map(|(k, v)| (k.as_bytes().to_vec(), v)).collect();
         assert_eq!(entry_from_fields(3, fields), Ok(e));
-        let bare = Entry { idempotency_key: None, traceparent: None, events: vec![], ..entry() };
+        let bare = Entry {
+            idempotency_key: None,
+            traceparent: None,
+            events: vec![],
+            views: vec![],
+            ..entry()
+        };
         let fields =
             entry_fields(&bare).into_iter().map(|(k, v)| (k.as_bytes().to_vec(), v)).collect();
         assert_eq!(entry_from_fields(3, fields), Ok(bare));
@@ -263,6 +280,16 @@ mod tests {
         assert!(decode_events(&[1, 3, 0, 0, 0, 0]).is_err());
         assert!(decode_events(&[1, 0, 0, 0, 0, 2, 9]).is_err());
         assert_eq!(decode_events(&[1]), Ok(vec![]));
+    }
+
+    #[test]
+    fn each_viewer_gets_exactly_its_own_view() {
+        let e = entry();
+        assert_eq!(e.view_for(rules_core::Viewer::Seat(Seat::ZERO)), Some(&[7u8; 40][..]));
+        assert_eq!(e.view_for(rules_core::Viewer::Seat(Seat::ONE)), Some(&[9u8][..]));
+        assert_eq!(e.view_for(rules_core::Viewer::Spectator), Some(&[][..]));
+        let old = Entry { views: vec![], ..entry() };
+        assert_eq!(old.view_for(rules_core::Viewer::Seat(Seat::ONE)), None);
     }
 
     #[test]

@@ -9,9 +9,10 @@
 //! | `colosseum:{<match-id>}:meta` | hash | `m`: the fixed meta as JSON; `seat0`, `seat1`: the seat holders |
 //! | `colosseum:{<match-id>}:idem` | hash | idempotency key -> the version it was accepted at |
 //! | `colosseum:{<match-id>}:snap` | hash | `v`: the snapshot's version; `b`: its bytes |
-//! | `colosseum:deadlines` | sorted set | member: match id; score: due time (Unix ms) |
-//! | `colosseum:deadline-fences` | hash | match id -> fence version of its armed deadline |
+//! | `colosseum:{<match-id>}:deadline` | hash | `due`: due time (Unix ms); `fence`: fence version. The armed deadline: the truth |
+//! | `colosseum:deadlines` | sorted set | member: match id; score: at or before its due time (Unix ms). An index: a hint |
 //! | `colosseum:session:<sha256-hex>` | hash | `player`: player id; `name`: display name |
+//! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::feed`]) |
 
 use crate::ids::MatchId;
 
@@ -35,11 +36,26 @@ pub fn snapshot(id: MatchId) -> String {
     format!("colosseum:{{{id}}}:snap")
 }
 
-/// Armed deadlines of all matches, by due time.
+/// The match's armed deadline (`due`, `fence`): absent when none is armed.
+pub fn deadline(id: MatchId) -> String {
+    format!("colosseum:{{{id}}}:deadline")
+}
+
+/// The `SCAN` pattern of every match's [`deadline`] key (`{` and `}` are not special in
+/// Redis patterns).
+pub const DEADLINE_PATTERN: &str = "colosseum:{*}:deadline";
+
+/// The match whose [`deadline`] key this is; `None` for any other name.
+pub fn match_of_deadline(key: &str) -> Option<MatchId> {
+    key.strip_prefix("colosseum:{")?.strip_suffix("}:deadline")?.parse().ok()
+}
+
+/// The deadline index of all matches: member match id, score at or before its due time.
+/// Global (one slot), so it is never written in the same script as a match's keys.
 pub const DEADLINES: &str = "colosseum:deadlines";
 
-/// The fence version of each armed deadline.
-pub const DEADLINE_FENCES: &str = "colosseum:deadline-fences";
+/// The pub/sub channel of the append feed.
+pub const APPENDED: &str = "colosseum:appended";
 
 /// A session, by the SHA-256 of its token in lower-case hex (never the token itself).
 pub fn session(token_sha256_hex: &str) -> String {
@@ -79,5 +95,14 @@ mod tests {
         assert_eq!(version_of("7-0"), None);
         assert_eq!(version_of("7"), None);
         assert_eq!(before(3), "3-0");
+    }
+
+    #[test]
+    fn deadline_keys_name_their_match() {
+        let id = MatchId::random();
+        assert_eq!(match_of_deadline(&deadline(id)), Some(id));
+        assert_eq!(match_of_deadline(&log(id)), None);
+        assert_eq!(match_of_deadline("colosseum:{nope}:deadline"), None);
+        assert_eq!(match_of_deadline(DEADLINES), None);
     }
 }

@@ -19,6 +19,7 @@
 //!   `src/lua/`.
 //! - [`keys`]: the Redis key layout (the table is there). [`codec`]: how records become
 //!   Redis fields.
+//! - [`feed`]: the append feed's stream type ([`AppendFeed`]) and notification format.
 //! - [`error`]: [`StoreError`], the one error type.
 //!
 //! # Choices
@@ -29,14 +30,15 @@
 //!   `v`: the second gets [`AppendOutcome::Conflict`] with the current version. The
 //!   idempotency check comes first in the same script, so a retried submit answers
 //!   [`AppendOutcome::Duplicate`] with the version it was accepted at, even after later
-//!   steps. The deadline change rides in the same script: the clock can never see a step
-//!   without its deadline or the reverse.
-//! - **Inclusive `from_version`.** `read` and `tail` take the first version wanted (0 for
+//!   steps. The deadline change rides in the same script: a step and its deadline are
+//!   stored together or not at all.
+//! - **Inclusive `from_version`.** `read` takes the first version wanted (0 for
 //!   everything, `last_seen + 1` to resume), so the opening entry is reachable and callers
 //!   need no `Option` for "nothing seen yet".
-//! - **One blocking read for many matches.** `tail` is one `XREAD BLOCK` over every stream
-//!   a gateway watches, on its own connection; the memory store blocks on a
-//!   [`tokio::sync::Notify`] the same way.
+//! - **An append feed.** `append_feed` announces each append (`PUBLISH` from the append
+//!   script; a broadcast channel in memory), at most once: a reader that loses it
+//!   subscribes again and reads the logs for what it missed. Readers never block on a
+//!   stream, and every read names one match, so nothing spans Redis Cluster slots.
 //! - **No clock in the store.** Times (`at_ms`, `created_at_ms`, `due_ms`, `now_ms`) come
 //!   in as arguments; the store never reads the wall clock.
 //! - **Seats as strings.** A seat holder is `open`, `player:<id>`, `reserved:<id>` or
@@ -47,16 +49,16 @@
 //!
 //! # Redis Cluster
 //!
-//! Per-match keys share the hash tag `{<match-id>}`. The deadline index
-//! (`colosseum:deadlines`, `colosseum:deadline-fences`) is global and sits in another slot,
-//! so `append.lua` (which touches both) runs on a single Redis or a primary with replicas,
-//! not on a sharded cluster, where it fails with `CROSSSLOT`. Moving to a cluster would keep
-//! the authoritative deadline in the match's slot (written by `append.lua`) and make the
-//! global index a hint updated after it, which the fence already makes safe to fire late
-//! or twice.
+//! Per-match keys share the hash tag `{<match-id>}`, and every script touches the keys of
+//! one match only, so each runs on that match's node. A match's armed deadline is one of
+//! its keys, the truth; the deadline index the clock polls (`colosseum:deadlines`) is
+//! global, in another slot, written by a separate command and kept at or before the truth:
+//! a hint that `due_deadlines` corrects as it reads and `repair_deadline_index` rebuilds
+//! (the reasoning is in [`redis_store`]). The fence makes a late or repeated firing safe.
 
 pub mod codec;
 pub mod error;
+pub mod feed;
 pub mod ids;
 pub mod keys;
 pub mod memory;
@@ -65,6 +67,7 @@ pub mod redis_store;
 pub mod store;
 
 pub use error::StoreError;
+pub use feed::AppendFeed;
 pub use ids::{BadId, MatchId, PlayerId};
 pub use memory::MemoryStore;
 pub use model::{
@@ -72,4 +75,4 @@ pub use model::{
     StoredEvent,
 };
 pub use redis_store::RedisStore;
-pub use store::{EventStore, TAIL_BATCH};
+pub use store::EventStore;

@@ -3,31 +3,35 @@
 //! durability.
 
 use crate::error::StoreError;
+use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, SeatHolder, Session,
     is_sha256_hex,
 };
-use crate::store::{EventStore, TAIL_BATCH};
+use crate::store::EventStore;
 use async_trait::async_trait;
 use rules_core::Seat;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
-use tokio::sync::Notify;
+use tokio::sync::broadcast;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::BroadcastStream;
+
+/// How many appends the feed holds for a slow reader before that reader's stream ends.
+const FEED_CAPACITY: usize = 4_096;
 
 /// The event store in memory.
 ///
 /// One `std::sync::Mutex` guards everything: every operation is a few map operations and
 /// never awaits while holding it, so an async mutex would only add cost (the reasoning of
-/// mini-redis's `Db`). Tailing readers wait on a [`Notify`] that every append and creation
-/// wakes.
-#[derive(Default)]
+/// mini-redis's `Db`). The append feed is a broadcast channel.
 pub struct MemoryStore {
     /// All the data.
     state: Mutex<State>,
-    /// Woken (all waiters) whenever an entry is added to any match.
-    appended: Notify,
+    /// The append feed: `(match, version)` of each append, sent under the state lock so
+    /// each match's versions go out in order.
+    feed: broadcast::Sender<(MatchId, u64)>,
 }
 
 #[derive(Default)]
@@ -50,6 +54,12 @@ struct MatchState {
     snapshot: Option<(u64, Vec<u8>)>,
 }
 
+impl Default for MemoryStore {
+    fn default() -> Self {
+        MemoryStore { state: Mutex::default(), feed: broadcast::channel(FEED_CAPACITY).0 }
+    }
+}
+
 impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
@@ -61,35 +71,6 @@ impl MemoryStore {
         // matters more than the panic itself; keep serving.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-
-    fn collect(&self, positions: &[(MatchId, u64)]) -> Vec<(MatchId, Entry)> {
-        let state = self.lock();
-        let mut out = Vec::new();
-        for (id, from) in dedup(positions) {
-            if let Some(m) = state.matches.get(&id) {
-                let from = usize::try_from(from).unwrap_or(usize::MAX);
-                out.extend(m.log.iter().skip(from).take(TAIL_BATCH).map(|e| (id, e.clone())));
-            }
-        }
-        out
-    }
-}
-
-/// Positions with each match once, at its smallest version, in first-seen order.
-/// O(n log n): a gateway's reader may watch thousands of matches.
-pub(crate) fn dedup(positions: &[(MatchId, u64)]) -> Vec<(MatchId, u64)> {
-    let mut index: BTreeMap<MatchId, usize> = BTreeMap::new();
-    let mut out: Vec<(MatchId, u64)> = Vec::with_capacity(positions.len());
-    for &(id, from) in positions {
-        match index.get(&id) {
-            Some(&i) => out[i].1 = out[i].1.min(from),
-            None => {
-                index.insert(id, out.len());
-                out.push((id, from));
-            }
-        }
-    }
-    out
 }
 
 impl State {
@@ -132,7 +113,6 @@ impl EventStore for MemoryStore {
                 MatchState { meta: meta.clone(), log: vec![opening.clone()], idem, snapshot: None },
             );
         }
-        self.appended.notify_waiters();
         Ok(())
     }
 
@@ -191,8 +171,9 @@ impl EventStore for MemoryStore {
                     state.set_deadline(id, due_ms, fence_version)
                 }
             }
+            // No subscriber is not an error: nobody is listening.
+            let _ = self.feed.send((id, entry.version));
         }
-        self.appended.notify_waiters();
         Ok(AppendOutcome::Appended { version: entry.version })
     }
 
@@ -210,30 +191,6 @@ impl EventStore for MemoryStore {
 
     async fn last_version(&self, id: MatchId) -> Result<Option<u64>, StoreError> {
         Ok(self.lock().matches.get(&id).map(|m| m.log.len() as u64 - 1))
-    }
-
-    async fn tail(
-        &self,
-        positions: &[(MatchId, u64)],
-        block_ms: u64,
-    ) -> Result<Vec<(MatchId, Entry)>, StoreError> {
-        let timeout = tokio::time::sleep(Duration::from_millis(block_ms));
-        tokio::pin!(timeout);
-        loop {
-            // Register for the wake-up before looking, so an append between the look and
-            // the wait is not missed.
-            let woken = self.appended.notified();
-            tokio::pin!(woken);
-            woken.as_mut().enable();
-            let found = self.collect(positions);
-            if !found.is_empty() || block_ms == 0 {
-                return Ok(found);
-            }
-            tokio::select! {
-                () = &mut woken => {}
-                () = &mut timeout => return Ok(self.collect(positions)),
-            }
-        }
     }
 
     async fn put_snapshot(
@@ -298,6 +255,17 @@ impl EventStore for MemoryStore {
         }
     }
 
+    async fn repair_deadline_index(&self) -> Result<usize, StoreError> {
+        Ok(0)
+    }
+
+    async fn append_feed(&self) -> Result<AppendFeed, StoreError> {
+        // A lagged reader missed appends: its stream ends, as a dropped Redis subscription's
+        // does, and it reads the logs again.
+        let feed = BroadcastStream::new(self.feed.subscribe()).map_while(Result::ok);
+        Ok(Box::pin(feed))
+    }
+
     async fn put_session(
         &self,
         token_sha256_hex: &str,
@@ -328,9 +296,46 @@ impl EventStore for MemoryStore {
 mod tests {
     use super::*;
 
-    #[test]
-    fn dedup_keeps_first_order_and_smallest_version() {
-        let [a, b, c] = [MatchId::random(), MatchId::random(), MatchId::random()];
-        assert_eq!(dedup(&[(b, 4), (a, 2), (b, 1), (c, 0), (a, 3)]), [(b, 1), (a, 2), (c, 0)]);
+    fn step(version: u64) -> Entry {
+        Entry {
+            version,
+            step_json: "{}".into(),
+            idempotency_key: None,
+            events: Vec::new(),
+            views: Vec::new(),
+            traceparent: None,
+            at_ms: version,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_reader_that_falls_behind_loses_its_feed() {
+        let store = MemoryStore::new();
+        let id = MatchId::random();
+        let meta = MatchMeta {
+            game: "gops".into(),
+            options_json: "{}".into(),
+            seed_hex: "00".repeat(16),
+            commitment_hex: "11".repeat(32),
+            seats: rules_core::PerSeat([SeatHolder::Open, SeatHolder::Open]),
+            move_time_ms: 1,
+            created_at_ms: 0,
+        };
+        store.create_match(id, &meta, &step(0)).await.expect("create");
+        let mut feed = store.append_feed().await.expect("subscribe");
+        let appended = store.append(id, &step(1), DeadlineChange::Keep).await;
+        assert_eq!(appended, Ok(AppendOutcome::Appended { version: 1 }));
+        assert_eq!(feed.next().await, Some((id, 1)));
+        for version in 2..=FEED_CAPACITY as u64 + 2 {
+            let appended = store.append(id, &step(version), DeadlineChange::Keep).await;
+            assert_eq!(appended, Ok(AppendOutcome::Appended { version }));
+        }
+        // It missed one: the stream ends rather than skipping it silently.
+        assert_eq!(feed.next().await, None);
+        // A new subscription hears what comes next.
+        let mut again = store.append_feed().await.expect("subscribe");
+        let next = FEED_CAPACITY as u64 + 3;
+        store.append(id, &step(next), DeadlineChange::Keep).await.expect("append");
+        assert_eq!(again.next().await, Some((id, next)));
     }
 }

@@ -31,10 +31,26 @@ pub struct Entry {
     pub idempotency_key: Option<String>,
     /// The events the step produced, in order, each with its audience.
     pub events: Vec<StoredEvent>,
+    /// Each viewer's view after the step, as the rules engine built it: one for each seat
+    /// (`Audience::Seat`) and one for spectators (`Audience::Public`). Watchers get their
+    /// own with the events, so they need not ask for it. Empty in entries written before
+    /// views were stored.
+    pub views: Vec<StoredEvent>,
     /// W3C trace context (`traceparent` header value) of the request that made the step.
     pub traceparent: Option<String>,
     /// When the step was accepted, in Unix milliseconds (the caller's clock).
     pub at_ms: u64,
+}
+
+impl Entry {
+    /// The stored view of exactly `viewer` (a seat never gets the spectators' view).
+    pub fn view_for(&self, viewer: rules_core::Viewer) -> Option<&[u8]> {
+        let wanted = match viewer.seat() {
+            Some(seat) => Audience::Seat(seat),
+            None => Audience::Public,
+        };
+        self.views.iter().find(|v| v.audience == wanted).map(|v| v.payload.as_slice())
+    }
 }
 
 /// Who holds a seat.

@@ -1,54 +1,80 @@
-//! [`RedisStore`]: the store on Redis Streams, for production and every integration test.
+//! [`RedisStore`]: the store on Redis Streams, for production and every integration test,
+//! on a single Redis (or a primary with replicas) or on a sharded Redis Cluster.
 //!
 //! Key layout: see [`crate::keys`]; field encodings: see [`crate::codec`]. Every operation
 //! that reads and then writes is a Lua script in `src/lua/`, run with `EVALSHA` (the scripts
-//! are loaded at connect; after a server restart `redis::Script` reloads them on the first
-//! `NOSCRIPT`), so each is atomic and one round trip:
+//! are loaded at connect, on every primary of a cluster; after a restart `redis::Script`
+//! reloads them on the first `NOSCRIPT`). Each script touches the keys of one match only,
+//! so each is atomic and one round trip, and on a cluster runs on the match's node:
 //!
 //! | operation | Redis |
 //! | --- | --- |
 //! | `create_match` | `create.lua`: `EXISTS`, `XADD 0-1`, `HSET` meta (and idem) |
 //! | `meta` | `HMGET meta m seat0 seat1` |
 //! | `claim_seat` | `claim.lua`: `HGET`/`HSET` of `seat0`/`seat1` |
-//! | `append` | `append.lua`: `XREVRANGE` last id, `HGET` idem, `XADD <v>-1`, `HSET` idem, `ZADD`/`ZREM` + `HSET`/`HDEL` deadline |
+//! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id, `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
 //! | `read` | `XRANGE log <from>-0 + COUNT limit` |
 //! | `last_version` | `XREVRANGE log + - COUNT 1` |
-//! | `tail` | `XREAD COUNT 256 BLOCK ms STREAMS <logs...> <from>-0...`, on a blocking connection |
 //! | `put_snapshot` / `snapshot` | `snapshot.lua` / `HMGET snap v b` |
-//! | `set_deadline` | `MULTI ZADD HSET EXEC` |
-//! | `due_deadlines` | `due.lua`: `ZRANGEBYSCORE ... WITHSCORES LIMIT` + `HGET` fences |
-//! | `clear_deadline_if` | `clear_if.lua`: `HGET` fence, `ZREM` + `HDEL` |
+//! | `set_deadline` | `ZADD deadlines LT`, then `HSET deadline due fence` |
+//! | `due_deadlines` | `ZRANGEBYSCORE deadlines ... LIMIT`, `HMGET` of each candidate's deadline, `index_fix.lua` for stale index entries |
+//! | `deadline` | `HMGET deadline due fence` |
+//! | `clear_deadline_if` | `clear_if.lua` on the match's deadline, then `index_fix.lua` |
+//! | `repair_deadline_index` | `SCAN MATCH colosseum:{*}:deadline` on each primary, `HGET` of each, `ZADD deadlines LT CH` |
+//! | `append_feed` | `SUBSCRIBE colosseum:appended` on a dedicated connection |
 //! | `put_session` / `session` | `HSET` / `HMGET` of `colosseum:session:<sha256>` |
 //!
-//! Connections: commands go over one [`ConnectionManager`] (a multiplexed connection that
-//! reconnects after a failure, so a Redis restart costs the calls in flight, not the
-//! process). Blocking `XREAD`s must not sit in front of other commands on a multiplexed
-//! connection, so `tail` takes a dedicated connection from a small idle pool (opening one
-//! if none is idle, and dropping it rather than reusing it after an error or a cancelled
-//! call, since its reply would still be pending).
+//! # The deadline index
 //!
-//! Redis Cluster: each match's keys share a hash tag, so the per-match scripts run on one
-//! node. `append` also writes the two global deadline keys; on a cluster those live in
-//! another slot, so `append.lua` would be refused there with `CROSSSLOT` (the keys are
-//! declared, so it fails loudly, never silently). Today's deployment is one Redis; see
-//! the crate docs for the plan if that changes.
+//! A match's armed deadline is its `deadline` hash, written by its own scripts: the truth.
+//! `colosseum:deadlines` (another slot) only tells the clock where to look, and is kept
+//! *at or before* the truth, never after it, so a deadline can fire late only if its
+//! entry is lost altogether:
+//! - Arming first sends `ZADD LT` (which only adds or lowers) and only then writes the
+//!   hash: in one pipeline on a single Redis (one round trip), one command after the other
+//!   on a cluster (a pipeline there must stay in one slot). An arming that the script then
+//!   refuses leaves an entry at or before the truth, or one with no hash at all: harmless.
+//! - `due_deadlines` reads each due candidate's hash. Due: returned with the hash's due
+//!   and fence. Due later: the entry is raised to it. No hash (cleared, or the arming was
+//!   refused): the entry is removed. Both corrections run in `index_fix.lua`, each only if
+//!   the entry still has the score it was read with (an arming that lowered it meanwhile
+//!   wins), and then the hashes are read again: an arming whose `ZADD` did not move the
+//!   entry and whose hash landed during the correction is put back with `ZADD LT`.
+//! - What that leaves is an arming whose hash lands more than two round trips after its
+//!   `ZADD` (a writer stalled between the two), and an entry never written (a crash
+//!   between the two, a node down). `repair_deadline_index` covers both: it scans every
+//!   hash and `ZADD LT`s its due, which restores a lost entry and lowers one left too late.
+//!   The clock runs it at start and every minute.
+//!
+//! # Connections
+//!
+//! Commands go over one [`ConnectionManager`] (a multiplexed connection that reconnects
+//! after a failure, so a Redis restart costs the calls in flight, not the process), or on
+//! a cluster one [`ClusterConnection`] (a multiplexed connection per node, following the
+//! cluster's slot map). The feed subscribes on a connection of its own, to the server or to
+//! the first seed node that answers: a cluster delivers every `PUBLISH` on every node.
 
 use crate::codec;
 use crate::error::StoreError;
+use crate::feed::{self, AppendFeed};
 use crate::ids::{MatchId, PlayerId};
 use crate::keys;
-use crate::memory::dedup;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, Session, is_sha256_hex,
 };
-use crate::store::{EventStore, TAIL_BATCH};
+use crate::store::EventStore;
 use async_trait::async_trait;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
-use redis::{AsyncConnectionConfig, Client, Script, Value};
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClientBuilder;
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, Slot, SlotAddr};
+use redis::{
+    Client, Cmd, ErrorKind, Pipeline, RedisFuture, RedisResult, Script, ServerErrorKind, Value,
+};
 use rules_core::Seat;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::time::Duration;
+use tokio_stream::StreamExt;
 
 /// How long an ordinary command may take before it fails. Redis answers in microseconds;
 /// this only bounds a hung connection.
@@ -57,11 +83,8 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long opening a connection may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// How much longer than its `BLOCK` a blocking `XREAD` may take before it is abandoned.
-const BLOCK_GRACE: Duration = Duration::from_secs(5);
-
-/// How many idle blocking connections to keep for `tail`.
-const IDLE_BLOCKING: usize = 4;
+/// The `COUNT` of each `SCAN` step of the index repair: keys looked at per round trip.
+const SCAN_COUNT: usize = 1_000;
 
 /// The Lua scripts, hashed once.
 struct Scripts {
@@ -69,8 +92,8 @@ struct Scripts {
     claim: Script,
     append: Script,
     snapshot: Script,
-    due: Script,
     clear_if: Script,
+    index_fix: Script,
 }
 
 impl Scripts {
@@ -80,26 +103,168 @@ impl Scripts {
             claim: Script::new(include_str!("lua/claim.lua")),
             append: Script::new(include_str!("lua/append.lua")),
             snapshot: Script::new(include_str!("lua/snapshot.lua")),
-            due: Script::new(include_str!("lua/due.lua")),
             clear_if: Script::new(include_str!("lua/clear_if.lua")),
+            index_fix: Script::new(include_str!("lua/index_fix.lua")),
         }
     }
 
     fn all(&self) -> [&Script; 6] {
-        [&self.create, &self.claim, &self.append, &self.snapshot, &self.due, &self.clear_if]
+        [&self.create, &self.claim, &self.append, &self.snapshot, &self.clear_if, &self.index_fix]
     }
+}
+
+/// The command connection: to one Redis, or to a cluster. Both run the same commands and
+/// scripts; they differ in how commands for different slots may be sent together.
+#[derive(Clone)]
+enum Conn {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Conn::Single(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Single(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+impl Conn {
+    /// Runs `cmds` in order, each with its own answer: one pipeline (one round trip) on a
+    /// single Redis; on a cluster each goes to its slot's node once the one before has
+    /// answered.
+    async fn in_order(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<RedisResult<Value>>> {
+        match self {
+            Conn::Single(c) => pipeline(cmds).query_async(c).await,
+            Conn::Cluster(c) => {
+                let mut answers = Vec::with_capacity(cmds.len());
+                for cmd in cmds {
+                    answers.push(cmd.query_async(c).await);
+                }
+                Ok(answers)
+            }
+        }
+    }
+
+    /// Runs `cmd` on `node` (a cluster would send a keyless command to a random node).
+    async fn on_node(&mut self, cmd: Cmd, node: Node) -> RedisResult<Value> {
+        match (self, node) {
+            (Conn::Cluster(c), Node::Serving(slot)) => {
+                let to = Route::with_slot(slot, SlotAddr::Master);
+                c.route_command(
+                    cmd,
+                    RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(to)),
+                )
+                .await
+            }
+            (conn, _) => cmd.query_async(conn).await,
+        }
+    }
+
+    /// Runs independent commands, each with its own answer in `cmds` order: one pipeline
+    /// on a single Redis; side by side on a cluster, each to its slot's node.
+    async fn each(&self, cmds: Vec<Cmd>) -> RedisResult<Vec<RedisResult<Value>>> {
+        match self {
+            Conn::Single(c) => pipeline(cmds).query_async(&mut c.clone()).await,
+            Conn::Cluster(c) => {
+                let mut tasks = tokio::task::JoinSet::new();
+                for (i, cmd) in cmds.into_iter().enumerate() {
+                    let mut c = c.clone();
+                    tasks.spawn(async move { (i, cmd.query_async(&mut c).await) });
+                }
+                let mut answers: Vec<Option<RedisResult<Value>>> =
+                    (0..tasks.len()).map(|_| None).collect();
+                while let Some(joined) = tasks.join_next().await {
+                    let (i, answer) = joined.map_err(|e| {
+                        redis::RedisError::from((
+                            ErrorKind::Io,
+                            "a command task failed",
+                            e.to_string(),
+                        ))
+                    })?;
+                    answers[i] = Some(answer);
+                }
+                Ok(answers.into_iter().flatten().collect())
+            }
+        }
+    }
+}
+
+/// A node to send a keyless command (`SCAN`) to: on a cluster, the primary serving a slot.
+#[derive(Clone, Copy)]
+enum Node {
+    /// The single Redis.
+    Only,
+    /// The cluster primary serving this slot.
+    Serving(Slot),
+}
+
+/// `cmds` as one pipeline that answers each command separately, errors included.
+fn pipeline(cmds: Vec<Cmd>) -> Pipeline {
+    let mut pipe = redis::pipe();
+    for cmd in cmds {
+        pipe.add_command(cmd);
+    }
+    pipe.ignore_errors();
+    pipe
+}
+
+/// `ZADD colosseum:deadlines LT <due> <match>`: adds the match's index entry, or lowers
+/// it, never raises it (see the module docs).
+fn index_add(id: MatchId, due_ms: u64) -> Cmd {
+    let mut cmd = redis::cmd("ZADD");
+    cmd.arg(keys::DEADLINES).arg("LT").arg(due_ms).arg(id.to_string());
+    cmd
+}
+
+/// A correction of the deadline index for `index_fix.lua`: the match, the score its entry
+/// was read with, and its new score (`None`: remove it).
+struct IndexFix {
+    id: MatchId,
+    score: String,
+    new_due_ms: Option<u64>,
+}
+
+/// TCP_NODELAY on every connection (the redis crate leaves Nagle's algorithm on): without
+/// it, a command written while the previous one is unacknowledged waits for Redis's
+/// delayed ACK. Measured: SubmitMove calls of 50-200 ms under `colosseum load`.
+fn tcp_settings() -> redis::io::tcp::TcpSettings {
+    redis::io::tcp::TcpSettings::default().set_nodelay(true)
+}
+
+/// A client for `url` with the house TCP settings.
+fn client(url: &str) -> Result<Client, StoreError> {
+    let info = redis::IntoConnectionInfo::into_connection_info(url)?;
+    Ok(Client::open(info.set_tcp_settings(tcp_settings()))?)
 }
 
 /// The event store on Redis.
 pub struct RedisStore {
-    /// Opens the blocking connections of `tail`.
-    client: Client,
-    /// Every command but the blocking `XREAD`.
-    conn: ConnectionManager,
-    /// Idle connections for blocking `XREAD`s.
-    ///
-    /// A std mutex: held only to push or pop, never across an await.
-    blocking: Mutex<Vec<MultiplexedConnection>>,
+    /// Every command but the subscription.
+    conn: Conn,
+    /// Where the feed's subscription goes: the server, or a cluster's seed nodes (the
+    /// first that answers). Never empty.
+    nodes: Vec<Client>,
     scripts: Scripts,
 }
 
@@ -110,40 +275,208 @@ impl RedisStore {
     ///
     /// [`StoreError::Redis`] if the URL is invalid or the server does not answer.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let client = Client::open(url)?;
+        let client = client(url)?;
         let config = ConnectionManagerConfig::new()
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT));
-        let mut conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+        RedisStore::with(Conn::Single(conn), vec![client]).await
+    }
+
+    /// Connects to the Redis Cluster that the seed nodes `urls` (`redis://host:port/`, any
+    /// of its nodes) belong to, and loads the scripts on every primary.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidArgument`] if `urls` is empty; [`StoreError::Redis`] if a URL is
+    /// invalid or no seed node answers.
+    pub async fn connect_cluster(urls: &[String]) -> Result<Self, StoreError> {
+        if urls.is_empty() {
+            return Err(StoreError::InvalidArgument(
+                "a Redis Cluster needs at least one seed node",
+            ));
+        }
+        let nodes = urls.iter().map(|url| client(url)).collect::<Result<Vec<_>, _>>()?;
+        let conn = ClusterClientBuilder::new(urls.to_vec())
+            .tcp_settings(tcp_settings())
+            .connection_timeout(CONNECT_TIMEOUT)
+            .response_timeout(RESPONSE_TIMEOUT)
+            .build()?
+            .get_async_connection()
+            .await?;
+        RedisStore::with(Conn::Cluster(conn), nodes).await
+    }
+
+    async fn with(mut conn: Conn, nodes: Vec<Client>) -> Result<Self, StoreError> {
         let scripts = Scripts::new();
         for script in scripts.all() {
             script.load_async(&mut conn).await?;
         }
-        Ok(RedisStore { client, conn, blocking: Mutex::new(Vec::new()), scripts })
+        Ok(RedisStore { conn, nodes, scripts })
     }
 
-    fn conn(&self) -> ConnectionManager {
-        // A clone shares the one multiplexed connection.
+    fn conn(&self) -> Conn {
+        // A clone shares the one multiplexed connection (or the cluster's node connections).
         self.conn.clone()
     }
 
-    async fn blocking_conn(&self) -> Result<MultiplexedConnection, StoreError> {
-        let idle = self.blocking.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        if let Some(conn) = idle {
-            return Ok(conn);
+    /// The armed deadline of each of `ids` (`(due_ms, fence_version)`), in order.
+    async fn records(&self, ids: &[MatchId]) -> Result<Vec<Option<(u64, u64)>>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
         }
-        // No response timeout: a blocking XREAD legitimately waits; `tail` bounds it.
-        let config = AsyncConnectionConfig::new()
-            .set_response_timeout(None)
-            .set_connection_timeout(Some(CONNECT_TIMEOUT));
-        Ok(self.client.get_multiplexed_async_connection_with_config(&config).await?)
+        let cmds = ids
+            .iter()
+            .map(|&id| {
+                let mut cmd = redis::cmd("HMGET");
+                cmd.arg(keys::deadline(id)).arg(&["due", "fence"]);
+                cmd
+            })
+            .collect();
+        let answers = self.conn.each(cmds).await?;
+        ids.iter()
+            .zip(answers)
+            .map(|(&id, answer)| {
+                let key = keys::deadline(id);
+                let fields: (Option<u64>, Option<u64>) =
+                    redis::from_redis_value(answer?).map_err(|e| corrupt(&key, e))?;
+                match fields {
+                    (None, None) => Ok(None),
+                    (Some(due_ms), Some(fence)) => Ok(Some((due_ms, fence))),
+                    _ => Err(corrupt(&key, "a deadline field is missing")),
+                }
+            })
+            .collect()
     }
 
-    fn return_blocking_conn(&self, conn: MultiplexedConnection) {
-        let mut idle = self.blocking.lock().unwrap_or_else(|p| p.into_inner());
-        if idle.len() < IDLE_BLOCKING {
-            idle.push(conn);
+    /// Applies `fixes` to the deadline index, each only if its entry is unchanged, then
+    /// puts back any entry an arming needs after all (see the module docs).
+    async fn fix_index(&self, fixes: &[IndexFix]) -> Result<(), StoreError> {
+        let mut call = self.scripts.index_fix.prepare_invoke();
+        call.key(keys::DEADLINES);
+        for fix in fixes {
+            let new = fix.new_due_ms.map(|due| due.to_string()).unwrap_or_default();
+            call.arg(fix.id.to_string()).arg(&fix.score).arg(new);
         }
+        let applied: Vec<i64> = call.invoke_async(&mut self.conn()).await?;
+        let fixed: Vec<&IndexFix> = fixes
+            .iter()
+            .zip(applied)
+            .filter(|(_, applied)| *applied == 1)
+            .map(|(f, _)| f)
+            .collect();
+        if fixed.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<MatchId> = fixed.iter().map(|f| f.id).collect();
+        let records = self.records(&ids).await?;
+        let mut put_back = redis::cmd("ZADD");
+        put_back.arg(keys::DEADLINES).arg("LT");
+        let mut any = false;
+        for (fix, record) in fixed.iter().zip(records) {
+            if let Some((due_ms, _)) = record
+                && fix.new_due_ms.is_none_or(|new| due_ms < new)
+            {
+                put_back.arg(due_ms).arg(fix.id.to_string());
+                any = true;
+            }
+        }
+        if any {
+            let () = put_back.exec_async(&mut self.conn()).await?;
+        }
+        Ok(())
+    }
+
+    /// Each primary of the cluster, as a slot it serves.
+    async fn primaries(conn: &mut ClusterConnection) -> Result<Vec<Node>, StoreError> {
+        let bad = |what: &str| StoreError::Corrupt(format!("CLUSTER SLOTS: {what}"));
+        let reply = conn
+            .route_command(
+                redis::cmd("CLUSTER").arg("SLOTS").clone(),
+                RoutingInfo::SingleNode(SingleNodeRoutingInfo::Random),
+            )
+            .await?;
+        let Value::Array(ranges) = reply else { return Err(bad("not an array")) };
+        // Primary address -> the first slot of one of its ranges.
+        let mut primaries: BTreeMap<(Vec<u8>, i64), Slot> = BTreeMap::new();
+        for range in ranges {
+            let Value::Array(range) = range else { return Err(bad("a range is not an array")) };
+            let (Some(Value::Int(start)), Some(Value::Array(primary))) =
+                (range.first(), range.get(2))
+            else {
+                return Err(bad("a range has no start or no primary"));
+            };
+            let (Some(host), Some(Value::Int(port))) =
+                (primary.first().cloned().and_then(bytes), primary.get(1))
+            else {
+                return Err(bad("a primary has no host or no port"));
+            };
+            let start = u16::try_from(*start)
+                .ok()
+                .and_then(Slot::new)
+                .ok_or_else(|| bad("a slot out of range"))?;
+            primaries.entry((host, *port)).or_insert(start);
+        }
+        Ok(primaries.into_values().map(Node::Serving).collect())
+    }
+
+    /// Restores the index entries of the deadlines kept on `node`. Returns how many entries
+    /// it added or lowered.
+    async fn repair_node(&self, node: Node) -> Result<usize, StoreError> {
+        let mut repaired = 0;
+        let mut cursor = 0u64;
+        loop {
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor).arg("MATCH").arg(keys::DEADLINE_PATTERN).arg("COUNT").arg(SCAN_COUNT);
+            let reply = self.conn().on_node(scan, node).await?;
+            let (next, found): (u64, Vec<String>) =
+                redis::from_redis_value(reply).map_err(|e| corrupt("SCAN", e))?;
+            let ids: Vec<MatchId> =
+                found.iter().filter_map(|k| keys::match_of_deadline(k)).collect();
+            let records = self.records(&ids).await?;
+            let mut add = redis::cmd("ZADD");
+            add.arg(keys::DEADLINES).arg("LT").arg("CH");
+            let mut any = false;
+            // A hash cleared since the SCAN is skipped; one cleared after its HMGET leaves
+            // an entry with no hash, which `due_deadlines` drops.
+            for (id, record) in ids.iter().zip(records) {
+                if let Some((due_ms, _)) = record {
+                    add.arg(due_ms).arg(id.to_string());
+                    any = true;
+                }
+            }
+            if any {
+                let changed: usize = add.query_async(&mut self.conn()).await?;
+                repaired += changed;
+            }
+            if next == 0 {
+                return Ok(repaired);
+            }
+            cursor = next;
+        }
+    }
+
+    /// Subscribes to the append feed on `node`.
+    async fn subscribe(node: &Client) -> Result<AppendFeed, StoreError> {
+        let late = |what: &str| StoreError::Redis(format!("{what} took longer than the limit"));
+        let mut pubsub = tokio::time::timeout(CONNECT_TIMEOUT, node.get_async_pubsub())
+            .await
+            .map_err(|_| late("connecting for the append feed"))??;
+        tokio::time::timeout(RESPONSE_TIMEOUT, pubsub.subscribe(keys::APPENDED))
+            .await
+            .map_err(|_| late("SUBSCRIBE"))??;
+        let feed = pubsub.into_on_message().filter_map(|msg| {
+            let parsed = feed::parse_payload(msg.get_payload_bytes());
+            if parsed.is_none() {
+                tracing::warn!(
+                    channel = keys::APPENDED,
+                    payload = %String::from_utf8_lossy(msg.get_payload_bytes()),
+                    "skipped a malformed append notification"
+                );
+            }
+            parsed
+        });
+        Ok(Box::pin(feed))
     }
 }
 
@@ -292,18 +625,43 @@ impl EventStore for RedisStore {
             DeadlineChange::Set { due_ms, fence_version } => ("set", due_ms, fence_version),
         };
         let mut call = self.scripts.append.prepare_invoke();
-        call.key(keys::log(id)).key(keys::idem(id)).key(keys::DEADLINES).key(keys::DEADLINE_FENCES);
+        call.key(keys::log(id)).key(keys::idem(id)).key(keys::deadline(id));
         call.arg(entry.version)
             .arg(has_key)
             .arg(key)
             .arg(op)
             .arg(due_ms)
             .arg(fence)
-            .arg(id.to_string());
+            .arg(keys::APPENDED)
+            .arg(feed::payload(id, entry.version));
         for (field, value) in codec::entry_fields(entry) {
             call.arg(field).arg(value);
         }
-        let (code, version): (i64, u64) = call.invoke_async(&mut self.conn()).await?;
+        let mut conn = self.conn();
+        let reply: Value = if let DeadlineChange::Set { due_ms, .. } = deadline {
+            // The index entry first (see the module docs), in the same round trip.
+            // `redis::Script` hands out its EVALSHA command only through a pipeline.
+            let script = redis::pipe().invoke_script(&call).cmd_iter().cloned().collect();
+            let mut answers = conn.in_order([vec![index_add(id, due_ms)], script].concat()).await?;
+            let (Some(script), Some(index)) = (answers.pop(), answers.pop()) else {
+                return Err(corrupt(keys::DEADLINES, "a pipeline answer is missing"));
+            };
+            if let Err(e) = index {
+                // The append itself stands or falls with the script; the repair sweep
+                // restores a missing index entry.
+                tracing::warn!(match_id = %id, error = %e, "deadline index not updated");
+            }
+            match script {
+                Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                    call.invoke_async(&mut conn).await?
+                }
+                answer => answer?,
+            }
+        } else {
+            call.invoke_async(&mut conn).await?
+        };
+        let (code, version): (i64, u64) =
+            redis::from_redis_value(reply).map_err(|e| corrupt(&keys::log(id), e))?;
         match code {
             0 => Ok(AppendOutcome::Appended { version }),
             1 => Ok(AppendOutcome::Duplicate { version }),
@@ -347,78 +705,6 @@ impl EventStore for RedisStore {
         Ok(parse_entries(reply, &key)?.first().map(|e| e.version))
     }
 
-    async fn tail(
-        &self,
-        positions: &[(MatchId, u64)],
-        block_ms: u64,
-    ) -> Result<Vec<(MatchId, Entry)>, StoreError> {
-        let positions = dedup(positions);
-        if positions.is_empty() {
-            tokio::time::sleep(Duration::from_millis(block_ms)).await;
-            return Ok(Vec::new());
-        }
-        let by_key: BTreeMap<String, MatchId> =
-            positions.iter().map(|&(id, _)| (keys::log(id), id)).collect();
-        let mut cmd = redis::cmd("XREAD");
-        cmd.arg("COUNT").arg(TAIL_BATCH);
-        if block_ms > 0 {
-            // BLOCK 0 would mean "forever" to Redis: no BLOCK at all is "do not wait".
-            cmd.arg("BLOCK").arg(block_ms);
-        }
-        cmd.arg("STREAMS");
-        for &(id, _) in &positions {
-            cmd.arg(keys::log(id));
-        }
-        for &(_, from) in &positions {
-            cmd.arg(keys::before(from));
-        }
-        let mut conn = self.blocking_conn().await?;
-        let limit = Duration::from_millis(block_ms) + BLOCK_GRACE;
-        // On an error or a timeout the connection is dropped, not returned to the pool.
-        let reply: Value = tokio::time::timeout(limit, cmd.query_async(&mut conn))
-            .await
-            .map_err(|_| StoreError::Redis(format!("XREAD did not answer within {limit:?}")))??;
-        self.return_blocking_conn(conn);
-
-        let streams: Vec<(Value, Value)> = match reply {
-            Value::Nil => return Ok(Vec::new()),
-            Value::Map(pairs) => pairs,
-            Value::Array(items) => {
-                let mut pairs = Vec::with_capacity(items.len());
-                for item in items {
-                    let Value::Array(pair) = item else {
-                        return Err(StoreError::Corrupt(
-                            "XREAD: a stream is not [key, entries]".into(),
-                        ));
-                    };
-                    let [k, v] = <[Value; 2]>::try_from(pair).map_err(|_| {
-                        StoreError::Corrupt("XREAD: a stream is not [key, entries]".into())
-                    })?;
-                    pairs.push((k, v));
-                }
-                pairs
-            }
-            _ => return Err(StoreError::Corrupt("XREAD reply is not an array".into())),
-        };
-        let mut found: BTreeMap<MatchId, Vec<Entry>> = BTreeMap::new();
-        for (key, entries) in streams {
-            let key =
-                text(key).ok_or_else(|| StoreError::Corrupt("XREAD: a key is not text".into()))?;
-            let id = *by_key
-                .get(&key)
-                .ok_or_else(|| corrupt(&key, "XREAD answered a key it was not asked for"))?;
-            found.insert(id, parse_entries(entries, &key)?);
-        }
-        // In the order of `positions`, like the memory store.
-        let mut out = Vec::new();
-        for (id, _) in positions {
-            if let Some(entries) = found.remove(&id) {
-                out.extend(entries.into_iter().map(|e| (id, e)));
-            }
-        }
-        Ok(out)
-    }
-
     async fn put_snapshot(
         &self,
         id: MatchId,
@@ -454,15 +740,12 @@ impl EventStore for RedisStore {
         due_ms: u64,
         fence_version: u64,
     ) -> Result<(), StoreError> {
-        let member = id.to_string();
-        let () = redis::pipe()
-            .atomic()
-            .zadd(keys::DEADLINES, &member, due_ms)
-            .ignore()
-            .hset(keys::DEADLINE_FENCES, &member, fence_version)
-            .ignore()
-            .query_async(&mut self.conn())
-            .await?;
+        let mut record = redis::cmd("HSET");
+        record.arg(keys::deadline(id)).arg("due").arg(due_ms).arg("fence").arg(fence_version);
+        // The index entry first (see the module docs).
+        for answer in self.conn().in_order(vec![index_add(id, due_ms), record]).await? {
+            answer?;
+        }
         Ok(())
     }
 
@@ -470,61 +753,88 @@ impl EventStore for RedisStore {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let flat: Vec<String> = self
-            .scripts
-            .due
-            .key(keys::DEADLINES)
-            .key(keys::DEADLINE_FENCES)
+        let candidates: Vec<(String, String)> = redis::cmd("ZRANGEBYSCORE")
+            .arg(keys::DEADLINES)
+            .arg("-inf")
             .arg(now_ms)
+            .arg("WITHSCORES")
+            .arg("LIMIT")
+            .arg(0)
             .arg(limit)
-            .invoke_async(&mut self.conn())
+            .query_async(&mut self.conn())
             .await?;
-        let bad = |what: &str, value: &str| corrupt(keys::DEADLINES, format!("{what} {value:?}"));
-        flat.chunks(3)
-            .map(|row| {
-                let [member, due, fence] = row else { return Err(bad("a short row", "")) };
-                let match_id = member.parse().map_err(|_| bad("a member", member))?;
-                // Scores are doubles; whole numbers below 2^53 print exactly.
-                let due_ms = due
-                    .parse::<u64>()
-                    .or_else(|_| due.parse::<f64>().map(|f| f as u64))
-                    .map_err(|_| bad("a score", due))?;
-                let fence_version = fence.parse().map_err(|_| bad("a fence", fence))?;
-                Ok(Deadline { match_id, due_ms, fence_version })
+        let ids = candidates
+            .iter()
+            .map(|(member, _)| {
+                member.parse().map_err(|_| corrupt(keys::DEADLINES, format!("a member {member:?}")))
             })
-            .collect()
+            .collect::<Result<Vec<MatchId>, _>>()?;
+        let records = self.records(&ids).await?;
+        let mut due = Vec::new();
+        let mut fixes = Vec::new();
+        for ((id, (_, score)), record) in ids.into_iter().zip(candidates).zip(records) {
+            match record {
+                Some((due_ms, fence_version)) if due_ms <= now_ms => {
+                    due.push(Deadline { match_id: id, due_ms, fence_version });
+                }
+                Some((due_ms, _)) => fixes.push(IndexFix { id, score, new_due_ms: Some(due_ms) }),
+                None => fixes.push(IndexFix { id, score, new_due_ms: None }),
+            }
+        }
+        if !fixes.is_empty()
+            && let Err(e) = self.fix_index(&fixes).await
+        {
+            // What is due is still due; the stale entries are found again next time.
+            tracing::warn!(error = %e, "deadline index not corrected");
+        }
+        // The index may be earlier than the truth, so its order is not quite theirs.
+        due.sort_by_key(|d| (d.due_ms, d.match_id));
+        Ok(due)
     }
 
     async fn deadline(&self, id: MatchId) -> Result<Option<Deadline>, StoreError> {
-        let member = id.to_string();
-        let (due, fence): (Option<u64>, Option<u64>) = redis::pipe()
-            .cmd("ZSCORE")
-            .arg(keys::DEADLINES)
-            .arg(&member)
-            .cmd("HGET")
-            .arg(keys::DEADLINE_FENCES)
-            .arg(&member)
-            .query_async(&mut self.conn())
-            .await?;
-        Ok(match (due, fence) {
-            (Some(due_ms), Some(fence_version)) => {
-                Some(Deadline { match_id: id, due_ms, fence_version })
-            }
-            _ => None,
-        })
+        let record = self.records(&[id]).await?.pop().flatten();
+        Ok(record.map(|(due_ms, fence_version)| Deadline { match_id: id, due_ms, fence_version }))
     }
 
     async fn clear_deadline_if(&self, id: MatchId, fence_version: u64) -> Result<bool, StoreError> {
-        let removed: i64 = self
+        let removed: Option<String> = self
             .scripts
             .clear_if
-            .key(keys::DEADLINES)
-            .key(keys::DEADLINE_FENCES)
-            .arg(id.to_string())
+            .key(keys::deadline(id))
             .arg(fence_version)
             .invoke_async(&mut self.conn())
             .await?;
-        Ok(removed == 1)
+        let Some(score) = removed else { return Ok(false) };
+        // The index entry goes too if it still says the removed due time; otherwise (lower,
+        // or raced by a new arming) `due_deadlines` settles it.
+        if let Err(e) = self.fix_index(&[IndexFix { id, score, new_due_ms: None }]).await {
+            tracing::warn!(match_id = %id, error = %e, "deadline index entry left for later");
+        }
+        Ok(true)
+    }
+
+    async fn repair_deadline_index(&self) -> Result<usize, StoreError> {
+        let nodes = match self.conn() {
+            Conn::Single(_) => vec![Node::Only],
+            Conn::Cluster(mut c) => RedisStore::primaries(&mut c).await?,
+        };
+        let mut repaired = 0;
+        for node in nodes {
+            repaired += self.repair_node(node).await?;
+        }
+        Ok(repaired)
+    }
+
+    async fn append_feed(&self) -> Result<AppendFeed, StoreError> {
+        let mut failure = StoreError::Redis("no node to subscribe on".into());
+        for node in &self.nodes {
+            match RedisStore::subscribe(node).await {
+                Ok(feed) => return Ok(feed),
+                Err(e) => failure = e,
+            }
+        }
+        Err(failure)
     }
 
     async fn put_session(

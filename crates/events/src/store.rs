@@ -2,16 +2,13 @@
 //! behind it is decided once, at startup.
 
 use crate::error::StoreError;
+use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, Session,
 };
 use async_trait::async_trait;
 use rules_core::Seat;
-
-/// The most entries [`EventStore::tail`] returns per match in one call; a reader that is
-/// further behind gets the rest on its next call.
-pub const TAIL_BATCH: usize = 256;
 
 /// The match log and everything the services keep beside it: match meta and seats,
 /// snapshots, deadlines and sessions.
@@ -95,22 +92,6 @@ pub trait EventStore: Send + Sync {
     /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
     async fn last_version(&self, id: MatchId) -> Result<Option<u64>, StoreError>;
 
-    /// One blocking read over many matches: for each `(match, from_version)`, the entries
-    /// from that version on (at most [`TAIL_BATCH`] per match), in `positions` order.
-    /// Returns as soon as any match has such entries, or empty after `block_ms`.
-    /// `block_ms = 0` does not wait. With no positions it waits `block_ms` and returns empty
-    /// (so a reader loop with nothing to watch does not spin). A match listed twice is
-    /// read from the smaller version.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
-    async fn tail(
-        &self,
-        positions: &[(MatchId, u64)],
-        block_ms: u64,
-    ) -> Result<Vec<(MatchId, Entry)>, StoreError>;
-
     /// Stores a snapshot of the match's state at `version` (opaque bytes), unless one at the
     /// same or a later version is stored already. Returns whether it was stored.
     ///
@@ -145,7 +126,9 @@ pub trait EventStore: Send + Sync {
     ) -> Result<(), StoreError>;
 
     /// At most `limit` armed deadlines due at or before `now_ms`, earliest first (ties by
-    /// match id). They stay armed until cleared.
+    /// match id). They stay armed until cleared. Redis reads them through an index that
+    /// may hold stale entries; those are corrected on the way and not returned, so fewer
+    /// than `limit` may come back while more are due (the next call finds them).
     ///
     /// # Errors
     ///
@@ -163,6 +146,26 @@ pub trait EventStore: Send + Sync {
     ///
     /// [`StoreError::Redis`].
     async fn clear_deadline_if(&self, id: MatchId, fence_version: u64) -> Result<bool, StoreError>;
+
+    /// Makes every armed deadline findable by [`EventStore::due_deadlines`] again: on
+    /// Redis, restores the index entries lost between an arming's two writes (a crash, a
+    /// cluster node failing) and lowers any left later than the deadline. Returns how many
+    /// entries it restored or lowered. The memory store has no index: always 0.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn repair_deadline_index(&self) -> Result<usize, StoreError>;
+
+    /// Subscribes to the append feed: every entry appended from now on, as `(match,
+    /// version)`, at most once (versions are not replayed, and `create_match` is not
+    /// announced). The stream ends when the subscription is lost; the caller subscribes
+    /// again and reads the logs it follows from where it was, for what it missed.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`] if no subscription could be made.
+    async fn append_feed(&self) -> Result<AppendFeed, StoreError>;
 
     /// Binds a session token (by its SHA-256, lower-case hex) to a player, replacing any
     /// earlier binding.

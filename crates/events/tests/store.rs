@@ -1,17 +1,22 @@
-//! One suite, two stores: every test here runs against the `MemoryStore` and against a
-//! `RedisStore` on a real `redis-server` started by `test-harness` on a free loopback port
-//! (each Redis test has its own server). The Redis-only checks (key names in the server,
-//! one round trip per append, script reload, restart) are at the end.
+//! One suite, three stores: every test here runs against the `MemoryStore`, against a
+//! `RedisStore` on a real `redis-server` and against one on a real 3-primary Redis Cluster,
+//! both started by `test-harness` on free loopback ports (each Redis test has its own
+//! server or cluster). The Redis-only
+//! checks (key names in the server, one round trip per append, script reload, restart,
+//! the deadline index and the feed's connection) and the cluster-only ones (matches on
+//! every node) are at the end.
 
 use events::{
-    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, EventStore, MatchId, MatchMeta,
-    MemoryStore, PlayerId, RedisStore, SeatHolder, Session, StoreError, StoredEvent, TAIL_BATCH,
+    AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, EventStore, MatchId,
+    MatchMeta, MemoryStore, PlayerId, RedisStore, SeatHolder, Session, StoreError, StoredEvent,
     keys,
 };
 use rules_core::{Audience, PerSeat, Seat};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use test_harness::{Persistence, RedisOptions, RedisServer};
+use test_harness::{Persistence, RedisCluster, RedisOptions, RedisServer};
+use tokio_stream::StreamExt;
 
 type Store = Arc<dyn EventStore>;
 
@@ -47,6 +52,10 @@ fn entry(version: u64, key: Option<&str>) -> Entry {
             StoredEvent { audience: Audience::Public, payload: vec![8, version as u8, 0, 255] },
             StoredEvent { audience: Audience::Seat(Seat::ONE), payload: b"private".to_vec() },
         ],
+        views: vec![StoredEvent {
+            audience: Audience::Seat(Seat::ZERO),
+            payload: b"view".to_vec(),
+        }],
         traceparent: Some(format!("00-{:032x}-{:016x}-01", version + 1, version + 7)),
         at_ms: 1_700_000_000_000 + version,
     }
@@ -78,10 +87,11 @@ fn sha(n: u8) -> String {
 struct Fixture {
     store: Store,
     redis: Option<RedisServer>,
+    cluster: Option<RedisCluster>,
 }
 
 async fn memory_fixture() -> Fixture {
-    Fixture { store: Arc::new(MemoryStore::new()), redis: None }
+    Fixture { store: Arc::new(MemoryStore::new()), redis: None, cluster: None }
 }
 
 async fn start_redis(options: RedisOptions) -> RedisServer {
@@ -91,28 +101,36 @@ async fn start_redis(options: RedisOptions) -> RedisServer {
 async fn redis_fixture() -> Fixture {
     let server = start_redis(RedisOptions::default()).await;
     let store = RedisStore::connect(&server.url()).await.expect("connect");
-    Fixture { store: Arc::new(store), redis: Some(server) }
+    Fixture { store: Arc::new(store), redis: Some(server), cluster: None }
 }
 
-/// Runs each named test function (`async fn(Store)`) against both stores.
+async fn start_cluster() -> RedisCluster {
+    tokio::task::spawn_blocking(|| RedisCluster::start(3)).await.expect("start")
+}
+
+async fn cluster_fixture() -> Fixture {
+    let cluster = start_cluster().await;
+    let store = RedisStore::connect_cluster(&cluster.urls()).await.expect("connect");
+    Fixture { store: Arc::new(store), redis: None, cluster: Some(cluster) }
+}
+
+/// Runs each named test function (`async fn(Store)`) against the three stores, the
+/// `single_node` ones against the first two only.
 macro_rules! suite {
     ($($name:ident),* $(,)?) => {
-        mod memory_store {
+        suite!(@stores memory_store, memory_fixture, $($name,)*);
+        suite!(@stores redis_store, redis_fixture, $($name,)*);
+        suite!(@stores redis_cluster, cluster_fixture, $($name,)*);
+    };
+    (@stores $module:ident, $fixture:ident, $($name:ident,)*) => {
+        mod $module {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    let fixture = super::memory_fixture().await;
+                    let fixture = super::$fixture().await;
                     super::$name(fixture.store.clone()).await;
-                }
-            )*
-        }
-        mod redis_store {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    let fixture = super::redis_fixture().await;
-                    super::$name(fixture.store.clone()).await;
-                    drop(fixture.redis);
+                    // The servers stop only after the test is done with them.
+                    drop(fixture);
                 }
             )*
         }
@@ -127,10 +145,10 @@ suite!(
     append_race_has_one_winner,
     duplicate_key_answers_the_first_version,
     read_from_a_version,
-    tail_returns_when_an_entry_arrives,
-    tail_times_out_empty,
     deadlines,
     deadline_lookup,
+    repair_leaves_a_whole_index_alone,
+    the_feed_announces_each_append_once,
     snapshots,
     sessions,
     ping,
@@ -332,61 +350,6 @@ async fn read_from_a_version(store: Store) {
     assert_eq!(store.read(MatchId::random(), 0, 10).await, Ok(vec![]));
 }
 
-async fn tail_returns_when_an_entry_arrives(store: Store) {
-    let [a, b, c] = [new_match(&store).await, new_match(&store).await, new_match(&store).await];
-    append_n(&store, a, 2).await;
-
-    // Catching up does not wait: everything from the given versions, in positions order.
-    let caught = store.tail(&[(c, 0), (a, 1)], 5_000).await.expect("tail");
-    let seen: Vec<(MatchId, u64)> = caught.iter().map(|(m, e)| (*m, e.version)).collect();
-    assert_eq!(seen, [(c, 0), (a, 1), (a, 2)]);
-
-    // Nothing new: the reader blocks until one of its matches gets an entry.
-    let positions = [(a, 3), (b, 1), (c, 1)];
-    let reader = {
-        let store = store.clone();
-        tokio::spawn(async move { store.tail(&positions, 10_000).await })
-    };
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(!reader.is_finished(), "tail returned before anything arrived");
-    let other = new_match(&store).await; // activity elsewhere does not wake it with data
-    append_n(&store, other, 1).await;
-    append_n(&store, b, 1).await;
-    let got = tokio::time::timeout(Duration::from_secs(3), reader)
-        .await
-        .expect("tail returned well before its 10 s block")
-        .expect("task")
-        .expect("tail");
-    assert_eq!(got, vec![(b, entry(1, Some("k1")))]);
-
-    // A reader far behind gets one batch per match per call.
-    let long = new_match(&store).await;
-    append_n(&store, long, TAIL_BATCH as u64 + 4).await;
-    let batch = store.tail(&[(long, 0)], 0).await.expect("tail");
-    assert_eq!(batch.len(), TAIL_BATCH);
-    assert_eq!(batch.last().map(|(_, e)| e.version), Some(TAIL_BATCH as u64 - 1));
-}
-
-async fn tail_times_out_empty(store: Store) {
-    let id = new_match(&store).await;
-    let waited = tokio::time::timeout(Duration::from_secs(3), store.tail(&[(id, 1)], 300))
-        .await
-        .expect("tail returned after its block");
-    assert_eq!(waited, Ok(vec![]));
-    // block_ms = 0 does not wait at all.
-    let now = tokio::time::timeout(Duration::from_millis(500), store.tail(&[(id, 1)], 0))
-        .await
-        .expect("tail with block 0 returned at once");
-    assert_eq!(now, Ok(vec![]));
-    // Nothing to watch: it waits and returns empty (no spinning reader loop).
-    let none = tokio::time::timeout(Duration::from_secs(3), store.tail(&[], 100))
-        .await
-        .expect("tail with no positions returned");
-    assert_eq!(none, Ok(vec![]));
-    // An unknown match is just a quiet one.
-    assert_eq!(store.tail(&[(MatchId::random(), 0)], 50).await, Ok(vec![]));
-}
-
 async fn deadlines(store: Store) {
     let [a, b, c] = [new_match(&store).await, new_match(&store).await, new_match(&store).await];
     assert_eq!(store.due_deadlines(u64::MAX >> 12, 10).await, Ok(vec![]));
@@ -494,6 +457,94 @@ async fn ping(store: Store) {
     assert_eq!(store.ping().await, Ok(()));
 }
 
+async fn repair_leaves_a_whole_index_alone(store: Store) {
+    assert_eq!(store.repair_deadline_index().await, Ok(0));
+    let [a, b, c] = [new_match(&store).await, new_match(&store).await, new_match(&store).await];
+    store.set_deadline(a, 100, 0).await.expect("set");
+    let arm = |due_ms, fence_version| DeadlineChange::Set { due_ms, fence_version };
+    // Re-armed later, re-armed earlier, cleared.
+    assert_eq!(
+        store.append(a, &entry(1, None), arm(400, 1)).await,
+        Ok(AppendOutcome::Appended { version: 1 })
+    );
+    assert_eq!(
+        store.append(b, &entry(1, None), arm(200, 1)).await,
+        Ok(AppendOutcome::Appended { version: 1 })
+    );
+    assert_eq!(
+        store.append(b, &entry(2, None), DeadlineChange::Clear).await,
+        Ok(AppendOutcome::Appended { version: 2 })
+    );
+    assert_eq!(
+        store.append(c, &entry(1, None), arm(300, 1)).await,
+        Ok(AppendOutcome::Appended { version: 1 })
+    );
+    assert_eq!(
+        store.append(c, &entry(2, None), arm(50, 2)).await,
+        Ok(AppendOutcome::Appended { version: 2 })
+    );
+    let d = |match_id, due_ms, fence_version| Deadline { match_id, due_ms, fence_version };
+    assert_eq!(store.due_deadlines(150, 10).await, Ok(vec![d(c, 50, 2)]));
+    assert_eq!(store.repair_deadline_index().await, Ok(0));
+    assert_eq!(store.due_deadlines(1_000, 10).await, Ok(vec![d(c, 50, 2), d(a, 400, 1)]));
+    assert_eq!(store.repair_deadline_index().await, Ok(0));
+}
+
+/// The next `n` notifications of `feed` (each within a few seconds), by match.
+async fn next_from(feed: &mut AppendFeed, n: usize) -> BTreeMap<MatchId, Vec<u64>> {
+    let mut got: BTreeMap<MatchId, Vec<u64>> = BTreeMap::new();
+    for _ in 0..n {
+        let (id, version) = tokio::time::timeout(Duration::from_secs(5), feed.next())
+            .await
+            .expect("a notification in time")
+            .expect("the feed is open");
+        got.entry(id).or_default().push(version);
+    }
+    got
+}
+
+/// Whether `feed` stays quiet for a moment (a notification or its end would show).
+async fn quiet(feed: &mut AppendFeed) -> bool {
+    tokio::time::timeout(Duration::from_millis(300), feed.next()).await.is_err()
+}
+
+async fn the_feed_announces_each_append_once(store: Store) {
+    let mut feed = store.append_feed().await.expect("subscribe");
+    let [a, b] = [new_match(&store).await, new_match(&store).await];
+    append_n(&store, a, 3).await;
+    append_n(&store, b, 2).await;
+    // Refused appends announce nothing: a duplicate key, a version conflict.
+    assert_eq!(
+        store.append(a, &entry(4, Some("k1")), DeadlineChange::Keep).await,
+        Ok(AppendOutcome::Duplicate { version: 1 })
+    );
+    let arm = DeadlineChange::Set { due_ms: 9, fence_version: 3 };
+    assert_eq!(
+        store.append(b, &entry(5, None), arm).await,
+        Ok(AppendOutcome::Conflict { current_version: 2 })
+    );
+    assert_eq!(
+        store.append(b, &entry(3, None), arm).await,
+        Ok(AppendOutcome::Appended { version: 3 })
+    );
+    // Each match's versions in order; creations (version 0) are not announced.
+    assert_eq!(
+        next_from(&mut feed, 6).await,
+        BTreeMap::from([(a, vec![1, 2, 3]), (b, vec![1, 2, 3])])
+    );
+    assert!(quiet(&mut feed).await, "only the six appends are announced");
+
+    // A later subscriber hears only what comes after it; both hear that.
+    let mut late = store.append_feed().await.expect("subscribe");
+    assert_eq!(
+        store.append(a, &entry(4, None), DeadlineChange::Clear).await,
+        Ok(AppendOutcome::Appended { version: 4 })
+    );
+    assert_eq!(next_from(&mut feed, 1).await, BTreeMap::from([(a, vec![4])]));
+    assert_eq!(next_from(&mut late, 1).await, BTreeMap::from([(a, vec![4])]));
+    assert!(quiet(&mut late).await);
+}
+
 // ---------------------------------------------------------------------------------------
 // Redis only
 
@@ -510,11 +561,14 @@ fn key_names_carry_the_match_hash_tag() {
     assert_eq!(keys::meta(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:meta");
     assert_eq!(keys::idem(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:idem");
     assert_eq!(keys::snapshot(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:snap");
+    assert_eq!(keys::deadline(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:deadline");
     assert_eq!(keys::DEADLINES, "colosseum:deadlines");
-    assert_eq!(keys::DEADLINE_FENCES, "colosseum:deadline-fences");
+    assert_eq!(keys::APPENDED, "colosseum:appended");
     assert_eq!(keys::session(&sha(10)), format!("colosseum:session:{}", sha(10)));
     // Redis Cluster hashes only what is between the first `{` and the next `}`.
-    for key in [keys::log(id), keys::meta(id), keys::idem(id), keys::snapshot(id)] {
+    for key in
+        [keys::log(id), keys::meta(id), keys::idem(id), keys::snapshot(id), keys::deadline(id)]
+    {
         let tag = key.split_once('{').and_then(|(_, rest)| rest.split_once('}')).map(|t| t.0);
         assert_eq!(tag, Some("67e55044-10b1-426f-9247-bb680e5fe0c8"));
     }
@@ -538,8 +592,8 @@ async fn redis_holds_exactly_the_documented_keys() {
         keys::meta(id),
         keys::idem(id),
         keys::snapshot(id),
+        keys::deadline(id),
         keys::DEADLINES.to_string(),
-        keys::DEADLINE_FENCES.to_string(),
         keys::session(&sha(3)),
     ];
     expected.sort();
@@ -565,8 +619,8 @@ async fn redis_holds_exactly_the_documented_keys() {
     assert_eq!(ids, ["0-1", "1-1"]);
 }
 
-/// `(calls of EVALSHA, commands processed)` from `INFO`.
-async fn command_counts(conn: &mut redis::aio::MultiplexedConnection) -> (u64, u64) {
+/// `(calls of EVALSHA, calls of ZADD, commands processed)` from `INFO`.
+async fn command_counts(conn: &mut redis::aio::MultiplexedConnection) -> (u64, u64, u64) {
     let info: String = redis::cmd("INFO").arg("all").query_async(conn).await.expect("INFO");
     let field = |line_start: &str, name: &str| -> u64 {
         let line = info.lines().find(|l| l.starts_with(line_start)).unwrap_or("");
@@ -577,6 +631,7 @@ async fn command_counts(conn: &mut redis::aio::MultiplexedConnection) -> (u64, u
     };
     (
         field("cmdstat_evalsha:", "calls"),
+        field("cmdstat_zadd:", "calls"),
         field("total_commands_processed:", "total_commands_processed"),
     )
 }
@@ -595,16 +650,17 @@ async fn append_is_one_evalsha_round_trip() {
     );
     let after = command_counts(&mut conn).await;
     assert_eq!(after.0 - before.0, 1, "one EVALSHA");
+    assert_eq!(after.1 - before.1, 1, "one ZADD of the deadline index, pipelined before it");
     // `total_commands_processed` also counts the commands a script runs inside Redis. Between
-    // the two INFOs: the first INFO, the EVALSHA, and the script's XREVRANGE, HGET (idem),
-    // XADD, HSET (idem), ZADD, HSET (fence). Any extra round trip would add to it.
-    assert_eq!(after.1 - before.1, 1 + 1 + 6, "commands between the INFOs");
+    // the two INFOs: the first INFO, the ZADD, the EVALSHA, and the script's XREVRANGE, HGET
+    // (idem), XADD, HSET (idem), HSET (deadline), PUBLISH. Any extra command would add to it.
+    assert_eq!(after.2 - before.2, 1 + 2 + 6, "commands between the INFOs");
     let duplicate = store.append(id, &entry(2, Some("a")), DeadlineChange::Keep).await;
     assert_eq!(duplicate, Ok(AppendOutcome::Duplicate { version: 1 }));
     let last = command_counts(&mut conn).await;
     assert_eq!(last.0 - after.0, 1, "a duplicate is one EVALSHA too");
-    // INFO, EVALSHA, XREVRANGE, HGET: nothing written.
-    assert_eq!(last.1 - after.1, 1 + 1 + 2);
+    // INFO, EVALSHA, XREVRANGE, HGET: nothing written, no index entry for Keep.
+    assert_eq!(last.2 - after.2, 1 + 1 + 2);
 }
 
 #[tokio::test]
@@ -615,6 +671,15 @@ async fn scripts_are_reloaded_after_script_flush() {
     let mut conn = inspect(server).await;
     let () = redis::cmd("SCRIPT").arg("FLUSH").query_async(&mut conn).await.expect("flush");
     append_n(store, id, 2).await;
+    // The append that arms a deadline sends its EVALSHA in a pipeline: reloaded too.
+    let () = redis::cmd("SCRIPT").arg("FLUSH").query_async(&mut conn).await.expect("flush");
+    let arm = DeadlineChange::Set { due_ms: 5, fence_version: 3 };
+    assert_eq!(
+        store.append(id, &entry(3, None), arm).await,
+        Ok(AppendOutcome::Appended { version: 3 })
+    );
+    let armed = Deadline { match_id: id, due_ms: 5, fence_version: 3 };
+    assert_eq!(store.due_deadlines(5, 10).await, Ok(vec![armed]));
     assert_eq!(
         store.claim_seat(id, Seat::ZERO, PlayerId::random()).await,
         Ok(ClaimOutcome::Claimed)
@@ -640,7 +705,6 @@ async fn corrupt_entries_are_typed_errors() {
         .await
         .expect("XADD");
     assert!(matches!(store.read(id, 0, 10).await, Err(StoreError::Corrupt(_))));
-    assert!(matches!(store.tail(&[(id, 1)], 0).await, Err(StoreError::Corrupt(_))));
 }
 
 #[tokio::test]
@@ -674,7 +738,6 @@ async fn the_store_reconnects_after_a_redis_restart() {
     }
     assert_eq!(appended, Some(AppendOutcome::Appended { version: 4 }));
     assert_eq!(versions(&store.read(id, 0, 10).await.expect("read")), [0, 1, 2, 3, 4]);
-    assert_eq!(store.tail(&[(id, 4)], 0).await.expect("tail").len(), 1);
     drop(server);
 }
 
@@ -693,4 +756,238 @@ async fn deadline_lookup(store: Store) {
     assert_eq!((d.due_ms, d.fence_version), (7_000, 1));
     assert!(store.clear_deadline_if(id, 1).await.unwrap());
     assert_eq!(store.deadline(id).await.unwrap(), None);
+}
+
+// ---------------------------------------------------------------------------------------
+// Redis only: the deadline index and the feed's connection
+
+/// The deadline index as the server holds it: match -> score.
+async fn index(conn: &mut impl redis::aio::ConnectionLike) -> BTreeMap<MatchId, u64> {
+    let entries: Vec<(String, u64)> = redis::cmd("ZRANGE")
+        .arg(keys::DEADLINES)
+        .arg(0)
+        .arg(-1)
+        .arg("WITHSCORES")
+        .query_async(conn)
+        .await
+        .expect("ZRANGE");
+    entries.into_iter().map(|(m, score)| (m.parse().expect("a match id"), score)).collect()
+}
+
+#[tokio::test]
+async fn the_index_is_a_hint_that_reading_corrects() {
+    let fixture = redis_fixture().await;
+    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let mut conn = inspect(server).await;
+    let [a, b, c] = [new_match(store).await, new_match(store).await, new_match(store).await];
+    // A refused arming (a version conflict) leaves an index entry with no deadline.
+    let arm = DeadlineChange::Set { due_ms: 10, fence_version: 2 };
+    assert_eq!(
+        store.append(a, &entry(2, None), arm).await,
+        Ok(AppendOutcome::Conflict { current_version: 0 })
+    );
+    assert_eq!(store.deadline(a).await, Ok(None));
+    // Arming later keeps the entry where it was (ZADD LT); arming earlier lowers it.
+    store.set_deadline(b, 500, 0).await.expect("set");
+    store.set_deadline(b, 900, 1).await.expect("set");
+    store.set_deadline(c, 700, 0).await.expect("set");
+    store.set_deadline(c, 600, 1).await.expect("set");
+    assert_eq!(index(&mut conn).await, BTreeMap::from([(a, 10), (b, 500), (c, 600)]));
+
+    // Reading: the entry with no deadline is dropped, the early one raised to its
+    // deadline (not due yet), the due one returned.
+    let d = |match_id, due_ms, fence_version| Deadline { match_id, due_ms, fence_version };
+    assert_eq!(store.due_deadlines(650, 10).await, Ok(vec![d(c, 600, 1)]));
+    assert_eq!(index(&mut conn).await, BTreeMap::from([(b, 900), (c, 600)]));
+    assert_eq!(store.due_deadlines(1_000, 10).await, Ok(vec![d(c, 600, 1), d(b, 900, 1)]));
+
+    // Clearing with the fence removes the entry too; a cleared deadline's entry is left
+    // for the next read to drop.
+    assert_eq!(store.clear_deadline_if(c, 1).await, Ok(true));
+    assert_eq!(
+        store.append(b, &entry(1, None), DeadlineChange::Clear).await,
+        Ok(AppendOutcome::Appended { version: 1 })
+    );
+    assert_eq!(index(&mut conn).await, BTreeMap::from([(b, 900)]));
+    assert_eq!(store.due_deadlines(1_000, 10).await, Ok(vec![]));
+    assert_eq!(index(&mut conn).await, BTreeMap::new());
+}
+
+#[tokio::test]
+async fn the_repair_restores_lost_and_late_index_entries() {
+    let fixture = redis_fixture().await;
+    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let mut conn = inspect(server).await;
+    // More deadlines than one SCAN step looks at.
+    let mut armed: Vec<Deadline> = (0..2_500u64)
+        .map(|i| Deadline { match_id: MatchId::random(), due_ms: 1_000 + i, fence_version: i })
+        .collect();
+    for d in &armed {
+        store.set_deadline(d.match_id, d.due_ms, d.fence_version).await.expect("set");
+    }
+    armed.sort_by_key(|d| (d.due_ms, d.match_id));
+    let () = redis::cmd("DEL").arg(keys::DEADLINES).query_async(&mut conn).await.expect("DEL");
+    assert_eq!(store.due_deadlines(u64::MAX >> 12, 10).await, Ok(vec![]), "the index is gone");
+    assert_eq!(store.repair_deadline_index().await, Ok(2_500));
+    assert_eq!(store.due_deadlines(u64::MAX >> 12, 10).await.as_deref(), Ok(&armed[..10]));
+    assert_eq!(store.repair_deadline_index().await, Ok(0), "nothing left to repair");
+
+    // An entry later than its deadline would fire late: the repair lowers it.
+    let first = armed[0];
+    let () = redis::cmd("ZADD")
+        .arg(keys::DEADLINES)
+        .arg(9_999_999)
+        .arg(first.match_id.to_string())
+        .query_async(&mut conn)
+        .await
+        .expect("ZADD");
+    assert_eq!(store.due_deadlines(first.due_ms, 10).await, Ok(vec![]));
+    assert_eq!(store.repair_deadline_index().await, Ok(1));
+    assert_eq!(store.due_deadlines(first.due_ms, 10).await, Ok(vec![first]));
+}
+
+#[tokio::test]
+async fn the_feed_skips_malformed_notes_and_ends_with_its_connection() {
+    let server = start_redis(RedisOptions::default()).await;
+    let store: Store = Arc::new(RedisStore::connect(&server.url()).await.expect("connect"));
+    let mut conn = inspect(&server).await;
+    let mut feed = store.append_feed().await.expect("subscribe");
+    for junk in ["", "garbage", "67e55044-10b1-426f-9247-bb680e5fe0c8", "nope 7"] {
+        let _: i64 = redis::cmd("PUBLISH")
+            .arg(keys::APPENDED)
+            .arg(junk)
+            .query_async(&mut conn)
+            .await
+            .expect("PUBLISH");
+    }
+    let id = new_match(&store).await;
+    append_n(&store, id, 1).await;
+    assert_eq!(next_from(&mut feed, 1).await, BTreeMap::from([(id, vec![1])]));
+
+    // The server goes away: the stream ends (the caller subscribes again and re-reads).
+    let mut server = tokio::task::spawn_blocking(move || {
+        let mut server = server;
+        server.stop();
+        server
+    })
+    .await
+    .expect("stop");
+    let end = tokio::time::timeout(Duration::from_secs(5), feed.next()).await;
+    assert_eq!(end.expect("the feed ended in time"), None);
+    assert!(store.append_feed().await.is_err(), "no server, no subscription");
+
+    let server = tokio::task::spawn_blocking(move || {
+        server.restart();
+        server
+    })
+    .await
+    .expect("restart");
+    let mut feed = store.append_feed().await.expect("subscribe again");
+    // The command connection reconnects on its own, after failing the calls in flight.
+    let mut id = None;
+    for _ in 0..50 {
+        let candidate = MatchId::random();
+        match store.create_match(candidate, &open_meta(), &entry(0, None)).await {
+            Ok(()) => {
+                id = Some(candidate);
+                break;
+            }
+            Err(StoreError::Redis(_)) => tokio::time::sleep(Duration::from_millis(100)).await,
+            Err(other) => panic!("{other}"),
+        }
+    }
+    let id = id.expect("Redis is back");
+    append_n(&store, id, 2).await;
+    assert_eq!(next_from(&mut feed, 2).await, BTreeMap::from([(id, vec![1, 2])]));
+    drop(server);
+}
+
+// ---------------------------------------------------------------------------------------
+// Redis Cluster only
+
+/// A plain connection to each node of `cluster`, in its order.
+async fn node_conns(cluster: &RedisCluster) -> Vec<redis::aio::MultiplexedConnection> {
+    let mut conns = Vec::new();
+    for url in cluster.urls() {
+        let client = redis::Client::open(url).expect("url");
+        conns.push(client.get_multiplexed_async_connection().await.expect("connect"));
+    }
+    conns
+}
+
+/// One match id per node of the cluster: `ids[i]`'s keys live on node `i`. A node answers
+/// `EXISTS` only for keys of the slots it serves (`MOVED` otherwise).
+async fn one_match_per_node(nodes: &mut [redis::aio::MultiplexedConnection]) -> Vec<MatchId> {
+    let mut ids: Vec<Option<MatchId>> = vec![None; nodes.len()];
+    for _ in 0..1_000 {
+        let id = MatchId::random();
+        for (slot, node) in ids.iter_mut().zip(nodes.iter_mut()) {
+            let served: Result<i64, _> =
+                redis::cmd("EXISTS").arg(keys::log(id)).query_async(node).await;
+            if served.is_ok() && slot.is_none() {
+                *slot = Some(id);
+            }
+        }
+        if ids.iter().all(Option::is_some) {
+            return ids.into_iter().flatten().collect();
+        }
+    }
+    panic!("no match id found for every node");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn matches_on_every_node_share_deadlines_repair_and_feed() {
+    let fixture = cluster_fixture().await;
+    let (store, cluster) = (&fixture.store, fixture.cluster.as_ref().expect("cluster"));
+    let mut nodes = node_conns(cluster).await;
+    let ids = one_match_per_node(&mut nodes).await;
+    let mut feed = store.append_feed().await.expect("subscribe");
+    let player = PlayerId::random();
+    for (i, &id) in ids.iter().enumerate() {
+        store.create_match(id, &open_meta(), &entry(0, None)).await.expect("create");
+        assert_eq!(store.claim_seat(id, Seat::ZERO, player).await, Ok(ClaimOutcome::Claimed));
+        let arm = DeadlineChange::Set { due_ms: 100 * (i as u64 + 1), fence_version: 1 };
+        assert_eq!(
+            store.append(id, &entry(1, Some("k1")), arm).await,
+            Ok(AppendOutcome::Appended { version: 1 })
+        );
+        assert_eq!(
+            store.append(id, &entry(2, Some("k1")), arm).await,
+            Ok(AppendOutcome::Duplicate { version: 1 })
+        );
+        assert_eq!(
+            store.append(id, &entry(3, None), arm).await,
+            Ok(AppendOutcome::Conflict { current_version: 1 })
+        );
+    }
+    // Each node holds its own match's keys.
+    for (node, &id) in nodes.iter_mut().zip(&ids) {
+        let held: i64 = redis::cmd("EXISTS")
+            .arg(&[keys::log(id), keys::meta(id), keys::idem(id), keys::deadline(id)])
+            .query_async(node)
+            .await
+            .expect("EXISTS");
+        assert_eq!(held, 4, "node of {id}");
+    }
+    // The feed hears appends made on every node.
+    assert_eq!(next_from(&mut feed, 3).await, ids.iter().map(|&id| (id, vec![1])).collect());
+    assert!(quiet(&mut feed).await, "refused appends are not announced");
+
+    // Deadlines across nodes, earliest first; the fence decides what clears.
+    let d = |match_id, due_ms, fence_version| Deadline { match_id, due_ms, fence_version };
+    let all = vec![d(ids[0], 100, 1), d(ids[1], 200, 1), d(ids[2], 300, 1)];
+    assert_eq!(store.due_deadlines(1_000, 10).await, Ok(all.clone()));
+    assert_eq!(store.clear_deadline_if(ids[1], 0).await, Ok(false));
+    assert_eq!(store.clear_deadline_if(ids[1], 1).await, Ok(true));
+    let kept = vec![all[0], all[2]];
+    assert_eq!(store.due_deadlines(1_000, 10).await, Ok(kept.clone()));
+
+    // The index lost (on whichever node holds it): nothing is due until the repair.
+    let client = redis::cluster::ClusterClient::new(cluster.urls()).expect("urls");
+    let mut conn = client.get_async_connection().await.expect("connect");
+    let () = redis::cmd("DEL").arg(keys::DEADLINES).query_async(&mut conn).await.expect("DEL");
+    assert_eq!(store.due_deadlines(1_000, 10).await, Ok(vec![]));
+    assert_eq!(store.repair_deadline_index().await, Ok(2));
+    assert_eq!(store.due_deadlines(1_000, 10).await, Ok(kept));
+    assert!(index(&mut conn).await.contains_key(&ids[0]));
 }

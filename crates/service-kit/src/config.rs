@@ -53,12 +53,20 @@ pub fn number(var: &'static str, default: u64) -> Result<u64, ConfigError> {
     }
 }
 
-/// Opens the event store: Redis Streams when `REDIS_URL` is set, else the in-memory store
-/// (for `make run` without Redis; never in production: it dies with the process).
+/// Opens the event store: on a Redis Cluster when `REDIS_CLUSTER_URLS` is set (seed nodes,
+/// comma-separated: `redis://10.0.0.1:7000,redis://10.0.0.2:7000`; it wins over
+/// `REDIS_URL`), else on the single Redis at `REDIS_URL`, else the in-memory store (for
+/// `make run` without Redis; never in production: it dies with the process).
 ///
 /// # Errors
-/// Redis does not answer at `REDIS_URL`.
+/// `REDIS_CLUSTER_URLS` lists no node, or Redis does not answer.
 pub async fn open_store() -> Result<std::sync::Arc<dyn events::EventStore>, events::StoreError> {
+    if let Some(urls) = optional("REDIS_CLUSTER_URLS") {
+        let seeds = cluster_seeds(&urls);
+        let store = events::RedisStore::connect_cluster(&seeds).await?;
+        tracing::info!(seeds = %seeds.join(","), "event store: Redis Streams on a Redis Cluster");
+        return Ok(std::sync::Arc::new(store));
+    }
     match optional("REDIS_URL") {
         Some(url) => {
             let store = events::RedisStore::connect(&url).await?;
@@ -74,6 +82,11 @@ pub async fn open_store() -> Result<std::sync::Arc<dyn events::EventStore>, even
     }
 }
 
+/// The seed node URLs of `REDIS_CLUSTER_URLS`: comma-separated, blanks ignored.
+fn cluster_seeds(urls: &str) -> Vec<String> {
+    urls.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_string).collect()
+}
+
 /// The rules engine of each family: `ENGINE_<FAMILY>_URL`, else `ENGINE_URL`, else the
 /// local default. The gateway and the clock both call the engines.
 pub fn engine_urls() -> Vec<(String, String)> {
@@ -86,4 +99,18 @@ pub fn engine_urls() -> Vec<(String, String)> {
     .iter()
     .map(|(family, var)| (family.to_string(), string(var, &default)))
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_seeds_are_split_on_commas() {
+        assert_eq!(
+            cluster_seeds(" redis://127.0.0.1:7000, redis://127.0.0.1:7001,,"),
+            ["redis://127.0.0.1:7000", "redis://127.0.0.1:7001"]
+        );
+        assert!(cluster_seeds(" , ").is_empty());
+    }
 }

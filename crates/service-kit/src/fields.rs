@@ -46,6 +46,17 @@ pub fn holder_to_proto(h: &SeatHolder) -> Option<internal::SeatHolder> {
     Some(internal::SeatHolder { kind: Some(kind) })
 }
 
+/// A seat holder as the public API names it in `player_ids`: the player id, empty while
+/// the seat is open, `reserved:<id>` for a challenge, `bot:<name>` for a built-in bot.
+pub fn holder_name(h: &SeatHolder) -> String {
+    match h {
+        SeatHolder::Open => String::new(),
+        SeatHolder::Player(p) => p.to_string(),
+        SeatHolder::Reserved(p) => format!("reserved:{p}"),
+        SeatHolder::Bot(b) => format!("bot:{b}"),
+    }
+}
+
 /// A seat holder from the internal API (absent: open).
 ///
 /// # Errors

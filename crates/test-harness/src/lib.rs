@@ -11,6 +11,8 @@
 //! - [`redis_server`]: [`RedisServer`], a `redis-server` child process on a free port of
 //!   127.0.0.1, with its own temporary directory, stop/restart on the same port (for
 //!   crash and restart tests) and optional append-only persistence (for durability tests).
+//! - [`redis_cluster`]: [`RedisCluster`], a Redis Cluster of N primaries built from such
+//!   servers (each in cluster mode) and formed with `redis-cli --cluster create`.
 //! - [`free_port`]: a free TCP port on the loopback interface.
 //!
 //! # Example
@@ -25,8 +27,10 @@
 //! The harness is std-only (processes, TCP, files): no async runtime and no Redis client,
 //! so any test can use it and it builds in a second.
 
+pub mod redis_cluster;
 pub mod redis_server;
 
+pub use redis_cluster::RedisCluster;
 pub use redis_server::{Persistence, RedisOptions, RedisServer};
 
 use std::net::{Ipv4Addr, TcpListener};

@@ -11,7 +11,9 @@
 //! [`RedisServer::restart`] starts it again on the same port and in the same directory, so
 //! clients that reconnect find it where it was. With [`Persistence::AppendOnly`] the server
 //! writes an append-only file (`--appendonly yes --appendfsync always`) in that directory
-//! and a restart reloads it: what the server acknowledged survives the kill.
+//! and a restart reloads it: what the server acknowledged survives the kill. With
+//! [`RedisOptions::cluster`] it starts as a Redis Cluster node (its `nodes.conf` in that
+//! directory, its cluster bus on a second free port) for [`crate::RedisCluster`] to join.
 //!
 //! Readiness is probed with a raw RESP `PING` over `std::net::TcpStream`, so this module
 //! needs no Redis client. Timing is bounded by counting attempts, not by reading a clock
@@ -49,6 +51,9 @@ pub struct RedisOptions {
     /// How many times to probe for `PONG`, 10 ms apart (each probe may also wait up to
     /// 100 ms to connect). 1,000 by default: about ten seconds.
     pub ready_attempts: u32,
+    /// Start as a cluster node (`--cluster-enabled yes`), alone until
+    /// [`crate::RedisCluster`] joins it to others. Off by default.
+    pub cluster: bool,
 }
 
 impl Default for RedisOptions {
@@ -57,6 +62,7 @@ impl Default for RedisOptions {
             persistence: Persistence::None,
             program: PathBuf::from("redis-server"),
             ready_attempts: 1_000,
+            cluster: false,
         }
     }
 }
@@ -68,6 +74,9 @@ pub struct RedisServer {
     child: Option<Child>,
     /// The loopback port; kept across restarts.
     port: u16,
+    /// The cluster bus port of a cluster node (Redis's default, port + 10000, may be out of
+    /// range or taken); kept across restarts.
+    bus_port: Option<u16>,
     /// The server's working directory: its log and, with append-only persistence, its data.
     dir: PathBuf,
     /// What it was started with, reused by [`RedisServer::restart`].
@@ -107,6 +116,7 @@ impl RedisServer {
             let mut server = RedisServer {
                 child: None,
                 port: crate::free_port(),
+                bus_port: options.cluster.then(crate::free_port),
                 // Each attempt has its own directory: a failed attempt's Drop removes it.
                 dir: make_dir(),
                 options: options.clone(),
@@ -217,6 +227,13 @@ impl RedisServer {
                 command.args(["--appendonly", "yes", "--appendfsync", "always"])
             }
         };
+        if let Some(bus_port) = self.bus_port {
+            // A relative config file lives in `--dir`, so each node has its own.
+            command
+                .args(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"])
+                .arg("--cluster-port")
+                .arg(bus_port.to_string());
+        }
         command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
         let child = command
             .spawn()
@@ -253,7 +270,7 @@ enum Failure {
 }
 
 /// Panics with the install hint when the program cannot be run at all.
-fn check_program(program: &Path) {
+pub(crate) fn check_program(program: &Path) {
     match Command::new(program)
         .arg("--version")
         .stdin(Stdio::null())

@@ -3,7 +3,9 @@
 //! what is due and asks the match's rules engine to apply the deadline step, fenced by
 //! the version the deadline was armed at: a duplicate or late firing changes nothing.
 //! There are no timers in memory to lose: each poll is also the sweep, so a deadline that
-//! fell due while the clock was down fires as soon as it is back.
+//! fell due while the clock was down fires as soon as it is back. At start and every
+//! minute the clock also has the store repair its deadline index, so a deadline whose
+//! index entry was lost (a crash between its two writes) still fires.
 
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use api::internal::{self, apply_step_request, apply_step_response};
@@ -17,6 +19,9 @@ use tonic::transport::Channel;
 
 /// How often the clock looks for due deadlines.
 pub const POLL_MS: u64 = 50;
+
+/// How often the clock has the store repair its deadline index (and once at start).
+pub const REPAIR_EVERY: Duration = Duration::from_secs(60);
 
 /// What the clock has done, for metrics and tests.
 #[derive(Default, Debug)]
@@ -98,16 +103,51 @@ impl Clock {
         self.engines.get(family).cloned()
     }
 
-    /// Polls until `shutdown`.
-    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let mut tick = tokio::time::interval(Duration::from_millis(POLL_MS));
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = shutdown.cancelled() => return,
-                _ = tick.tick() => { self.tick(service_kit::time::now_ms()).await; }
+    /// Has the store repair its deadline index; returns how many entries it restored.
+    pub async fn repair_index(&self) -> usize {
+        match self.store.repair_deadline_index().await {
+            Ok(repaired) => {
+                service_kit::metrics::add("colosseum_clock_index_repaired_total", repaired as i64);
+                tracing::info!(repaired, "deadline index repaired");
+                repaired
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot repair the deadline index; will retry");
+                0
             }
         }
+    }
+
+    /// Polls until `shutdown`, repairing the deadline index beside it (its own loop, so a
+    /// long scan never holds up a firing).
+    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        let poll = async {
+            let mut tick = tokio::time::interval(Duration::from_millis(POLL_MS));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = tick.tick() => { self.tick(service_kit::time::now_ms()).await; }
+                }
+            }
+        };
+        let repair = async {
+            // The first tick is immediate: a repair at start.
+            let mut tick = tokio::time::interval(REPAIR_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                // Shutdown waits neither for the next tick nor for a scan of a large store.
+                let round = async {
+                    tick.tick().await;
+                    self.repair_index().await
+                };
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = round => {}
+                }
+            }
+        };
+        tokio::join!(poll, repair);
     }
 }
 
@@ -165,7 +205,7 @@ pub async fn serve_health(
 ) -> Result<(), tonic::transport::Error> {
     let (health, service) = service_kit::serve::health();
     health.set_service_status("colosseum.clock", tonic_health::ServingStatus::Serving).await;
-    tonic::transport::Server::builder()
+    service_kit::serve::server()
         .add_service(service)
         .add_service(service_kit::serve::reflection_v1())
         .serve_with_incoming_shutdown(

@@ -120,48 +120,54 @@ async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), 
         .ok_or_else(|| tonic::Status::internal("a bad seat"))?;
     let mut brain = bots::json_bot(game, bot, service_kit::time::os_random_32())
         .ok_or_else(|| tonic::Status::invalid_argument(format!("{game} has no bot {bot}")))?;
+    // The stream's views say when the bot owes a move; only then does it ask GetView for
+    // the JSON form its brain reads.
     let mut events = api
-        .watch_match(
-            client.request(v1::WatchMatchRequest { match_id: id.to_string(), after_version: 0 }),
-        )
+        .watch_match(client.request(v1::WatchMatchRequest {
+            match_id: id.to_string(),
+            after_version: 0,
+            include_views: true,
+            after_index: None,
+        }))
         .await?
         .into_inner();
     let mut acted_at = None;
-    loop {
+    while let Some(msg) = events.message().await? {
+        let Some(seen) = msg.view else { continue };
+        if seen.outcome.is_some() {
+            return Ok(());
+        }
+        if seen.legal_moves.is_empty() || acted_at.is_some_and(|v| v >= seen.version) {
+            continue;
+        }
         let view = api
             .get_view(client.request(v1::GetViewRequest { match_id: id.to_string() }))
             .await?
             .into_inner();
-        if view.outcome.is_some() {
-            return Ok(());
-        }
-        if !view.legal_moves.is_empty() && acted_at != Some(view.version) {
-            let legal: Vec<serde_json::Value> =
-                view.legal_moves.iter().filter_map(|m| wire::move_to_json(game, m).ok()).collect();
-            let choice =
-                brain.choose(seat, &view.view_json, &legal).map_err(tonic::Status::internal)?;
-            let mv = wire::move_from_json(game, &choice).map_err(tonic::Status::internal)?;
-            let key = format!("bot:{id}:{}", view.version);
-            match api
-                .submit_move(client.request(v1::SubmitMoveRequest {
-                    match_id: id.to_string(),
-                    r#move: Some(mv),
-                    idempotency_key: key,
-                }))
-                .await
-            {
-                Ok(_) => {}
-                // The match moved on between the view and the move (a deadline): look again.
-                Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
-                Err(s) => return Err(s),
-            }
-            acted_at = Some(view.version);
+        if view.legal_moves.is_empty() || view.outcome.is_some() {
             continue;
         }
-        // Nothing to do: wait for the next event.
-        match events.message().await? {
-            Some(_) => {}
-            None => return Ok(()),
+        let legal: Vec<serde_json::Value> =
+            view.legal_moves.iter().filter_map(|m| wire::move_to_json(game, m).ok()).collect();
+        let choice =
+            brain.choose(seat, &view.view_json, &legal).map_err(tonic::Status::internal)?;
+        let mv = wire::move_from_json(game, &choice).map_err(tonic::Status::internal)?;
+        let key = format!("bot:{id}:{}", view.version);
+        match api
+            .submit_move(client.request(v1::SubmitMoveRequest {
+                match_id: id.to_string(),
+                r#move: Some(mv),
+                idempotency_key: key,
+            }))
+            .await
+        {
+            Ok(_) => {}
+            // The match moved on between the view and the move (a deadline): the stream
+            // brings the next view.
+            Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
+            Err(s) => return Err(s),
         }
+        acted_at = Some(view.version);
     }
+    Ok(())
 }

@@ -1,59 +1,77 @@
-//! One multiplexed reader per gateway: a single task tails every watched match's stream
-//! with one blocking read and fans entries out to that match's watchers, so a thousand
-//! watchers cost one Redis connection, not a thousand.
+//! One fan-out hub per gateway: it listens to the store's append feed (one subscription
+//! for every match) and, when a watched match moves, reads that match's new entries once
+//! and hands them to all its watchers. A thousand watchers cost one subscription and one
+//! read per step, and every read names one match, so it works on Redis Cluster.
+//!
+//! The feed is at most once; the stream is the truth. A note only says "read me": a lost
+//! one is made good by the catch-up after every resubscription and by a slow sweep.
 
 use events::{Entry, EventStore, MatchId};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use tokio::sync::{Notify, broadcast};
+use std::time::Duration;
+use tokio::sync::broadcast;
+use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-/// How long one blocking read waits before the set of watched matches is refreshed (a
-/// new match interrupts it at once).
-const BLOCK_MS: u64 = 1_000;
+/// A watched match that has had no note for this long is read anyway, in case one was
+/// lost. Only quiet matches are swept, so the sweep costs nothing while matches move.
+const SWEEP: Duration = Duration::from_secs(5);
+/// Entries read at once when catching up.
+const READ_BATCH: usize = 256;
+/// The pause before retrying a failed read or subscription.
+const RETRY: Duration = Duration::from_millis(200);
 
 struct Watched {
     /// The last version delivered from this match's stream.
     position: u64,
     tx: broadcast::Sender<Arc<Entry>>,
+    /// A read of this match is under way.
+    reading: bool,
+    /// A note came during that read: read once more when it ends.
+    again: bool,
+    /// When this match was last read, in Unix ms.
+    read_at_ms: u64,
 }
 
 /// The fan-out hub.
 pub struct Hub {
     store: Arc<dyn EventStore>,
     watched: Mutex<BTreeMap<MatchId, Watched>>,
-    changed: Notify,
     /// Set when `run` stops: every watcher's channel is closed, new ones start closed, so
     /// watch streams end and the server's graceful shutdown can finish.
     closed: std::sync::atomic::AtomicBool,
 }
 
 impl Hub {
-    /// A hub over `store`; call `run` to start reading.
+    /// A hub over `store`; call `run` to start listening.
     pub fn new(store: Arc<dyn EventStore>) -> Arc<Self> {
-        Arc::new(Hub {
-            store,
-            watched: Mutex::new(BTreeMap::new()),
-            changed: Notify::new(),
-            closed: Default::default(),
-        })
+        Arc::new(Hub { store, watched: Mutex::new(BTreeMap::new()), closed: Default::default() })
     }
 
     /// Subscribes to `id`'s entries after `position` (the caller backfills up to it).
-    pub fn subscribe(&self, id: MatchId, position: u64) -> broadcast::Receiver<Arc<Entry>> {
-        let mut w = self.watched.lock().expect("the hub lock");
-        if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
-            return broadcast::channel(1).1;
-        }
-        match w.get(&id) {
-            Some(x) => x.tx.subscribe(),
-            None => {
-                let (tx, rx) = broadcast::channel(1024);
-                w.insert(id, Watched { position, tx });
-                self.changed.notify_one();
-                rx
+    pub fn subscribe(
+        self: &Arc<Self>,
+        id: MatchId,
+        position: u64,
+    ) -> broadcast::Receiver<Arc<Entry>> {
+        let rx = {
+            let mut w = self.watched.lock().expect("the hub lock");
+            if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
+                return broadcast::channel(1).1;
             }
-        }
+            if let Some(x) = w.get(&id) {
+                return x.tx.subscribe();
+            }
+            let (tx, rx) = broadcast::channel(256);
+            let read_at_ms = service_kit::time::now_ms();
+            w.insert(id, Watched { position, tx, reading: false, again: false, read_at_ms });
+            rx
+        };
+        // Entries appended between the caller's backfill and now sent their notes to
+        // nobody: read once to pick them up.
+        self.poke(id, None);
+        rx
     }
 
     /// Matches watched now.
@@ -61,57 +79,117 @@ impl Hub {
         self.watched.lock().expect("the hub lock").len()
     }
 
-    /// Reads until `shutdown`, then closes every watcher's channel.
+    /// Listens until `shutdown`, then closes every watcher's channel.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        self.read(&shutdown).await;
+        tokio::select! {
+            _ = shutdown.cancelled() => {}
+            _ = self.clone().listen() => {}
+        }
         let mut w = self.watched.lock().expect("the hub lock");
         self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
         w.clear();
     }
 
-    async fn read(&self, shutdown: &CancellationToken) {
+    async fn listen(self: Arc<Self>) {
+        let mut sweep = tokio::time::interval(SWEEP);
+        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            let positions: Vec<(MatchId, u64)> = {
-                let mut w = self.watched.lock().expect("the hub lock");
-                // Matches nobody watches any more drop out.
-                w.retain(|_, x| x.tx.receiver_count() > 0);
-                // `tail` reads from a version on, inclusive: the one after the last delivered.
-                w.iter().map(|(id, x)| (*id, x.position + 1)).collect()
-            };
-            if positions.is_empty() {
-                tokio::select! {
-                    _ = shutdown.cancelled() => return,
-                    _ = self.changed.notified() => continue,
-                }
-            }
-            let read = tokio::select! {
-                _ = shutdown.cancelled() => return,
-                // A new match to watch: restart the read with it included, so its first
-                // events are not held back until the current read returns. A short pause
-                // lets a burst of new watchers share one restart.
-                _ = self.changed.notified() => {
-                    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            let mut feed = match self.store.append_feed().await {
+                Ok(f) => f,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot subscribe to the append feed; retrying");
+                    tokio::time::sleep(RETRY).await;
                     continue;
                 }
-                r = self.store.tail(&positions, BLOCK_MS) => r,
             };
-            match read {
-                Ok(entries) => {
-                    let w = &mut *self.watched.lock().expect("the hub lock");
-                    for (id, entry) in entries {
-                        if let Some(x) = w.get_mut(&id)
-                            && entry.version > x.position
-                        {
-                            x.position = entry.version;
-                            let _ = x.tx.send(Arc::new(entry));
+            // Whatever was appended while unsubscribed is read now.
+            self.sweep(u64::MAX);
+            loop {
+                tokio::select! {
+                    note = feed.next() => match note {
+                        Some((id, version)) => self.poke(id, Some(version)),
+                        None => {
+                            tracing::warn!("the append feed ended; subscribing again");
+                            break;
                         }
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "hub read failed; retrying");
-                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    },
+                    _ = sweep.tick() => self.sweep(SWEEP.as_millis() as u64),
                 }
             }
+        }
+    }
+
+    /// Reads every watched match not read for `quiet_ms` (`u64::MAX`: every one).
+    fn sweep(self: &Arc<Self>, quiet_ms: u64) {
+        let now = service_kit::time::now_ms();
+        let ids: Vec<MatchId> = {
+            let mut w = self.watched.lock().expect("the hub lock");
+            // Matches nobody watches any more drop out.
+            w.retain(|_, x| x.tx.receiver_count() > 0);
+            w.iter()
+                .filter(|(_, x)| {
+                    quiet_ms == u64::MAX || now.saturating_sub(x.read_at_ms) >= quiet_ms
+                })
+                .map(|(id, _)| *id)
+                .collect()
+        };
+        for id in ids {
+            self.poke(id, None);
+        }
+    }
+
+    /// `id` reached `version` (or may have moved, when `None`): read what is new, unless a
+    /// read is under way, which then reads once more.
+    fn poke(self: &Arc<Self>, id: MatchId, version: Option<u64>) {
+        {
+            let mut w = self.watched.lock().expect("the hub lock");
+            let Some(x) = w.get_mut(&id) else { return };
+            if version.is_some_and(|v| v <= x.position) {
+                return;
+            }
+            if x.reading {
+                x.again = true;
+                return;
+            }
+            x.reading = true;
+        }
+        tokio::spawn(self.clone().read(id));
+    }
+
+    async fn read(self: Arc<Self>, id: MatchId) {
+        loop {
+            let from = match self.watched.lock().expect("the hub lock").get(&id) {
+                Some(x) => x.position + 1,
+                None => return,
+            };
+            let entries = match self.store.read(id, from, READ_BATCH).await {
+                Ok(e) => e,
+                Err(e) => {
+                    tracing::warn!(match_id = %id, error = %e, "hub read failed; retrying");
+                    tokio::time::sleep(RETRY).await;
+                    continue;
+                }
+            };
+            let full = entries.len() == READ_BATCH;
+            let mut w = self.watched.lock().expect("the hub lock");
+            let Some(x) = w.get_mut(&id) else { return };
+            x.read_at_ms = service_kit::time::now_ms();
+            for entry in entries {
+                if entry.version == x.position + 1 {
+                    x.position = entry.version;
+                    let _ = x.tx.send(Arc::new(entry));
+                }
+            }
+            if x.tx.receiver_count() == 0 {
+                w.remove(&id);
+                return;
+            }
+            if full || x.again {
+                x.again = false;
+                continue;
+            }
+            x.reading = false;
+            return;
         }
     }
 }

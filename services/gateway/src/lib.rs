@@ -2,13 +2,14 @@
 //!
 //! Stateless: sessions, match metadata and streams live in the event store, matches in
 //! the rules engines. The tower chain, outermost first: the authentication layer (a token
-//! becomes a `Caller`), then the service. One multiplexed reader per gateway fans match
-//! streams out to watchers. The bot runner lives here too, as a client of this API.
+//! becomes a `Caller`), then the service. One hub per gateway follows the store's append feed
+//! and fans new entries out to watchers. The bot runner lives here too, as a client of this API.
 //!
 //! # Layout
 //! - [`auth`]: the tower layer that authenticates tokens.
 //! - [`public`]: the handlers.
-//! - [`hub`]: the multiplexed stream reader.
+//! - [`hub`]: the fan-out of every watched match's new entries.
+//! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
 //! - [`engines`]: clients of the rules engines, by family.
 //! - [`bots`]: the bot runner.
 
@@ -17,6 +18,7 @@ pub mod bots;
 pub mod engines;
 pub mod hub;
 pub mod public;
+pub mod watch;
 
 use api::v1;
 use events::EventStore;
@@ -85,7 +87,7 @@ pub async fn serve(
         });
     }
     let incoming = service_kit::serve::incoming(listener);
-    tonic::transport::Server::builder()
+    service_kit::serve::server()
         // Outermost: every request is authenticated before any handler runs.
         .layer(auth::AuthLayer::new(store))
         .add_service(health_service)

@@ -9,14 +9,11 @@ use crate::hub::Hub;
 use api::internal::{self, apply_step_request, apply_step_response};
 use api::v1::{self, colosseum_service_server as srv, opponent, submit_move_response};
 use events::{EventStore, MatchId, MatchMeta, PlayerId, SeatHolder};
-use prost::Message;
-use rules_core::{Audience, Seat, Viewer};
+use rules_core::{Seat, Viewer};
 use service_kit::fields::{holder_to_proto, match_id, seat as seat_number};
 use service_kit::status::{ServiceError, relay};
 use service_kit::telemetry::TraceContext;
-use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
-use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 use tracing::Instrument;
 
@@ -99,38 +96,6 @@ fn traced<T>(msg: T, trace: &TraceContext) -> Request<T> {
     trace.inject(r.metadata_mut());
     r
 }
-
-/// The events of `entry` that `viewer` may receive, unless it was delivered already; and
-/// whether the match ended with it.
-fn deliver(
-    entry: &events::Entry,
-    viewer: Viewer,
-    sent: &mut Option<u64>,
-) -> (Vec<v1::WatchMatchResponse>, bool) {
-    if sent.is_some_and(|s| entry.version <= s) {
-        return (Vec::new(), false);
-    }
-    *sent = Some(entry.version);
-    let mut ended = false;
-    let mut out = Vec::new();
-    for (index, e) in entry.events.iter().enumerate() {
-        if !e.audience.admits(viewer) {
-            continue;
-        }
-        let Ok(event) = v1::Event::decode(e.payload.as_slice()) else { continue };
-        ended |= matches!(event.kind, Some(v1::event::Kind::MatchEnded(_)));
-        out.push(v1::WatchMatchResponse {
-            version: entry.version,
-            index: index as u32,
-            private: matches!(e.audience, Audience::Seat(_)),
-            event: Some(event),
-            traceparent: entry.traceparent.clone().unwrap_or_default(),
-        });
-    }
-    (out, ended)
-}
-
-type WatchStream = Pin<Box<dyn Stream<Item = Result<v1::WatchMatchResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl srv::ColosseumService for Gateway {
@@ -383,14 +348,15 @@ impl srv::ColosseumService for Gateway {
         Ok(Response::new(view))
     }
 
-    type WatchMatchStream = WatchStream;
+    type WatchMatchStream = crate::watch::WatchStream;
 
     async fn watch_match(
         &self,
         req: Request<v1::WatchMatchRequest>,
-    ) -> Result<Response<WatchStream>, Status> {
+    ) -> Result<Response<crate::watch::WatchStream>, Status> {
         let me = caller(&req)?;
-        let v1::WatchMatchRequest { match_id: id, after_version } = req.into_inner();
+        let v1::WatchMatchRequest { match_id: id, after_version, include_views, after_index } =
+            req.into_inner();
         let id = match_id(&id)?;
         // A span per request, with the match id, for logs and traces.
         let span = tracing::info_span!("watch_match", match_id = %id);
@@ -401,73 +367,10 @@ impl srv::ColosseumService for Gateway {
         };
         let last = self.store.last_version(id).await.map_err(ServiceError::from)?.unwrap_or(0);
         // Subscribe before backfilling, so nothing falls between the two.
-        let mut live = self.hub.subscribe(id, last);
-        let store = self.store.clone();
-        let (tx, rx) = tokio::sync::mpsc::channel::<Result<v1::WatchMatchResponse, Status>>(256);
-        tokio::spawn(async move {
-            // The last version delivered; none yet when watching from the start (version 0,
-            // the match's creation, carries the opening events).
-            let mut sent = (after_version > 0).then_some(after_version);
-            let mut from = after_version + u64::from(after_version > 0);
-            loop {
-                let batch = match store.read(id, from, 256).await {
-                    Ok(b) => b,
-                    Err(e) => {
-                        let _ = tx.send(Err(ServiceError::from(e).into())).await;
-                        return;
-                    }
-                };
-                let Some(last) = batch.last().map(|e| e.version) else { break };
-                for entry in &batch {
-                    let (out, ended) = deliver(entry, viewer, &mut sent);
-                    for r in out {
-                        if tx.send(Ok(r)).await.is_err() {
-                            return;
-                        }
-                    }
-                    if ended {
-                        return;
-                    }
-                }
-                from = last + 1;
-            }
-            loop {
-                match live.recv().await {
-                    Ok(entry) => {
-                        let (out, ended) = deliver(&entry, viewer, &mut sent);
-                        for r in out {
-                            if tx.send(Ok(r)).await.is_err() {
-                                return;
-                            }
-                        }
-                        if ended {
-                            return;
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        let _ = tx
-                            .send(Err(Status::resource_exhausted(format!(
-                                "fell behind; reconnect with after_version = {}",
-                                sent.unwrap_or(0)
-                            ))))
-                            .await;
-                        return;
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => {
-                        // The gateway is stopping: tell the client to reconnect, since a
-                        // clean end of the stream means the match ended.
-                        let _ = tx
-                            .send(Err(Status::unavailable(format!(
-                                "the gateway is shutting down; reconnect with after_version = {}",
-                                sent.unwrap_or(0)
-                            ))))
-                            .await;
-                        return;
-                    }
-                }
-            }
-        });
-        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
+        let live = self.hub.subscribe(id, last);
+        let from = crate::watch::Cursor::resume(after_version, after_index);
+        let watch = crate::watch::Watch { viewer, include_views };
+        Ok(Response::new(crate::watch::stream(self.store.clone(), id, watch, from, live)))
     }
 
     async fn get_match_record(

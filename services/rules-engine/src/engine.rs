@@ -4,7 +4,8 @@
 
 use crate::hosted::{self, Hosted, StepIn};
 use events::{AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, SeatHolder};
-use rules_core::{Seat, SeatSet, Seed, Viewer};
+use rules_core::{Audience, Seat, SeatSet, Seed, Viewer};
+use service_kit::fields::holder_name;
 use service_kit::status::ServiceError;
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
@@ -122,23 +123,21 @@ impl Engine {
             move_time_ms,
             created_at_ms: now,
         };
+        let due = meta.all_seated().then(|| {
+            let windows = hosted.windows(move_time_ms);
+            TimeAccount::default().due(&windows, now, hosted.reserve_allowance_ms(), move_time_ms)
+        });
         let opening = Entry {
             version: 0,
             step_json: "{\"created\":true}".into(),
             idempotency_key: None,
             events: hosted.opening(),
+            views: stored_views(&*hosted, &meta, 0, due),
             traceparent: None,
             at_ms: now,
         };
         self.store.create_match(id, &meta, &opening).await?;
-        if meta.all_seated() {
-            let windows = hosted.windows(move_time_ms);
-            let due = TimeAccount::default().due(
-                &windows,
-                now,
-                hosted.reserve_allowance_ms(),
-                move_time_ms,
-            );
+        if let Some(due) = due {
             self.store.set_deadline(id, due, 0).await?;
         }
         tracing::info!(match_id = %id, game, "match created");
@@ -391,6 +390,7 @@ impl Engine {
             step_json: step_json.clone(),
             idempotency_key: idempotency_key.clone(),
             events: applied.events,
+            views: stored_views(&*s.hosted, &s.meta, version, due),
             traceparent,
             at_ms: now,
         };
@@ -455,24 +455,9 @@ impl Engine {
         let slot = self.load(id).await?;
         let guard = slot.lock().await;
         let s = guard.as_ref().expect("loaded");
-        let out = s.hosted.view(viewer);
-        let outcome = s.hosted.outcome().map(|o| api::v1::Outcome {
-            winner: o.winner.map(wire::seat_u32),
-            reason: wire::reason(&o),
-            seed: s.meta.seed_hex.clone(),
-        });
-        Ok(api::v1::GetViewResponse {
-            version: s.version,
-            seat: viewer.seat().map(wire::seat_u32),
-            to_move: s.hosted.to_move().iter().map(wire::seat_u32).collect(),
-            view: Some(out.view),
-            outcome,
-            deadline_in_ms: s.due_ms.map(|d| d.saturating_sub(now_ms())),
-            player_ids: Seat::BOTH.iter().map(|&seat| holder_name(&s.meta.seats[seat])).collect(),
-            game: s.meta.game.clone(),
-            legal_moves: out.legal,
-            view_json: out.view_json,
-        })
+        let mut view = view_response(&*s.hosted, &s.meta, s.version, s.due_ms, viewer, true);
+        view.deadline_in_ms = s.due_ms.map(|d| d.saturating_sub(now_ms()));
+        Ok(view)
     }
 
     /// A finished match's record.
@@ -548,13 +533,54 @@ fn moving_seat(step_json: &str) -> Option<Seat> {
     v.get("seat").and_then(serde_json::Value::as_u64).and_then(Seat::new)
 }
 
-fn holder_name(h: &SeatHolder) -> String {
-    match h {
-        SeatHolder::Open => String::new(),
-        SeatHolder::Player(p) => p.to_string(),
-        SeatHolder::Reserved(p) => format!("reserved:{p}"),
-        SeatHolder::Bot(b) => format!("bot:{b}"),
+/// What `viewer` sees of a match at `version`, as GetView answers it (but for
+/// `deadline_in_ms`, which depends on when it is read).
+fn view_response(
+    hosted: &dyn Hosted,
+    meta: &MatchMeta,
+    version: u64,
+    due_ms: Option<u64>,
+    viewer: Viewer,
+    json: bool,
+) -> api::v1::GetViewResponse {
+    let out = hosted.view(viewer, json);
+    let outcome = hosted.outcome().map(|o| api::v1::Outcome {
+        winner: o.winner.map(wire::seat_u32),
+        reason: wire::reason(&o),
+        seed: meta.seed_hex.clone(),
+    });
+    api::v1::GetViewResponse {
+        version,
+        seat: viewer.seat().map(wire::seat_u32),
+        to_move: hosted.to_move().iter().map(wire::seat_u32).collect(),
+        view: Some(out.view),
+        outcome,
+        deadline_in_ms: None,
+        deadline_at_ms: due_ms,
+        player_ids: Seat::BOTH.iter().map(|&seat| holder_name(&meta.seats[seat])).collect(),
+        game: meta.game.clone(),
+        legal_moves: out.legal,
+        view_json: out.view_json.unwrap_or_default(),
     }
+}
+
+/// Each viewer's view after a step, stored with it so watchers need not ask. The seats'
+/// own views are built by the rules, never filtered from another's.
+fn stored_views(
+    hosted: &dyn Hosted,
+    meta: &MatchMeta,
+    version: u64,
+    due_ms: Option<u64>,
+) -> Vec<events::StoredEvent> {
+    use prost::Message;
+    let seats = Seat::BOTH.into_iter().map(|s| (Audience::Seat(s), Viewer::Seat(s)));
+    seats
+        .chain([(Audience::Public, Viewer::Spectator)])
+        .map(|(audience, viewer)| events::StoredEvent {
+            audience,
+            payload: view_response(hosted, meta, version, due_ms, viewer, false).encode_to_vec(),
+        })
+        .collect()
 }
 
 /// The deadline after a step, given the time account after it (`account`). A seat sealing

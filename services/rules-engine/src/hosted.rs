@@ -38,8 +38,8 @@ pub struct Applied {
 pub struct ViewOut {
     /// The typed view.
     pub view: v1::View,
-    /// The same as the rules' JSON.
-    pub view_json: String,
+    /// The same as the rules' JSON, when asked for.
+    pub view_json: Option<String>,
     /// The viewer's legal moves.
     pub legal: Vec<v1::Move>,
 }
@@ -58,8 +58,9 @@ pub trait Hosted: Send {
     fn replay(&mut self, step_json: &str) -> Result<(), ServiceError>;
     /// The opening events (version 0).
     fn opening(&self) -> Vec<StoredEvent>;
-    /// What `viewer` sees.
-    fn view(&self, viewer: Viewer) -> ViewOut;
+    /// What `viewer` sees; its JSON form too when `json` (GetView), not for the views
+    /// stored with each step (the typed form is what watchers get).
+    fn view(&self, viewer: Viewer, json: bool) -> ViewOut;
     /// Seats owing a move.
     fn to_move(&self) -> SeatSet;
     /// How the match ended.
@@ -131,7 +132,7 @@ impl<G: Wire> Hosted for HostedMatch<G> {
         encode::<G>(self.logged.log())
     }
 
-    fn view(&self, viewer: Viewer) -> ViewOut {
+    fn view(&self, viewer: Viewer, json: bool) -> ViewOut {
         let view = self.logged.inner().game().view(viewer);
         let legal = match viewer.seat() {
             Some(seat) => {
@@ -143,7 +144,7 @@ impl<G: Wire> Hosted for HostedMatch<G> {
         };
         ViewOut {
             view: G::view_to_proto(&view),
-            view_json: serde_json::to_string(&view).unwrap_or_default(),
+            view_json: json.then(|| serde_json::to_string(&view).unwrap_or_default()),
             legal,
         }
     }

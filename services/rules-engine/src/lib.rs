@@ -48,7 +48,7 @@ pub async fn serve(
         })
     };
     let incoming = service_kit::serve::incoming(listener);
-    let result = tonic::transport::Server::builder()
+    let result = service_kit::serve::server()
         .add_service(health_service)
         .add_service(service_kit::serve::reflection_v1())
         .add_service(service_kit::serve::reflection_v1alpha())

@@ -13,15 +13,36 @@ use gateway::bots::Client;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use test_harness::RedisServer;
+use test_harness::{RedisCluster, RedisServer};
 use tonic::{Code, Status, Streaming};
 
-/// A running Redis with the whole cluster on it.
-pub struct Env {
+/// A running Redis (a single server, or a sharded Redis Cluster) with the whole cluster on
+/// it.
+pub struct Env<R = RedisServer> {
     /// The cluster (gateway, engines, clock), stoppable piece by piece.
     pub cluster: Cluster,
     /// The Redis it stores into; kept alive until the cluster is shut down.
-    pub redis: RedisServer,
+    pub redis: R,
+}
+
+impl Env<RedisCluster> {
+    /// Starts a fresh 3-primary Redis Cluster and the whole cluster on it, so every
+    /// match's keys live on whichever node serves their slot.
+    ///
+    /// # Panics
+    /// If Redis or a service cannot start.
+    pub async fn start_sharded() -> Env<RedisCluster> {
+        let redis = tokio::task::spawn_blocking(|| RedisCluster::start(3))
+            .await
+            .expect("the Redis Cluster starts");
+        let store = events::RedisStore::connect_cluster(&redis.urls())
+            .await
+            .expect("connect to the cluster");
+        let cluster = Cluster::start(Arc::new(store), "127.0.0.1:0".parse().expect("an address"))
+            .await
+            .expect("the cluster starts");
+        Env { cluster, redis }
+    }
 }
 
 impl Env {
@@ -37,7 +58,9 @@ impl Env {
             .expect("the cluster starts");
         Env { cluster, redis }
     }
+}
 
+impl<R> Env<R> {
     /// A new guest player on the gateway.
     pub async fn player(&self, name: &str) -> Player {
         Player::guest(&self.cluster.gateway_url(), name).await
@@ -161,7 +184,27 @@ impl Player {
         id: &str,
         after_version: u64,
     ) -> Result<Streaming<v1::WatchMatchResponse>, Status> {
-        let req = v1::WatchMatchRequest { match_id: id.to_string(), after_version };
+        self.watch_with(id, after_version, None, false).await
+    }
+
+    /// WatchMatch with every option: resume inside `after_version` after `after_index`,
+    /// and the caller's view after each version when `include_views`.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn watch_with(
+        &self,
+        id: &str,
+        after_version: u64,
+        after_index: Option<u32>,
+        include_views: bool,
+    ) -> Result<Streaming<v1::WatchMatchResponse>, Status> {
+        let req = v1::WatchMatchRequest {
+            match_id: id.to_string(),
+            after_version,
+            include_views,
+            after_index,
+        };
         Ok(self.client.api().watch_match(self.client.request(req)).await?.into_inner())
     }
 

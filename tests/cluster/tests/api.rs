@@ -1,8 +1,8 @@
 //! The public API's promises, checked against the running cluster: a duplicate submit is
 //! applied once, a seat cannot move for the other, private events and sealed bids reach
 //! only their own seat, malformed requests are refused with the right code and change
-//! nothing, WatchMatch resumes exactly after a version, and the gateway answers
-//! grpc.health.v1.
+//! nothing, WatchMatch resumes exactly after a version or a message, its views are the
+//! ones GetView gives, and the gateway answers grpc.health.v1.
 
 use api::v1::{self, colosseum_service_client::ColosseumServiceClient};
 use cluster_tests::{
@@ -361,6 +361,112 @@ async fn watch_resumes_exactly_after_a_version() {
     // (version, index) strictly increases: ordered, nothing twice.
     assert!(full.windows(2).all(|w| (w[0].version, w[0].index) < (w[1].version, w[1].index)));
     env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watched_views_are_what_get_view_gives_each_viewer() {
+    let (env, alice, bob, id) = gops_match().await;
+    let carol = env.player("carol").await;
+    let watchers = [&alice, &bob, &carol];
+    let mut readers = Vec::new();
+    for w in watchers {
+        let s = w.watch_with(&id, 0, None, true).await.expect("watch with views");
+        readers.push(tokio::spawn(read_to_end(s)));
+    }
+    // Play it out one move at a time, keeping what GetView gives each viewer at each
+    // version (nothing else moves the match meanwhile).
+    let mut picker = Picker::new(21);
+    let mut got: Vec<std::collections::BTreeMap<u64, v1::GetViewResponse>> =
+        vec![Default::default(), Default::default(), Default::default()];
+    'play: loop {
+        for p in [&alice, &bob] {
+            let v = p.view(&id).await;
+            if v.outcome.is_some() {
+                break 'play;
+            }
+            let Some(mv) = picker.pick(&v) else { continue };
+            p.submit(&id, mv).await.expect("accepted");
+            for (w, seen) in watchers.iter().zip(got.iter_mut()) {
+                let v = w.view(&id).await;
+                seen.insert(v.version, v);
+            }
+        }
+    }
+    for (i, reader) in readers.into_iter().enumerate() {
+        let stream = reader.await.expect("the reader");
+        let views: Vec<&v1::WatchMatchResponse> =
+            stream.iter().filter(|m| m.view.is_some()).collect();
+        let last = stream.last().expect("messages").version;
+        // One view per version, from the creation on, each after its version's events.
+        assert_eq!(
+            views.iter().map(|m| m.version).collect::<Vec<_>>(),
+            (0..=last).collect::<Vec<_>>()
+        );
+        for m in &views {
+            assert!(m.event.is_none());
+            assert!(stream.iter().all(|e| e.version != m.version || e.index <= m.index));
+            assert_eq!(m.private, i < 2, "a seat's view is private, a spectator's is not");
+        }
+        for m in views.iter().filter(|m| m.version > 0) {
+            let mut streamed = m.view.clone().expect("a view");
+            let mut asked = got[i].get(&m.version).cloned().expect("GetView at that version");
+            // Only the time left (read at different moments) and the JSON form differ.
+            assert!(streamed.view_json.is_empty());
+            for v in [&mut streamed, &mut asked] {
+                v.deadline_in_ms = None;
+                v.view_json.clear();
+            }
+            assert_eq!(streamed, asked, "viewer {i} at version {}", m.version);
+        }
+        let end = views.last().and_then(|m| m.view.as_ref()).expect("the last view");
+        assert!(end.outcome.as_ref().is_some_and(|o| !o.seed.is_empty()), "the end shows the seed");
+    }
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_resumes_exactly_after_any_message() {
+    let (env, alice, bob, id) = gops_match().await;
+    play_out_gops(&alice, &bob, &id, 22).await;
+    // The time left in a view depends on when it is sent: leave it out of the comparison.
+    let timeless = |mut ms: Vec<v1::WatchMatchResponse>| {
+        for m in &mut ms {
+            if let Some(v) = &mut m.view {
+                v.deadline_in_ms = None;
+            }
+        }
+        ms
+    };
+    let full =
+        timeless(read_to_end(alice.watch_with(&id, 0, None, true).await.expect("watch")).await);
+    assert!(full.iter().any(|m| m.view.is_some()) && full.iter().any(|m| m.event.is_some()));
+    for (n, m) in full.iter().enumerate() {
+        let rest = timeless(
+            read_to_end(
+                alice.watch_with(&id, m.version, Some(m.index), true).await.expect("resume"),
+            )
+            .await,
+        );
+        assert_eq!(rest, full[n + 1..], "after version {} index {}", m.version, m.index);
+    }
+    env.shutdown().await;
+}
+
+/// Plays a GOPS match to its end with random legal bids.
+async fn play_out_gops(alice: &Player, bob: &Player, id: &str, seed: u64) {
+    let mut picker = Picker::new(seed);
+    loop {
+        let mut moved = false;
+        for p in [alice, bob] {
+            if let Some(mv) = picker.pick(&p.view(id).await) {
+                p.submit(id, mv).await.expect("accepted");
+                moved = true;
+            }
+        }
+        if !moved {
+            return;
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

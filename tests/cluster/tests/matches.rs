@@ -1,7 +1,8 @@
 //! Full matches through the gateway: one of each hosted game between two guest clients
 //! (one creates with an open seat, the other joins) playing random legal moves until the
 //! match ends, then the published record replays to the same result; and a GOPS match
-//! against the built-in strong bot, which plays through the public API too.
+//! against the built-in strong bot, which plays through the public API too. And all of it
+//! again at once on a sharded 3-primary Redis Cluster, a deadline firing included.
 
 use cluster_tests::{Env, Picker, bot, check_record, create_request, play_out, wait_view};
 use std::time::Duration;
@@ -9,6 +10,12 @@ use std::time::Duration;
 /// Plays a full match of `game` with default options and checks its record.
 async fn full_match(game: &str, seed: u64) {
     let env = Env::start().await;
+    play_full_match(&env, game, seed).await;
+    env.shutdown().await;
+}
+
+/// Plays a full match of `game` on `env` with default options and checks its record.
+async fn play_full_match<R>(env: &Env<R>, game: &str, seed: u64) {
     let alice = env.player("alice").await;
     let bob = env.player("bob").await;
     let id = alice.create_open(game, "", 0).await;
@@ -23,6 +30,34 @@ async fn full_match(game: &str, seed: u64) {
     let record = check_record(&carol, &id, &outcome).await;
     assert_eq!(record.game, game);
     assert_eq!(record.steps.len(), played.moves.len(), "a step per accepted move");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_plays_on_a_sharded_redis_cluster() {
+    let env = Env::start_sharded().await;
+    // Every game at once, each match on whichever node serves its slot, and a GOPS match
+    // whose seat 1 misses its one-second deadline: the clock finds it in the index and
+    // fires it on the match's node.
+    let timeout = async {
+        let alice = env.player("alice").await;
+        let bob = env.player("bob").await;
+        let id = alice.create_open("gops", "", 1_000).await;
+        bob.join(&id).await.expect("bob joins");
+        let mv = Picker::new(8).pick(&alice.view(&id).await).expect("a legal bid");
+        alice.submit(&id, mv).await.expect("alice bids");
+        let last = wait_view(&bob, &id, 100, |v| v.outcome.is_some()).await;
+        let outcome = last.outcome.clone().expect("ended");
+        assert_eq!((outcome.winner, outcome.reason.as_str()), (Some(0), "missed_deadline"));
+        check_record(&alice, &id, &outcome).await;
+    };
+    tokio::join!(
+        play_full_match(&env, "gops", 10),
+        play_full_match(&env, "dueling-monsters", 11),
+        play_full_match(&env, "cure-plague", 12),
+        play_full_match(&env, "masterminds", 13),
+        play_full_match(&env, "hexspiel", 14),
+        timeout,
+    );
     env.shutdown().await;
 }
 

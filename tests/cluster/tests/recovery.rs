@@ -1,6 +1,7 @@
 //! Services that crash and come back: a rules engine stopped mid-match loses nothing that
-//! was acknowledged (the stream is the truth, a restarted engine rebuilds from it), and a
-//! deadline that falls due while the clock is down fires once the clock is back.
+//! was acknowledged (the stream is the truth, a restarted engine rebuilds from it), a
+//! deadline that falls due while the clock is down fires once the clock is back, and so
+//! does one whose deadline index entry was lost (the clock repairs the index at start).
 
 use api::v1;
 use cluster_tests::{Env, Picker, accepted, check_record, gops, gops_view, wait_view};
@@ -129,6 +130,34 @@ async fn a_deadline_due_while_the_clock_is_down_fires_after_it_restarts() {
     // Fenced by version: a late duplicate firing (the sweep again) changes nothing.
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(alice.view(&id).await.version, 2);
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_whose_index_entry_was_lost_fires_after_the_clock_restarts() {
+    let mut env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let id = alice.create_open("gops", "", 1_000).await;
+    env.cluster.stop_clock().await;
+    bob.join(&id).await.expect("bob joins");
+    let view = alice.view(&id).await;
+    let mv = Picker::new(8).pick(&view).expect("a legal bid");
+    alice.submit(&id, mv).await.expect("alice bids");
+    // The index the clock polls loses the entry (as when a writer dies between its two
+    // writes); the match's own deadline stays armed.
+    let client = redis::Client::open(env.redis.url()).expect("url");
+    let mut conn = client.get_multiplexed_async_connection().await.expect("connect");
+    let () =
+        redis::cmd("DEL").arg(events::keys::DEADLINES).query_async(&mut conn).await.expect("DEL");
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+
+    env.cluster.restart_clock().await.expect("the clock restarts");
+    let last = wait_view(&bob, &id, 100, |v| v.outcome.is_some()).await;
+    let outcome = last.outcome.clone().expect("ended");
+    assert_eq!(outcome.winner, Some(0), "bob missed the deadline");
+    assert_eq!(outcome.reason, "missed_deadline");
+    assert_eq!(last.version, 2, "the deadline fired once");
     env.shutdown().await;
 }
 

@@ -1,12 +1,12 @@
--- Removes a match's deadline only if its fence is still the given one.
+-- Removes a match's armed deadline only if its fence is still the given one.
 --
--- KEYS[1] colosseum:deadlines   KEYS[2] colosseum:deadline-fences
--- ARGV[1] the match id; ARGV[2] the fence version
+-- KEYS[1] colosseum:{<match>}:deadline
+-- ARGV[1] the fence version
 --
--- Returns 1 if removed, else 0.
-if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  redis.call('HDEL', KEYS[2], ARGV[1])
-  return 1
+-- Returns the removed deadline's due time (ms, as stored), or false if nothing was removed.
+local due = redis.call('HGET', KEYS[1], 'due')
+if due and redis.call('HGET', KEYS[1], 'fence') == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return due
 end
-return 0
+return false
