@@ -23,3 +23,5 @@ echo "# (a) throughput: closed loop, 200 concurrent GOPS matches, with a 10 s ec
 run --game gops --matches 2000 --concurrency 200 --think-ms 0 --echo-seconds 10
 echo "# (b) latency: 1,000 concurrent GOPS matches, bots thinking 500 ms per move"
 run --game gops --matches 1000 --concurrency 1000 --think-ms 500
+echo "# (b') the same, each think time drawn from 450-550 ms"
+run --game gops --matches 1000 --concurrency 1000 --think-ms 500 --think-jitter-ms 50

@@ -5,7 +5,8 @@
 //! - `verify RECORD`: replay a finished record and confirm it.
 //! - `show RECORD`: replay a finished record and print its final board and summary.
 //! - `selfplay --game G --matches N`: bot against bot, with a JSON summary.
-//! - `run`: the whole cluster in one process (embedded store, or Redis at REDIS_URL).
+//! - `run`: the whole cluster in one process (embedded store, or Redis at REDIS_URL or
+//!   REDIS_CLUSTER_URLS).
 //! - `play --game G --vs bot`: a match in the terminal, through the cluster.
 //! - `load --game G --matches N --concurrency C`: bot-vs-bot matches through the gateway, measured.
 //! - `games`: list the hosted games.

@@ -1,6 +1,6 @@
 //! `colosseum run`: the whole cluster in one process: a rules engine per family, the
 //! clock and the gateway on `--addr` (default 127.0.0.1:50051), over Redis when
-//! `REDIS_URL` is set and the embedded in-memory store otherwise.
+//! `REDIS_URL` (or `REDIS_CLUSTER_URLS`) is set and the embedded in-memory store otherwise.
 
 use clap::Args;
 use std::process::ExitCode;
@@ -19,7 +19,6 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     rt.block_on(async move {
         service_kit::telemetry::init("colosseum");
         let store = service_kit::config::open_store().await.map_err(|e| format!("event store: {e}"))?;
-        let redis = service_kit::config::optional("REDIS_URL");
         let shutdown = service_kit::serve::shutdown_on_signal();
         // METRICS_ADDR (e.g. 127.0.0.1:9090) serves /metrics, /healthz and /readyz.
         service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;
@@ -30,7 +29,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         for f in cluster::FAMILIES {
             println!("  rules engine {f:<9}: {}", cluster.engine_url(f).unwrap_or_default());
         }
-        println!("  event store: {}", redis.as_deref().unwrap_or("embedded, in memory (set REDIS_URL for Redis)"));
+        println!("  event store: {}", service_kit::config::store_description());
         println!();
         println!("Play in another terminal:  colosseum play --game gops --vs bot");
         println!("Two players:                colosseum play --game gops --vs open   (then --join MATCH_ID)");

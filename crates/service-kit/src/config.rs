@@ -82,6 +82,17 @@ pub async fn open_store() -> Result<std::sync::Arc<dyn events::EventStore>, even
     }
 }
 
+/// Which event store [`open_store`] opens, in words, for a banner.
+pub fn store_description() -> String {
+    if let Some(urls) = optional("REDIS_CLUSTER_URLS") {
+        return format!("Redis Cluster (seed nodes {})", cluster_seeds(&urls).join(", "));
+    }
+    match optional("REDIS_URL") {
+        Some(url) => format!("Redis at {url}"),
+        None => "embedded, in memory (set REDIS_URL or REDIS_CLUSTER_URLS for Redis)".into(),
+    }
+}
+
 /// The seed node URLs of `REDIS_CLUSTER_URLS`: comma-separated, blanks ignored.
 fn cluster_seeds(urls: &str) -> Vec<String> {
     urls.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_string).collect()
