@@ -4,7 +4,7 @@
 //! does one whose deadline index entry was lost (the clock repairs the index at start).
 
 use api::v1;
-use cluster_tests::{Env, Picker, accepted, check_record, gops, gops_view, wait_view};
+use cluster_tests::{Env, Picker, Player, accepted, check_record, gops, gops_view, wait_view};
 use std::time::Duration;
 use tonic::Code;
 
@@ -104,16 +104,7 @@ async fn an_engine_restarted_mid_match_loses_nothing_acknowledged() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deadline_due_while_the_clock_is_down_fires_after_it_restarts() {
     let mut env = Env::start().await;
-    let alice = env.player("alice").await;
-    let bob = env.player("bob").await;
-    let id = alice.create_open("gops", "", 1_000).await;
-    // The clock goes down before the deadline is armed (at the join), so it cannot fire
-    // early on a slow machine.
-    env.cluster.stop_clock().await;
-    bob.join(&id).await.expect("bob joins");
-    let view = alice.view(&id).await;
-    let mv = Picker::new(8).pick(&view).expect("a legal bid");
-    alice.submit(&id, mv).await.expect("alice bids");
+    let (alice, bob, id) = bid_with_the_clock_down(&mut env).await;
     // The deadline passes with nobody to fire it: nothing happens.
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     let view = bob.view(&id).await;
@@ -121,11 +112,7 @@ async fn a_deadline_due_while_the_clock_is_down_fires_after_it_restarts() {
     assert_eq!(view.version, 1);
 
     env.cluster.restart_clock().await.expect("the clock restarts");
-    let last = wait_view(&bob, &id, 100, |v| v.outcome.is_some()).await;
-    let outcome = last.outcome.clone().expect("ended");
-    assert_eq!(outcome.winner, Some(0), "bob missed the deadline");
-    assert_eq!(outcome.reason, "missed_deadline");
-    assert_eq!(last.version, 2, "the deadline fired once");
+    let outcome = bob_missed_the_deadline(&bob, &id).await;
     check_record(&alice, &id, &outcome).await;
     // Fenced by version: a late duplicate firing (the sweep again) changes nothing.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -136,14 +123,7 @@ async fn a_deadline_due_while_the_clock_is_down_fires_after_it_restarts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deadline_whose_index_entry_was_lost_fires_after_the_clock_restarts() {
     let mut env = Env::start().await;
-    let alice = env.player("alice").await;
-    let bob = env.player("bob").await;
-    let id = alice.create_open("gops", "", 1_000).await;
-    env.cluster.stop_clock().await;
-    bob.join(&id).await.expect("bob joins");
-    let view = alice.view(&id).await;
-    let mv = Picker::new(8).pick(&view).expect("a legal bid");
-    alice.submit(&id, mv).await.expect("alice bids");
+    let (_alice, bob, id) = bid_with_the_clock_down(&mut env).await;
     // The index the clock polls loses the entry (as when a writer dies between its two
     // writes); the match's own deadline stays armed.
     let client = redis::Client::open(env.redis.url()).expect("url");
@@ -153,12 +133,33 @@ async fn a_deadline_whose_index_entry_was_lost_fires_after_the_clock_restarts() 
     tokio::time::sleep(Duration::from_millis(1_500)).await;
 
     env.cluster.restart_clock().await.expect("the clock restarts");
-    let last = wait_view(&bob, &id, 100, |v| v.outcome.is_some()).await;
+    bob_missed_the_deadline(&bob, &id).await;
+    env.shutdown().await;
+}
+
+/// A GOPS match with one-second moves whose clock is stopped before bob's join arms the
+/// deadline (so it cannot fire early on a slow machine), and alice's bid: bob owes a move
+/// that nobody times out until the clock is back. Returns (alice, bob, match id).
+async fn bid_with_the_clock_down(env: &mut Env) -> (Player, Player, String) {
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let id = alice.create_open("gops", "", 1_000).await;
+    env.cluster.stop_clock().await;
+    bob.join(&id).await.expect("bob joins");
+    let view = alice.view(&id).await;
+    let mv = Picker::new(8).pick(&view).expect("a legal bid");
+    alice.submit(&id, mv).await.expect("alice bids");
+    (alice, bob, id)
+}
+
+/// Waits until the deadline ends the match: bob missed it, and it fired once.
+async fn bob_missed_the_deadline(bob: &Player, id: &str) -> v1::Outcome {
+    let last = wait_view(bob, id, 100, |v| v.outcome.is_some()).await;
     let outcome = last.outcome.clone().expect("ended");
     assert_eq!(outcome.winner, Some(0), "bob missed the deadline");
     assert_eq!(outcome.reason, "missed_deadline");
     assert_eq!(last.version, 2, "the deadline fired once");
-    env.shutdown().await;
+    outcome
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
