@@ -68,8 +68,8 @@ pub fn entry_id(version: u64) -> String {
     format!("{version}-1")
 }
 
-/// The id just before every entry of `version` and later: `XREAD` after it, or `XRANGE`
-/// from it, starts at `version`.
+/// The id just before every entry of `version` and later: `XRANGE` from it starts at
+/// `version`.
 pub fn before(version: u64) -> String {
     format!("{version}-0")
 }

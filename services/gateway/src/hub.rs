@@ -66,6 +66,7 @@ impl Hub {
             let (tx, rx) = broadcast::channel(256);
             let read_at_ms = service_kit::time::now_ms();
             w.insert(id, Watched { position, tx, reading: false, again: false, read_at_ms });
+            service_kit::metrics::set("colosseum_gateway_watched_matches", w.len() as i64);
             rx
         };
         // Entries appended between the caller's backfill and now sent their notes to
@@ -97,6 +98,7 @@ impl Hub {
             let mut feed = match self.store.append_feed().await {
                 Ok(f) => f,
                 Err(e) => {
+                    service_kit::metrics::add("colosseum_gateway_feed_failures_total", 1);
                     tracing::warn!(error = %e, "cannot subscribe to the append feed; retrying");
                     tokio::time::sleep(RETRY).await;
                     continue;
@@ -109,6 +111,7 @@ impl Hub {
                     note = feed.next() => match note {
                         Some((id, version)) => self.poke(id, Some(version)),
                         None => {
+                            service_kit::metrics::add("colosseum_gateway_feed_failures_total", 1);
                             tracing::warn!("the append feed ended; subscribing again");
                             break;
                         }
@@ -126,6 +129,7 @@ impl Hub {
             let mut w = self.watched.lock().expect("the hub lock");
             // Matches nobody watches any more drop out.
             w.retain(|_, x| x.tx.receiver_count() > 0);
+            service_kit::metrics::set("colosseum_gateway_watched_matches", w.len() as i64);
             w.iter()
                 .filter(|(_, x)| {
                     quiet_ms == u64::MAX || now.saturating_sub(x.read_at_ms) >= quiet_ms
@@ -162,6 +166,7 @@ impl Hub {
                 Some(x) => x.position + 1,
                 None => return,
             };
+            service_kit::metrics::add("colosseum_gateway_hub_reads_total", 1);
             let entries = match self.store.read(id, from, READ_BATCH).await {
                 Ok(e) => e,
                 Err(e) => {

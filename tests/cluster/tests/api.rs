@@ -470,6 +470,29 @@ async fn play_out_gops(alice: &Player, bob: &Player, id: &str, seed: u64) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hub_and_the_engine_count_their_work() {
+    // Counters are process-wide and other tests run beside this one (so are gauges, which
+    // every test's hub sets): only a counter's growth is ours to check.
+    let count = |name| service_kit::metrics::metric(name).load(std::sync::atomic::Ordering::SeqCst);
+    let (env, alice, bob, id) = gops_match().await;
+    let (reads, steps) =
+        (count("colosseum_gateway_hub_reads_total"), count("colosseum_engine_steps_total"));
+    let mut watch = bob.watch_with(&id, 0, None, true).await.expect("bob watches");
+    let mv = Picker::new(3).pick(&alice.view(&id).await).expect("a legal bid");
+    let version = alice.submit(&id, mv).await.expect("accepted");
+    // Bob hears of it through the hub: its view at that version arrives.
+    loop {
+        let m = read_n(&mut watch, 1).await.remove(0);
+        if m.view.is_some() && m.version == version {
+            break;
+        }
+    }
+    assert!(count("colosseum_gateway_hub_reads_total") > reads, "the hub read the new entry");
+    assert!(count("colosseum_engine_steps_total") > steps, "the engine counted the step");
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_gateway_answers_health_checks() {
     use tonic_health::pb::health_client::HealthClient;
     use tonic_health::pb::{HealthCheckRequest, health_check_response::ServingStatus};
