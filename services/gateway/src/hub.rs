@@ -172,6 +172,12 @@ impl Hub {
                 Err(e) => {
                     tracing::warn!(match_id = %id, error = %e, "hub read failed; retrying");
                     tokio::time::sleep(RETRY).await;
+                    // Nobody left to read for: stop retrying.
+                    let mut w = self.watched.lock().expect("the hub lock");
+                    if w.get(&id).is_some_and(|x| x.tx.receiver_count() == 0) {
+                        w.remove(&id);
+                        return;
+                    }
                     continue;
                 }
             };

@@ -13,7 +13,7 @@ use gateway::bots::Client;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use test_harness::{RedisCluster, RedisServer};
+use test_harness::{RedisCluster, RedisOptions, RedisServer};
 use tonic::{Code, Status, Streaming};
 
 /// A running Redis (a single server, or a sharded Redis Cluster) with the whole cluster on
@@ -51,7 +51,18 @@ impl Env {
     /// # Panics
     /// If Redis or a service cannot start.
     pub async fn start() -> Env {
-        let redis = RedisServer::start();
+        Env::start_with(RedisOptions::default()).await
+    }
+
+    /// Starts a fresh `redis-server` with `options` (e.g. an append-only file, so a
+    /// restart keeps what it acknowledged) and the whole cluster on it.
+    ///
+    /// # Panics
+    /// If Redis or a service cannot start.
+    pub async fn start_with(options: RedisOptions) -> Env {
+        let redis = tokio::task::spawn_blocking(move || RedisServer::start_with(options))
+            .await
+            .expect("redis-server starts");
         let store = events::RedisStore::connect(&redis.url()).await.expect("connect to redis");
         let cluster = Cluster::start(Arc::new(store), "127.0.0.1:0".parse().expect("an address"))
             .await

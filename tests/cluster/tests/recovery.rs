@@ -1,11 +1,16 @@
 //! Services that crash and come back: a rules engine stopped mid-match loses nothing that
 //! was acknowledged (the stream is the truth, a restarted engine rebuilds from it), a
 //! deadline that falls due while the clock is down fires once the clock is back, and so
-//! does one whose deadline index entry was lost (the clock repairs the index at start).
+//! does one whose deadline index entry was lost (the clock repairs the index at start);
+//! and a watcher keeps receiving a match through a Redis restart (the gateway's hub
+//! subscribes to the append feed again and reads what it missed).
 
 use api::v1;
-use cluster_tests::{Env, Picker, Player, accepted, check_record, gops, gops_view, wait_view};
+use cluster_tests::{
+    Env, Picker, Player, accepted, check_record, gops, gops_view, read_n, wait_view,
+};
 use std::time::Duration;
+use test_harness::{Persistence, RedisOptions};
 use tonic::Code;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -135,6 +140,61 @@ async fn a_deadline_whose_index_entry_was_lost_fires_after_the_clock_restarts() 
     env.cluster.restart_clock().await.expect("the clock restarts");
     bob_missed_the_deadline(&bob, &id).await;
     env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_keeps_its_match_through_a_redis_restart() {
+    let options = RedisOptions { persistence: Persistence::AppendOnly, ..RedisOptions::default() };
+    let mut env = Env::start_with(options).await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let id = alice.create_open("gops", "", 0).await;
+    bob.join(&id).await.expect("bob joins");
+    let mut watch = bob.watch_with(&id, 0, None, true).await.expect("bob watches");
+    let mut picker = Picker::new(12);
+    let first = alice.submit(&id, picker.pick(&alice.view(&id).await).expect("a bid")).await;
+    assert_eq!(first.expect("accepted"), 1);
+    view_at(&mut watch, 1).await;
+
+    // Redis goes down and comes back: the hub's subscription ends with it.
+    tokio::task::block_in_place(|| env.redis.restart());
+    // Calls in flight during the restart may fail; the next ones reconnect.
+    let version = loop {
+        let answer = match bob.try_view(&id).await {
+            Ok(view) => {
+                let mv = picker.pick(&view).expect("a bid");
+                bob.submit_with(&id, Some(mv), "after-restart").await
+            }
+            Err(s) => Err(s),
+        };
+        match answer {
+            Ok(r) => break accepted(r).expect("accepted"),
+            Err(s) if s.code() == Code::Unavailable || s.code() == Code::Internal => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(s) => panic!("{s:?}"),
+        }
+    };
+    assert_eq!(version, 2);
+    // The same stream, never reopened, brings the move made after the restart.
+    let view = view_at(&mut watch, 2).await;
+    assert_eq!(view.version, 2);
+    env.shutdown().await;
+}
+
+/// Reads `watch` until its view of `version` arrives (bounded by the reads' own timeout).
+async fn view_at(
+    watch: &mut tonic::Streaming<v1::WatchMatchResponse>,
+    version: u64,
+) -> v1::GetViewResponse {
+    loop {
+        let m = read_n(watch, 1).await.remove(0);
+        if m.version == version
+            && let Some(v) = m.view
+        {
+            return v;
+        }
+    }
 }
 
 /// A GOPS match with one-second moves whose clock is stopped before bob's join arms the
