@@ -10,6 +10,12 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// Milliseconds from now until `at_ms` (Unix ms), 0 once it has passed: the time left
+/// before a deadline, as the API reports it.
+pub fn ms_until(at_ms: u64) -> u64 {
+    at_ms.saturating_sub(now_ms())
+}
+
 /// 32 bytes from the operating system's generator, e.g. a match seed or a session token.
 pub fn os_random_32() -> [u8; 32] {
     use rand_core::SeedableRng;

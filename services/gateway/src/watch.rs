@@ -111,8 +111,7 @@ fn deliver(
         && let Some(bytes) = entry.view_for(watch.viewer)
         && let Ok(mut view) = v1::GetViewResponse::decode(bytes)
     {
-        let now = service_kit::time::now_ms();
-        view.deadline_in_ms = view.deadline_at_ms.map(|at| at.saturating_sub(now));
+        view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
         out.push(v1::WatchMatchResponse {
             version: entry.version,
             index: index as u32,

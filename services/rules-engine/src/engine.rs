@@ -456,7 +456,7 @@ impl Engine {
         let guard = slot.lock().await;
         let s = guard.as_ref().expect("loaded");
         let mut view = view_response(&*s.hosted, &s.meta, s.version, s.due_ms, viewer, true);
-        view.deadline_in_ms = s.due_ms.map(|d| d.saturating_sub(now_ms()));
+        view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
         Ok(view)
     }
 

@@ -6,8 +6,8 @@
 
 use api::v1::{self, colosseum_service_client::ColosseumServiceClient};
 use cluster_tests::{
-    Env, Picker, Player, accepted, assert_status, create_request, gops, gops_view, open, read_n,
-    read_to_end,
+    Env, Picker, Player, accepted, assert_status, create_request, gops, gops_view, open, play_out,
+    read_n, read_to_end,
 };
 use tonic::Code;
 use v1::gops_event::Kind as Gops;
@@ -427,7 +427,7 @@ async fn watched_views_are_what_get_view_gives_each_viewer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_resumes_exactly_after_any_message() {
     let (env, alice, bob, id) = gops_match().await;
-    play_out_gops(&alice, &bob, &id, 22).await;
+    play_out([&alice, &bob], &id, &mut Picker::new(22), 100).await;
     // The time left in a view depends on when it is sent: leave it out of the comparison.
     let timeless = |mut ms: Vec<v1::WatchMatchResponse>| {
         for m in &mut ms {
@@ -450,23 +450,6 @@ async fn watch_resumes_exactly_after_any_message() {
         assert_eq!(rest, full[n + 1..], "after version {} index {}", m.version, m.index);
     }
     env.shutdown().await;
-}
-
-/// Plays a GOPS match to its end with random legal bids.
-async fn play_out_gops(alice: &Player, bob: &Player, id: &str, seed: u64) {
-    let mut picker = Picker::new(seed);
-    loop {
-        let mut moved = false;
-        for p in [alice, bob] {
-            if let Some(mv) = picker.pick(&p.view(id).await) {
-                p.submit(id, mv).await.expect("accepted");
-                moved = true;
-            }
-        }
-        if !moved {
-            return;
-        }
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
