@@ -75,11 +75,6 @@ impl Hub {
         rx
     }
 
-    /// Matches watched now.
-    pub fn watched(&self) -> usize {
-        self.watched.lock().expect("the hub lock").len()
-    }
-
     /// Listens until `shutdown`, then closes every watcher's channel.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
         tokio::select! {
