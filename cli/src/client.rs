@@ -110,6 +110,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, String> {
                 after_version: 0,
                 include_views: false,
                 after_index: None,
+                after_tag: None,
             }))
             .await
             .map_err(status)?

@@ -258,6 +258,7 @@ async fn player(
             after_version: 0,
             include_views: true,
             after_index: None,
+            after_tag: None,
         }))
         .await?
         .into_inner();

@@ -21,10 +21,32 @@ struct Running {
     task: JoinHandle<()>,
 }
 
+/// A rules engine on a runtime of its own, as a separate process would be: stopping it
+/// drops the runtime, and with it every task it spawned (connections, steps in flight),
+/// as a crash would.
+struct EngineRuntime {
+    addr: SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl EngineRuntime {
+    fn kill(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Drop for EngineRuntime {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// A running cluster.
 pub struct Cluster {
     store: Arc<dyn EventStore>,
-    engines: BTreeMap<&'static str, Running>,
+    engines: BTreeMap<&'static str, EngineRuntime>,
     clock: Option<Running>,
     gateway: Running,
     /// How long an engine keeps an idle match in memory.
@@ -88,12 +110,11 @@ impl Cluster {
         self.engines.get(family).map(|r| format!("http://{}", r.addr))
     }
 
-    /// Stops the engine of `family`, as a crash would: its memory is gone.
+    /// Stops the engine of `family`, as a crash would: its connections drop, its steps in
+    /// flight stop wherever they are, its memory is gone.
     pub async fn stop_engine(&mut self, family: &str) {
-        if let Some(r) = self.engines.get(family) {
-            r.stop.cancel();
-            r.task.abort();
-            let _ = (&mut self.engines.get_mut(family).expect("present").task).await;
+        if let Some(r) = self.engines.get_mut(family) {
+            r.kill();
         }
     }
 
@@ -140,7 +161,7 @@ impl Cluster {
     }
 }
 
-fn urls(engines: &BTreeMap<&'static str, Running>) -> Vec<(String, String)> {
+fn urls(engines: &BTreeMap<&'static str, EngineRuntime>) -> Vec<(String, String)> {
     engines.iter().map(|(f, r)| (f.to_string(), format!("http://{}", r.addr))).collect()
 }
 
@@ -149,11 +170,16 @@ async fn start_engine(
     family: &'static str,
     addr: SocketAddr,
     idle_ms: u64,
-) -> std::io::Result<Running> {
+) -> std::io::Result<EngineRuntime> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name(format!("engine-{family}"))
+        .enable_all()
+        .build()?;
     // A restarted engine may find its old port in TIME_WAIT for a moment: retry briefly.
     let mut tries = 0;
     let (listener, addr) = loop {
-        match bind(addr).await {
+        match runtime.spawn(bind(addr)).await.map_err(std::io::Error::other)? {
             Ok(x) => break x,
             Err(e) if tries < 50 => {
                 tries += 1;
@@ -164,17 +190,13 @@ async fn start_engine(
         }
     };
     let engine = Arc::new(Engine::new(store, vec![family.to_string()], idle_ms));
-    let stop = CancellationToken::new();
-    let task = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            if let Err(e) = rules_engine::serve(listener, engine, stop).await {
-                tracing::error!(error = %e, family, "rules engine stopped");
-            }
-        })
-    };
+    runtime.spawn(async move {
+        if let Err(e) = rules_engine::serve(listener, engine, CancellationToken::new()).await {
+            tracing::error!(error = %e, family, "rules engine stopped");
+        }
+    });
     tracing::info!(family, %addr, "rules engine up");
-    Ok(Running { addr, stop, task })
+    Ok(EngineRuntime { addr, runtime: Some(runtime) })
 }
 
 async fn start_clock(

@@ -12,6 +12,7 @@
 //! | `idem` | the idempotency key (optional) |
 //! | `tp` | the traceparent (optional) |
 //! | `vw` | the viewers' views, encoded like `ev` (omitted when there are none) |
+//! | `tag` | the entry's random tag, decimal (omitted when 0) |
 //!
 //! The version is not a field: it is the entry id (`<version>-1`, see [`crate::keys`]).
 //!
@@ -94,6 +95,9 @@ pub fn entry_fields(entry: &Entry) -> Vec<(&'static str, Vec<u8>)> {
     if !entry.views.is_empty() {
         fields.push(("vw", encode_events(&entry.views)));
     }
+    if entry.tag != 0 {
+        fields.push(("tag", entry.tag.to_string().into_bytes()));
+    }
     fields
 }
 
@@ -111,6 +115,7 @@ pub fn entry_from_fields(version: u64, fields: Vec<(Vec<u8>, Vec<u8>)>) -> Resul
         views: Vec::new(),
         traceparent: None,
         at_ms: 0,
+        tag: 0,
     };
     let (mut has_step, mut has_at, mut has_ev) = (false, false, false);
     for (name, value) in fields {
@@ -130,6 +135,7 @@ pub fn entry_from_fields(version: u64, fields: Vec<(Vec<u8>, Vec<u8>)>) -> Resul
             b"idem" => entry.idempotency_key = Some(utf8(value, "idem")?),
             b"tp" => entry.traceparent = Some(utf8(value, "tp")?),
             b"vw" => entry.views = decode_events(&value)?,
+            b"tag" => entry.tag = utf8(value, "tag")?.parse().map_err(|_| "bad `tag` field")?,
             // Fields added by a later version are skipped, so old readers keep working.
             _ => {}
         }
@@ -252,6 +258,7 @@ mod tests {
             ],
             traceparent: Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into()),
             at_ms: 1_700_000_000_123,
+            tag: 0x0123_4567_89ab_cdef,
         }
     }
 
@@ -266,6 +273,7 @@ mod tests {
             traceparent: None,
             events: vec![],
             views: vec![],
+            tag: 0,
             ..entry()
         };
         let fields =

@@ -305,6 +305,7 @@ mod tests {
             views: Vec::new(),
             traceparent: None,
             at_ms: version,
+            tag: version + 1,
         }
     }
 

@@ -40,6 +40,12 @@ pub struct Entry {
     pub traceparent: Option<String>,
     /// When the step was accepted, in Unix milliseconds (the caller's clock).
     pub at_ms: u64,
+    /// A random number drawn for this entry when it was written (0 in entries written
+    /// before tags). Versions are reused if a store loses its last writes (a Redis host
+    /// crash under `appendfsync everysec`): a reader that remembers the tag of the last
+    /// version it saw tells a reissued version from the one it saw. Random, so it says
+    /// nothing about the step (a digest of the step would reveal a sealed move).
+    pub tag: u64,
 }
 
 impl Entry {

@@ -58,6 +58,7 @@ fn entry(version: u64, key: Option<&str>) -> Entry {
         }],
         traceparent: Some(format!("00-{:032x}-{:016x}-01", version + 1, version + 7)),
         at_ms: 1_700_000_000_000 + version,
+        tag: 0x5eed_0000 + version,
     }
 }
 

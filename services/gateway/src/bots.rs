@@ -128,11 +128,18 @@ async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), 
             after_version: 0,
             include_views: true,
             after_index: None,
+            after_tag: None,
         }))
         .await?
         .into_inner();
     let mut acted_at = None;
     while let Some(msg) = events.message().await? {
+        if msg.resync.is_some() {
+            // The store lost its last writes: versions are being reissued, so a version
+            // acted at may come again with a new step.
+            acted_at = None;
+            continue;
+        }
         let Some(seen) = msg.view else { continue };
         if seen.outcome.is_some() {
             return Ok(());

@@ -5,6 +5,10 @@
 //!
 //! The feed is at most once; the stream is the truth. A note only says "read me": a lost
 //! one is made good by the catch-up after every resubscription and by a slow sweep.
+//!
+//! Every read starts at the last version delivered and checks its tag: if the store lost
+//! its last writes (and reissues those versions), the watchers are told ([`Note::Rewound`])
+//! and the match is delivered again from its start.
 
 use events::{Entry, EventStore, MatchId};
 use std::collections::BTreeMap;
@@ -22,10 +26,22 @@ const READ_BATCH: usize = 256;
 /// The pause before retrying a failed read or subscription.
 const RETRY: Duration = Duration::from_millis(200);
 
+/// What the hub hands a match's watchers.
+#[derive(Clone, Debug)]
+pub enum Note {
+    /// The next entry of the match's stream.
+    Entry(Arc<Entry>),
+    /// The stream no longer holds what was delivered (the store lost writes): what was
+    /// delivered is void, and the match's entries follow again from version 0.
+    Rewound,
+}
+
 struct Watched {
     /// The last version delivered from this match's stream.
     position: u64,
-    tx: broadcast::Sender<Arc<Entry>>,
+    /// The tag of the entry at `position`, once read (`None`: whatever is stored there).
+    tag: Option<u64>,
+    tx: broadcast::Sender<Note>,
     /// A read of this match is under way.
     reading: bool,
     /// A note came during that read: read once more when it ends.
@@ -50,11 +66,7 @@ impl Hub {
     }
 
     /// Subscribes to `id`'s entries after `position` (the caller backfills up to it).
-    pub fn subscribe(
-        self: &Arc<Self>,
-        id: MatchId,
-        position: u64,
-    ) -> broadcast::Receiver<Arc<Entry>> {
+    pub fn subscribe(self: &Arc<Self>, id: MatchId, position: u64) -> broadcast::Receiver<Note> {
         let rx = {
             let mut w = self.watched.lock().expect("the hub lock");
             if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
@@ -65,13 +77,16 @@ impl Hub {
             }
             let (tx, rx) = broadcast::channel(256);
             let read_at_ms = service_kit::time::now_ms();
-            w.insert(id, Watched { position, tx, reading: false, again: false, read_at_ms });
+            w.insert(
+                id,
+                Watched { position, tag: None, tx, reading: false, again: false, read_at_ms },
+            );
             service_kit::metrics::set("colosseum_gateway_watched_matches", w.len() as i64);
             rx
         };
         // Entries appended between the caller's backfill and now sent their notes to
         // nobody: read once to pick them up.
-        self.poke(id, None);
+        self.poke(id);
         rx
     }
 
@@ -104,7 +119,7 @@ impl Hub {
             loop {
                 tokio::select! {
                     note = feed.next() => match note {
-                        Some((id, version)) => self.poke(id, Some(version)),
+                        Some((id, _version)) => self.poke(id),
                         None => {
                             service_kit::metrics::add("colosseum_gateway_feed_failures_total", 1);
                             tracing::warn!("the append feed ended; subscribing again");
@@ -133,19 +148,17 @@ impl Hub {
                 .collect()
         };
         for id in ids {
-            self.poke(id, None);
+            self.poke(id);
         }
     }
 
-    /// `id` reached `version` (or may have moved, when `None`): read what is new, unless a
-    /// read is under way, which then reads once more.
-    fn poke(self: &Arc<Self>, id: MatchId, version: Option<u64>) {
+    /// `id` may have moved: read what is new, unless a read is under way, which then reads
+    /// once more. Even a note for a version already delivered is read: after a loss of
+    /// writes, it is a reissued version.
+    fn poke(self: &Arc<Self>, id: MatchId) {
         {
             let mut w = self.watched.lock().expect("the hub lock");
             let Some(x) = w.get_mut(&id) else { return };
-            if version.is_some_and(|v| v <= x.position) {
-                return;
-            }
             if x.reading {
                 x.again = true;
                 return;
@@ -157,8 +170,9 @@ impl Hub {
 
     async fn read(self: Arc<Self>, id: MatchId) {
         loop {
+            // From the last version delivered, to see that it is still the one delivered.
             let from = match self.watched.lock().expect("the hub lock").get(&id) {
-                Some(x) => x.position + 1,
+                Some(x) => x.position,
                 None => return,
             };
             service_kit::metrics::add("colosseum_gateway_hub_reads_total", 1);
@@ -180,10 +194,24 @@ impl Hub {
             let mut w = self.watched.lock().expect("the hub lock");
             let Some(x) = w.get_mut(&id) else { return };
             x.read_at_ms = service_kit::time::now_ms();
+            let held = entries
+                .first()
+                .is_some_and(|e| e.version == x.position && x.tag.is_none_or(|tag| tag == e.tag));
+            if !held && x.position > 0 {
+                service_kit::metrics::add("colosseum_gateway_rewound_total", 1);
+                tracing::warn!(match_id = %id, version = x.position, "the stream no longer holds the version delivered; watchers resynchronize");
+                let _ = x.tx.send(Note::Rewound);
+                x.position = 0;
+                x.tag = None;
+                continue;
+            }
             for entry in entries {
-                if entry.version == x.position + 1 {
+                if entry.version == x.position && x.tag.is_none() {
+                    x.tag = Some(entry.tag);
+                } else if entry.version == x.position + 1 {
                     x.position = entry.version;
-                    let _ = x.tx.send(Arc::new(entry));
+                    x.tag = Some(entry.tag);
+                    let _ = x.tx.send(Note::Entry(Arc::new(entry)));
                 }
             }
             if x.tx.receiver_count() == 0 {

@@ -355,8 +355,13 @@ impl srv::ColosseumService for Gateway {
         req: Request<v1::WatchMatchRequest>,
     ) -> Result<Response<crate::watch::WatchStream>, Status> {
         let me = caller(&req)?;
-        let v1::WatchMatchRequest { match_id: id, after_version, include_views, after_index } =
-            req.into_inner();
+        let v1::WatchMatchRequest {
+            match_id: id,
+            after_version,
+            include_views,
+            after_index,
+            after_tag,
+        } = req.into_inner();
         let id = match_id(&id)?;
         // A span per request, with the match id, for logs and traces.
         let span = tracing::info_span!("watch_match", match_id = %id);
@@ -370,7 +375,14 @@ impl srv::ColosseumService for Gateway {
         let live = self.hub.subscribe(id, last);
         let from = crate::watch::Cursor::resume(after_version, after_index);
         let watch = crate::watch::Watch { viewer, include_views };
-        Ok(Response::new(crate::watch::stream(self.store.clone(), id, watch, from, live)))
+        Ok(Response::new(crate::watch::stream(
+            self.store.clone(),
+            id,
+            watch,
+            from,
+            after_tag,
+            live,
+        )))
     }
 
     async fn get_match_record(

@@ -2,7 +2,12 @@
 //! the hub's live ones, each turned into the messages its viewer may receive (its events,
 //! then its own view when asked for). The stream is polled by the server's connection
 //! directly: no task or channel per watcher.
+//!
+//! A resumed stream first checks that the match still holds the client's last version
+//! (with its tag); if the store lost writes, the client gets a `resync` and the match
+//! from its start, as a live stream does when the hub finds the stream rewound.
 
+use crate::hub::Note;
 use api::v1;
 use events::{Entry, EventStore, MatchId};
 use prost::Message;
@@ -85,6 +90,7 @@ fn deliver(
     *sent = Some(Cursor { version: entry.version, index: None });
     let fresh = |index: usize| after_index.is_none_or(|i| index as u32 > i);
     let traceparent = entry.traceparent.clone().unwrap_or_default();
+    let tag = entry.tag;
     let mut ended = false;
     let mut out = Vec::new();
     for (index, e) in entry.events.iter().enumerate() {
@@ -103,6 +109,8 @@ fn deliver(
             event: Some(event),
             traceparent: traceparent.clone(),
             view: None,
+            tag,
+            resync: None,
         });
     }
     let index = entry.events.len();
@@ -119,13 +127,27 @@ fn deliver(
             event: None,
             traceparent,
             view: Some(view),
+            tag,
+            resync: None,
         });
     }
     (out, ended)
 }
 
+/// Whether `entry` ends its match.
+fn ends_match(entry: &Entry) -> bool {
+    entry.events.iter().any(|e| {
+        e.audience == Audience::Public
+            && v1::Event::decode(e.payload.as_slice())
+                .is_ok_and(|ev| matches!(ev.kind, Some(v1::event::Kind::MatchEnded(_))))
+    })
+}
+
 /// Where a stream is.
 enum Phase {
+    /// Resuming: checking that the match still holds the client's last version (with
+    /// this tag, when the client gave it).
+    Verify(Option<u64>),
     /// Reading the store from this version on.
     Backfill(u64),
     /// Following the hub.
@@ -139,7 +161,7 @@ struct State {
     id: MatchId,
     watch: Watch,
     sent: Option<Cursor>,
-    live: broadcast::Receiver<Arc<Entry>>,
+    live: broadcast::Receiver<Note>,
     phase: Phase,
     pending: VecDeque<Result<v1::WatchMatchResponse, Status>>,
 }
@@ -160,9 +182,42 @@ impl State {
         self.phase = Phase::Done;
     }
 
+    /// Voids what was sent: the client is told, and the match follows from its start.
+    fn resync(&mut self) {
+        service_kit::metrics::add("colosseum_gateway_resyncs_total", 1);
+        self.pending.push_back(Ok(v1::WatchMatchResponse {
+            resync: Some(v1::Resync { after_version: 0 }),
+            ..Default::default()
+        }));
+        self.sent = None;
+        self.phase = Phase::Backfill(0);
+    }
+
     /// Fills `pending` by one step of the current phase.
     async fn advance(&mut self) {
         match self.phase {
+            Phase::Verify(tag) => {
+                let Some(cursor) = self.sent else {
+                    self.phase = Phase::Backfill(0);
+                    return;
+                };
+                match self.store.read(self.id, cursor.version, 1).await {
+                    Err(e) => self.fail(ServiceError::from(e).into()),
+                    Ok(found) => match found.first() {
+                        Some(e)
+                            if e.version == cursor.version && tag.is_none_or(|t| t == e.tag) =>
+                        {
+                            // A client resuming after the match's last message is done.
+                            self.phase = if cursor.index.is_none() && ends_match(e) {
+                                Phase::Done
+                            } else {
+                                Phase::Backfill(Cursor::next_version(self.sent))
+                            };
+                        }
+                        _ => self.resync(),
+                    },
+                }
+            }
             Phase::Backfill(from) => match self.store.read(self.id, from, BACKFILL_BATCH).await {
                 Err(e) => self.fail(ServiceError::from(e).into()),
                 Ok(batch) => {
@@ -176,7 +231,8 @@ impl State {
                 }
             },
             Phase::Live => match self.live.recv().await {
-                Ok(entry) => self.take(&entry),
+                Ok(Note::Entry(entry)) => self.take(&entry),
+                Ok(Note::Rewound) => self.resync(),
                 Err(RecvError::Lagged(_)) => {
                     let hint = Cursor::hint(self.sent);
                     self.fail(Status::resource_exhausted(format!(
@@ -197,15 +253,17 @@ impl State {
     }
 }
 
-/// The stream of `id` for `watch`, after `from` (see [`Cursor::resume`]), backfilled from
-/// `store` and then following `live` (subscribed before the backfill starts, so nothing
-/// falls between the two; what both bring is sent once).
+/// The stream of `id` for `watch`, after `from` (see [`Cursor::resume`]; `tag`, the
+/// client's tag of that version), backfilled from `store` and then following `live`
+/// (subscribed before the backfill starts, so nothing falls between the two; what both
+/// bring is sent once).
 pub fn stream(
     store: Arc<dyn EventStore>,
     id: MatchId,
     watch: Watch,
     from: Option<Cursor>,
-    live: broadcast::Receiver<Arc<Entry>>,
+    tag: Option<u64>,
+    live: broadcast::Receiver<Note>,
 ) -> WatchStream {
     let state = State {
         store,
@@ -213,7 +271,7 @@ pub fn stream(
         watch,
         sent: from,
         live,
-        phase: Phase::Backfill(Cursor::next_version(from)),
+        phase: if from.is_some() { Phase::Verify(tag) } else { Phase::Backfill(0) },
         pending: VecDeque::new(),
     };
     Box::pin(futures_util::stream::unfold(state, |mut s| async move {

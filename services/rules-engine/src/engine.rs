@@ -1,6 +1,15 @@
 //! The engine: hot matches cached in memory, every other match rebuilt from its stream on
 //! first use; one step at a time per match; each accepted step appended to the stream
 //! with an explicit id (its version) together with the next deadline, in one round trip.
+//!
+//! The stream is the truth and the cache only a copy of it, kept honest three ways:
+//! - a step runs to its end in a task of its own, so a caller that goes away (a client
+//!   deadline, a disconnect) cannot stop it between applying a move and storing it;
+//! - a slot is marked dirty while its state is ahead of the stream, and a dirty slot is
+//!   rebuilt before anyone reads it (a panic or a failed append leaves it dirty);
+//! - every answer but "applied" (a refusal, a duplicate, a stale deadline, a view) is
+//!   checked against the stream's head first, so a replica behind another never refuses a
+//!   legal move, and one whose store lost its last writes rebuilds.
 
 use crate::hosted::{self, Hosted, StepIn};
 use events::{AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, SeatHolder};
@@ -9,6 +18,7 @@ use service_kit::fields::holder_name;
 use service_kit::status::ServiceError;
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 /// One cached match.
@@ -16,6 +26,8 @@ struct Slot {
     hosted: Box<dyn Hosted>,
     meta: MatchMeta,
     version: u64,
+    /// The tag of the entry at `version`: what tells this copy from a reissued version.
+    tag: u64,
     /// Idempotency keys seen, to answer a retry without touching the state.
     keys: BTreeMap<String, u64>,
     /// The armed deadline, when this replica knows it.
@@ -25,12 +37,45 @@ struct Slot {
     /// The time account behind the deadlines.
     clock: TimeAccount,
     last_used_ms: u64,
+    /// Set while `hosted` holds a step the stream may not have: whoever finds it set
+    /// rebuilds the slot from the stream instead of trusting it.
+    dirty: bool,
 }
+
+impl Slot {
+    /// Takes in the next stored entry (while rebuilding or catching up): replays its step
+    /// through the rules and keeps the same time account the live replica kept.
+    fn absorb(&mut self, e: Entry) -> Result<(), ServiceError> {
+        let before = self.hosted.to_move();
+        let windows = self.hosted.windows(self.meta.move_time_ms);
+        self.hosted.replay(&e.step_json)?;
+        let moving = moving_seat(&e.step_json);
+        if let Some(seat) = moving {
+            self.clock.charge(&windows, seat, e.at_ms, self.hosted.reserve_allowance_ms());
+        }
+        if !keeps_window(before, self.hosted.to_move(), moving) {
+            self.clock.window_start_ms = e.at_ms;
+        }
+        self.version = e.version;
+        self.tag = e.tag;
+        if let Some(k) = e.idempotency_key {
+            self.keys.insert(k, e.version);
+        }
+        self.steps.push(e.step_json);
+        Ok(())
+    }
+}
+
+type SlotRef = Arc<tokio::sync::Mutex<Option<Slot>>>;
 
 /// Every this many versions the engine stores a snapshot of the match's steps, so a
 /// replica rebuilding it reads one key and the entries after it, not the whole stream
 /// with every event.
 pub const SNAPSHOT_EVERY: u64 = 32;
+
+/// How many times a step is tried against a fresher copy of its match (another replica
+/// moved it on, or the clock's deadline went first) before the caller is told to retry.
+const TRIES: usize = 4;
 
 /// A snapshot: the steps up to its version and the idempotency keys seen.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -40,6 +85,10 @@ struct Snapshot {
     /// The time account at the snapshot (the steps carry no timestamps).
     #[serde(default)]
     clock: TimeAccount,
+    /// The tag of the entry at the snapshot's version (0 in older snapshots): a snapshot
+    /// of a version the stream has since reissued is ignored.
+    #[serde(default)]
+    tag: u64,
 }
 
 /// What a step did.
@@ -53,11 +102,42 @@ pub enum StepResult {
     Stale(u64),
 }
 
+/// What one attempt to store a step came to.
+enum Commit {
+    Applied(u64),
+    /// The rules refused it; the state is unchanged.
+    Refused(ServiceError),
+    /// The store knew the key already (at that version): the slot is behind.
+    Duplicate(u64),
+    /// The stream is not where the slot thought: the slot is behind or ahead.
+    Conflict,
+}
+
+/// Runs `work` to its end in a task of its own and waits for it. A caller dropped at the
+/// await (a client deadline, a disconnect) no longer stops the work halfway; a panic in it
+/// is answered INTERNAL (the slot it held stays dirty, so it is rebuilt).
+async fn detached<T: Send + 'static>(
+    work: impl Future<Output = Result<T, ServiceError>> + Send + 'static,
+) -> Result<T, ServiceError> {
+    match tokio::spawn(work).await {
+        Ok(result) => result,
+        Err(e) => {
+            service_kit::metrics::add("colosseum_engine_panics_total", 1);
+            Err(ServiceError::Internal(format!("a step task failed: {e}")))
+        }
+    }
+}
+
+/// A fresh random tag for an entry (never 0, which means "written before tags").
+fn entry_tag() -> u64 {
+    uuid::Uuid::new_v4().as_u64_pair().0 | 1
+}
+
 /// The rules engine of one or more families.
 pub struct Engine {
     store: Arc<dyn EventStore>,
     families: Vec<String>,
-    hot: Mutex<BTreeMap<MatchId, Arc<tokio::sync::Mutex<Option<Slot>>>>>,
+    hot: Mutex<BTreeMap<MatchId, SlotRef>>,
     /// Idle matches are evicted after this long, so memory follows live matches.
     idle_ms: u64,
 }
@@ -93,12 +173,14 @@ impl Engine {
         }
     }
 
-    /// Creates a match: validates the options, draws the seed, writes meta and version 0.
+    /// Creates a match: validates the options, draws the seed, writes meta and version 0
+    /// and arms the first deadline (in a task of its own: both writes happen, or the
+    /// caller hears of the failure).
     ///
     /// # Errors
     /// Bad options (INVALID_ARGUMENT), a game of another family, the store.
     pub async fn create(
-        &self,
+        self: &Arc<Self>,
         id: MatchId,
         game: &str,
         options_json: &str,
@@ -135,12 +217,19 @@ impl Engine {
             views: stored_views(&*hosted, &meta, 0, due),
             traceparent: None,
             at_ms: now,
+            tag: entry_tag(),
         };
-        self.store.create_match(id, &meta, &opening).await?;
-        if let Some(due) = due {
-            self.store.set_deadline(id, due, 0).await?;
-        }
-        tracing::info!(match_id = %id, game, "match created");
+        let store = self.store.clone();
+        let game = game.to_string();
+        detached(async move {
+            store.create_match(id, &meta, &opening).await?;
+            if let Some(due) = due {
+                store.set_deadline(id, due, 0).await?;
+            }
+            tracing::info!(match_id = %id, game, "match created");
+            Ok(())
+        })
+        .await?;
         Ok(commitment)
     }
 
@@ -148,7 +237,16 @@ impl Engine {
     ///
     /// # Errors
     /// No such match, no seat for this player, the store.
-    pub async fn join(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, ServiceError> {
+    pub async fn join(
+        self: &Arc<Self>,
+        id: MatchId,
+        player: events::PlayerId,
+    ) -> Result<Seat, ServiceError> {
+        let this = self.clone();
+        detached(async move { this.join_now(id, player).await }).await
+    }
+
+    async fn join_now(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, ServiceError> {
         let meta = self.meta(id).await?;
         for seat in Seat::BOTH {
             let mine = matches!(&meta.seats[seat], SeatHolder::Player(p) | SeatHolder::Reserved(p) if *p == player);
@@ -189,28 +287,28 @@ impl Engine {
         }
     }
 
+    /// Once both seats are held, arms the deadline of whoever owes a move, if none is
+    /// armed: at version 0, or later if a seat moved before its opponent joined (else
+    /// the joiner could stall the match forever).
     async fn after_join(&self, id: MatchId) -> Result<(), ServiceError> {
-        let meta = self.meta(id).await?;
-        // The cached copy of the seats is stale now.
-        if let Some(slot) = self.slot(id)
-            && let Some(s) = slot.lock().await.as_mut()
-        {
-            s.meta = meta.clone();
+        let slot = self.slot_ref(id);
+        let mut guard = slot.lock().await;
+        let s = self.current(id, &mut guard).await?;
+        s.meta = self.meta(id).await?;
+        if !s.meta.all_seated() || s.hosted.outcome().is_some() {
+            return Ok(());
         }
-        if meta.all_seated() {
-            let slot = self.load(id).await?;
-            let mut guard = slot.lock().await;
-            let s = guard.as_mut().expect("loaded");
-            if s.version == 0 && s.due_ms.is_none() && s.hosted.outcome().is_none() {
-                let now = now_ms();
-                let windows = s.hosted.windows(meta.move_time_ms);
-                s.clock.window_start_ms = now;
-                let due =
-                    s.clock.due(&windows, now, s.hosted.reserve_allowance_ms(), meta.move_time_ms);
-                self.store.set_deadline(id, due, 0).await?;
-                s.due_ms = Some(due);
-            }
+        if self.store.deadline(id).await?.is_some_and(|d| d.fence_version == s.version) {
+            return Ok(());
         }
+        let now = now_ms();
+        let windows = s.hosted.windows(s.meta.move_time_ms);
+        let mut clock = s.clock;
+        clock.window_start_ms = now;
+        let due = clock.due(&windows, now, s.hosted.reserve_allowance_ms(), s.meta.move_time_ms);
+        self.store.set_deadline(id, due, s.version).await?;
+        s.clock = clock;
+        s.due_ms = Some(due);
         Ok(())
     }
 
@@ -222,29 +320,96 @@ impl Engine {
         self.store.meta(id).await?.ok_or_else(|| ServiceError::NotFound(format!("no match {id}")))
     }
 
-    fn slot(&self, id: MatchId) -> Option<Arc<tokio::sync::Mutex<Option<Slot>>>> {
-        self.hot.lock().expect("the cache lock").get(&id).cloned()
-    }
-
-    /// The match's slot, rebuilt from the stream if it is not in memory.
-    async fn load(
-        &self,
-        id: MatchId,
-    ) -> Result<Arc<tokio::sync::Mutex<Option<Slot>>>, ServiceError> {
+    /// The match's slot in the cache (created empty if absent).
+    fn slot_ref(&self, id: MatchId) -> SlotRef {
         let slot = {
             let mut hot = self.hot.lock().expect("the cache lock");
             hot.entry(id).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(None))).clone()
         };
-        let mut guard = slot.lock().await;
-        if guard.is_none() {
+        service_kit::metrics::set("colosseum_engine_hot_matches", self.hot_matches() as i64);
+        slot
+    }
+
+    /// The slot's match, rebuilt from the stream if it is absent or dirty; and whether it
+    /// was (a rebuilt slot is at the stream's head).
+    async fn fresh<'g>(
+        &self,
+        id: MatchId,
+        guard: &'g mut Option<Slot>,
+    ) -> Result<(&'g mut Slot, bool), ServiceError> {
+        let rebuilt = match guard {
+            Some(s) if !s.dirty => false,
+            _ => {
+                *guard = None;
+                *guard = Some(self.rebuild(id).await?);
+                true
+            }
+        };
+        let s = guard.as_mut().expect("just filled");
+        s.last_used_ms = now_ms();
+        Ok((s, rebuilt))
+    }
+
+    /// Brings the slot to the stream's head: the entries after its version are absorbed
+    /// if the stream still holds its version with the same tag; otherwise (the store lost
+    /// its last writes and reissued them, or anything fails to replay) it is rebuilt.
+    async fn sync(&self, id: MatchId, guard: &mut Option<Slot>) -> Result<(), ServiceError> {
+        let caught_up = match guard.as_mut().filter(|s| !s.dirty) {
+            Some(s) => self.catch_up(id, s).await?,
+            None => false,
+        };
+        if !caught_up {
+            if guard.as_ref().is_some_and(|s| !s.dirty) {
+                service_kit::metrics::add("colosseum_engine_reissued_total", 1);
+                tracing::warn!(match_id = %id, "the stream no longer holds this replica's copy of the match; rebuilding");
+            }
+            *guard = None;
             *guard = Some(self.rebuild(id).await?);
         }
-        if let Some(s) = guard.as_mut() {
-            s.last_used_ms = now_ms();
+        Ok(())
+    }
+
+    /// Absorbs the entries after the slot's version; `false` if the stream no longer holds
+    /// that version as the slot knows it (the slot is then unusable). The slot is dirty
+    /// while this runs, so an error halfway leaves it to be rebuilt.
+    async fn catch_up(&self, id: MatchId, s: &mut Slot) -> Result<bool, ServiceError> {
+        let before = s.version;
+        let mut from = before;
+        s.dirty = true;
+        loop {
+            let entries = self.store.read(id, from, 512).await?;
+            let full = entries.len() == 512;
+            let mut entries = entries.into_iter();
+            if from == before {
+                match entries.next() {
+                    Some(e) if e.version == before && e.tag == s.tag => {}
+                    _ => return Ok(false),
+                }
+            }
+            for e in entries {
+                if e.version != s.version + 1 || s.absorb(e).is_err() {
+                    return Ok(false);
+                }
+            }
+            if !full {
+                break;
+            }
+            from = s.version + 1;
         }
-        drop(guard);
-        service_kit::metrics::set("colosseum_engine_hot_matches", self.hot_matches() as i64);
-        Ok(slot)
+        if s.version != before {
+            service_kit::metrics::add("colosseum_engine_catch_ups_total", 1);
+            if !s.meta.all_seated() {
+                s.meta = self.meta(id).await?;
+            }
+            s.due_ms = self
+                .store
+                .deadline(id)
+                .await?
+                .filter(|d| d.fence_version == s.version)
+                .map(|d| d.due_ms);
+        }
+        s.dirty = false;
+        Ok(true)
     }
 
     async fn rebuild(&self, id: MatchId) -> Result<Slot, ServiceError> {
@@ -252,63 +417,73 @@ impl Engine {
         self.check_family(&meta.game)?;
         let seed = Seed::parse(&meta.seed_hex)
             .map_err(|e| ServiceError::Internal(format!("stored seed: {e}")))?;
-        let mut hosted = hosted::start(&meta.game, &meta.options_json, seed)?;
-        let mut version = 0;
-        let mut keys = BTreeMap::new();
-        let mut steps = Vec::new();
-        let mut clock =
-            TimeAccount { window_start_ms: meta.created_at_ms, reserve_used_ms: [0; 2] };
+        let hosted = hosted::start(&meta.game, &meta.options_json, seed)?;
+        let clock = TimeAccount { window_start_ms: meta.created_at_ms, reserve_used_ms: [0; 2] };
+        let mut slot = Slot {
+            hosted,
+            meta,
+            version: 0,
+            tag: 0,
+            keys: BTreeMap::new(),
+            due_ms: None,
+            steps: Vec::new(),
+            clock,
+            last_used_ms: now_ms(),
+            dirty: false,
+        };
+        let mut from = 0;
         if let Some((v, bytes)) = self.store.snapshot(id).await? {
             let snap: Snapshot = serde_json::from_slice(&bytes)
                 .map_err(|e| ServiceError::Internal(format!("snapshot: {e}")))?;
-            for step in &snap.steps {
-                hosted.replay(step)?;
-            }
             if snap.steps.len() as u64 != v {
                 return Err(ServiceError::Internal(format!(
                     "snapshot at {v} holds {} steps",
                     snap.steps.len()
                 )));
             }
-            version = v;
-            keys = snap.keys;
-            steps = snap.steps;
-            clock = snap.clock;
+            // Only a snapshot of a version the stream still holds, unchanged, is used.
+            let at = self.store.read(id, v, 1).await?;
+            if at.first().is_some_and(|e| e.version == v && (snap.tag == 0 || e.tag == snap.tag)) {
+                for step in &snap.steps {
+                    slot.hosted.replay(step)?;
+                }
+                slot.version = v;
+                slot.tag = snap.tag;
+                slot.keys = snap.keys;
+                slot.steps = snap.steps;
+                slot.clock = snap.clock;
+                from = v + 1;
+            }
         }
         loop {
-            let entries = self.store.read(id, version + 1, 512).await?;
-            if entries.is_empty() {
-                break;
-            }
+            let entries = self.store.read(id, from, 512).await?;
+            let Some(last) = entries.last() else { break };
+            from = last.version + 1;
             for e in entries {
                 if e.version == 0 {
+                    slot.tag = e.tag;
                     continue;
                 }
-                let before = hosted.to_move();
-                let windows = hosted.windows(meta.move_time_ms);
-                hosted.replay(&e.step_json)?;
-                // The same account the live replica kept, from the stream's timestamps.
-                let moving = moving_seat(&e.step_json);
-                if let Some(seat) = moving {
-                    clock.charge(&windows, seat, e.at_ms, hosted.reserve_allowance_ms());
+                if e.version != slot.version + 1 {
+                    return Err(ServiceError::Internal(format!(
+                        "the match's stream skips from version {} to {}",
+                        slot.version, e.version
+                    )));
                 }
-                if !keeps_window(before, hosted.to_move(), moving) {
-                    clock.window_start_ms = e.at_ms;
-                }
-                version = e.version;
-                if let Some(k) = e.idempotency_key {
-                    keys.insert(k, e.version);
-                }
-                steps.push(e.step_json);
+                slot.absorb(e)?;
             }
         }
-        tracing::debug!(match_id = %id, version, "match rebuilt from its stream");
+        tracing::debug!(match_id = %id, version = slot.version, "match rebuilt from its stream");
         service_kit::metrics::add("colosseum_engine_rebuilds_total", 1);
         // The round's deadline as armed: a rebuilt replica keeps it rather than granting a
         // fresh window (only when it belongs to this version).
-        let due_ms =
-            self.store.deadline(id).await?.filter(|d| d.fence_version == version).map(|d| d.due_ms);
-        Ok(Slot { hosted, meta, version, keys, due_ms, steps, clock, last_used_ms: now_ms() })
+        slot.due_ms = self
+            .store
+            .deadline(id)
+            .await?
+            .filter(|d| d.fence_version == slot.version)
+            .map(|d| d.due_ms);
+        Ok(slot)
     }
 
     fn evict(&self, id: MatchId) {
@@ -320,7 +495,7 @@ impl Engine {
     /// Evicts matches idle for longer than the idle time; returns how many.
     pub async fn evict_idle(&self) -> usize {
         let now = now_ms();
-        let slots: Vec<(MatchId, Arc<tokio::sync::Mutex<Option<Slot>>>)> =
+        let slots: Vec<(MatchId, SlotRef)> =
             self.hot.lock().expect("the cache lock").iter().map(|(k, v)| (*k, v.clone())).collect();
         let mut n = 0;
         for (id, slot) in slots {
@@ -337,31 +512,113 @@ impl Engine {
     }
 
     /// Applies a step. `fence` is set for deadline firings: the step applies only if the
-    /// match is still at that version.
+    /// match is still at that version. A move or resignation arriving after the armed
+    /// deadline has the deadline applied first, exactly as the clock would have. The step
+    /// runs to its end even if the caller goes away.
     ///
     /// # Errors
-    /// A refusal (the match is unchanged), NOT_FOUND, ABORTED when another replica wrote
-    /// the same version first (retry), the store.
+    /// A refusal (the match is unchanged), NOT_FOUND, ABORTED when the match kept moving
+    /// under the step (retry), the store.
     pub async fn step(
-        &self,
+        self: &Arc<Self>,
         id: MatchId,
-        step: StepIn<'_>,
+        step: StepIn,
         fence: Option<u64>,
         idempotency_key: Option<String>,
         traceparent: Option<String>,
     ) -> Result<StepResult, ServiceError> {
-        let slot = self.load(id).await?;
+        let this = self.clone();
+        detached(async move { this.step_now(id, step, fence, idempotency_key, traceparent).await })
+            .await
+    }
+
+    async fn step_now(
+        &self,
+        id: MatchId,
+        step: StepIn,
+        fence: Option<u64>,
+        key: Option<String>,
+        traceparent: Option<String>,
+    ) -> Result<StepResult, ServiceError> {
+        let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
-        let s = guard.as_mut().expect("loaded");
-        if let Some(k) = &idempotency_key
-            && let Some(&v) = s.keys.get(k)
-        {
-            return Ok(StepResult::Duplicate(v));
+        // Whether the slot has been checked against the stream's head in this call: every
+        // answer but "applied" needs it (an append checks the head by itself).
+        let mut synced = false;
+        for _ in 0..TRIES {
+            let (s, rebuilt) = self.fresh(id, &mut guard).await?;
+            synced |= rebuilt;
+            if let Some(k) = &key
+                && let Some(&v) = s.keys.get(k)
+            {
+                if synced {
+                    return Ok(StepResult::Duplicate(v));
+                }
+                self.sync(id, &mut guard).await?;
+                synced = true;
+                continue;
+            }
+            if let Some(f) = fence
+                && f != s.version
+            {
+                if synced {
+                    return Ok(StepResult::Stale(s.version));
+                }
+                self.sync(id, &mut guard).await?;
+                synced = true;
+                continue;
+            }
+            let late = s.due_ms.is_some_and(|due| now_ms() >= due);
+            if late && fence.is_none() && s.hosted.outcome().is_none() {
+                // The deadline passed and the clock has not fired it (it may be down):
+                // fire it here, with the clock's own key, so whichever comes second is a
+                // duplicate.
+                let deadline_key = format!("deadline:{}", s.version);
+                match self.commit(id, s, StepIn::Deadline, Some(deadline_key), None).await? {
+                    Commit::Applied(_) => {
+                        service_kit::metrics::add("colosseum_engine_late_deadlines_total", 1);
+                    }
+                    Commit::Refused(e) => {
+                        return Err(ServiceError::Internal(format!("a due deadline: {e}")));
+                    }
+                    Commit::Duplicate(_) | Commit::Conflict => *guard = None,
+                }
+                continue;
+            }
+            match self.commit(id, s, step.clone(), key.clone(), traceparent.clone()).await? {
+                Commit::Applied(v) => return Ok(StepResult::Applied(v)),
+                Commit::Refused(e) if synced => {
+                    service_kit::metrics::add("colosseum_engine_refusals_total", 1);
+                    return Err(e);
+                }
+                Commit::Refused(_) => {
+                    self.sync(id, &mut guard).await?;
+                    synced = true;
+                }
+                Commit::Duplicate(v) => {
+                    *guard = None;
+                    return Ok(StepResult::Duplicate(v));
+                }
+                Commit::Conflict => *guard = None,
+            }
         }
-        if let Some(f) = fence
-            && f != s.version
-        {
-            return Ok(StepResult::Stale(s.version));
+        Err(ServiceError::Aborted("the match kept moving on under this step; retry".into()))
+    }
+
+    /// Applies `step` to the slot and appends it. The slot is dirty from the moment the
+    /// rules apply the step until the append is known to have stored it, so any way out
+    /// between the two (an error, a panic) leaves a slot that is rebuilt before use.
+    async fn commit(
+        &self,
+        id: MatchId,
+        s: &mut Slot,
+        step: StepIn,
+        key: Option<String>,
+        traceparent: Option<String>,
+    ) -> Result<Commit, ServiceError> {
+        if !s.meta.all_seated() {
+            // A seat may have been taken through another replica since this copy was made.
+            s.meta = self.meta(id).await?;
         }
         let moving = match &step {
             StepIn::Move { seat, .. } => Some(*seat),
@@ -369,10 +626,15 @@ impl Engine {
         };
         let before = s.hosted.to_move();
         let windows_before = s.hosted.windows(s.meta.move_time_ms);
-        let applied = s
-            .hosted
-            .apply(step)
-            .inspect_err(|_| service_kit::metrics::add("colosseum_engine_refusals_total", 1))?;
+        s.dirty = true;
+        let applied = match s.hosted.apply(step) {
+            Ok(a) => a,
+            Err(e) => {
+                // The rules refuse without changing anything.
+                s.dirty = false;
+                return Ok(Commit::Refused(e));
+            }
+        };
         let version = s.version + 1;
         let now = now_ms();
         let keep = keeps_window(before, s.hosted.to_move(), moving);
@@ -385,28 +647,36 @@ impl Engine {
         }
         let (change, due) = next_deadline(s, keep, &account, now);
         let step_json = applied.step_json;
+        let tag = entry_tag();
         let entry = Entry {
             version,
             step_json: step_json.clone(),
-            idempotency_key: idempotency_key.clone(),
+            idempotency_key: key.clone(),
             events: applied.events,
             views: stored_views(&*s.hosted, &s.meta, version, due),
             traceparent,
             at_ms: now,
+            tag,
         };
-        match self.store.append(id, &entry, change).await {
-            Ok(AppendOutcome::Appended { .. }) => {
+        match self.store.append(id, &entry, change).await? {
+            AppendOutcome::Appended { .. } => {
                 s.version = version;
+                s.tag = tag;
                 s.due_ms = due;
                 s.clock = account;
                 s.steps.push(step_json);
+                s.dirty = false;
                 service_kit::metrics::add("colosseum_engine_steps_total", 1);
-                if let Some(k) = idempotency_key {
+                if let Some(k) = key {
                     s.keys.insert(k, version);
                 }
                 if version.is_multiple_of(SNAPSHOT_EVERY) {
-                    let snap =
-                        Snapshot { steps: s.steps.clone(), keys: s.keys.clone(), clock: s.clock };
+                    let snap = Snapshot {
+                        steps: s.steps.clone(),
+                        keys: s.keys.clone(),
+                        clock: s.clock,
+                        tag,
+                    };
                     let store = self.store.clone();
                     // Off the move's path: a lost snapshot only makes a rebuild read more.
                     tokio::spawn(async move {
@@ -417,33 +687,27 @@ impl Engine {
                         }
                     });
                 }
-                Ok(StepResult::Applied(version))
+                Ok(Commit::Applied(version))
             }
-            Ok(AppendOutcome::Duplicate { version }) => {
-                // Our state ran ahead of the stream: forget it, the stream is the truth.
-                *guard = None;
-                drop(guard);
-                self.evict(id);
-                Ok(StepResult::Duplicate(version))
-            }
-            Ok(AppendOutcome::Conflict { .. }) => {
-                *guard = None;
-                drop(guard);
-                self.evict(id);
-                Err(ServiceError::Aborted(
-                    "another engine replica moved this match on; retry".into(),
-                ))
-            }
-            Err(e) => {
-                *guard = None;
-                drop(guard);
-                self.evict(id);
-                Err(e.into())
-            }
+            AppendOutcome::Duplicate { version } => Ok(Commit::Duplicate(version)),
+            AppendOutcome::Conflict { .. } => Ok(Commit::Conflict),
         }
     }
 
-    /// What `viewer` sees, with the match's version, seats and deadline.
+    /// The slot of `id` at the stream's head.
+    async fn current<'g>(
+        &self,
+        id: MatchId,
+        guard: &'g mut Option<Slot>,
+    ) -> Result<&'g mut Slot, ServiceError> {
+        if !self.fresh(id, guard).await?.1 {
+            self.sync(id, guard).await?;
+        }
+        Ok(guard.as_mut().expect("synced"))
+    }
+
+    /// What `viewer` sees, with the match's version, seats and deadline: at the stream's
+    /// head, whichever replica moved it there.
     ///
     /// # Errors
     /// NOT_FOUND, the store.
@@ -452,9 +716,9 @@ impl Engine {
         id: MatchId,
         viewer: Viewer,
     ) -> Result<api::v1::GetViewResponse, ServiceError> {
-        let slot = self.load(id).await?;
-        let guard = slot.lock().await;
-        let s = guard.as_ref().expect("loaded");
+        let slot = self.slot_ref(id);
+        let mut guard = slot.lock().await;
+        let s = self.current(id, &mut guard).await?;
         let mut view = view_response(&*s.hosted, &s.meta, s.version, s.due_ms, viewer, true);
         view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
         Ok(view)
@@ -465,9 +729,9 @@ impl Engine {
     /// # Errors
     /// FAILED_PRECONDITION while the match runs (the record would reveal hidden cards).
     pub async fn record(&self, id: MatchId) -> Result<String, ServiceError> {
-        let slot = self.load(id).await?;
-        let guard = slot.lock().await;
-        let s = guard.as_ref().expect("loaded");
+        let slot = self.slot_ref(id);
+        let mut guard = slot.lock().await;
+        let s = self.current(id, &mut guard).await?;
         if s.hosted.outcome().is_none() {
             return Err(ServiceError::FailedPrecondition(
                 "the match is still running: its record is published when it ends".into(),

@@ -12,13 +12,14 @@ use service_kit::status::ServiceError;
 use wire::{VisitWire, Wire};
 
 /// A step as the engine receives it.
-pub enum StepIn<'a> {
+#[derive(Clone, Debug)]
+pub enum StepIn {
     /// A seat's move.
     Move {
         /// The seat.
         seat: Seat,
         /// The move.
-        mv: &'a v1::Move,
+        mv: v1::Move,
     },
     /// The current deadline passed.
     Deadline,
@@ -50,7 +51,7 @@ pub trait Hosted: Send {
     ///
     /// # Errors
     /// The rules' refusal, or a move of the wrong shape.
-    fn apply(&mut self, step: StepIn<'_>) -> Result<Applied, ServiceError>;
+    fn apply(&mut self, step: StepIn) -> Result<Applied, ServiceError>;
     /// Applies a stored step while rebuilding from the stream.
     ///
     /// # Errors
@@ -96,12 +97,12 @@ fn corrupt(what: impl std::fmt::Display) -> ServiceError {
 }
 
 impl<G: Wire> Hosted for HostedMatch<G> {
-    fn apply(&mut self, step: StepIn<'_>) -> Result<Applied, ServiceError> {
+    fn apply(&mut self, step: StepIn) -> Result<Applied, ServiceError> {
         let typed = match step {
             StepIn::Move { seat, mv } => {
                 // Refusal order: game over, not your turn, then the move's shape.
                 self.logged.inner().check_turn(seat).map_err(StepError::from)?;
-                let mv = G::move_from_proto(mv)
+                let mv = G::move_from_proto(&mv)
                     .map_err(|e| StepError { code: ErrorCode::BadMove, message: e.to_string() })?;
                 Step::Move { seat, mv }
             }

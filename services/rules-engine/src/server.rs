@@ -93,7 +93,7 @@ impl srv::RulesEngineService for RulesEngineApi {
                 let seat = seat(s)?;
                 let result = self
                     .engine
-                    .step(id, StepIn::Move { seat, mv: &mv }, None, key, Some(trace.to_string()))
+                    .step(id, StepIn::Move { seat, mv }, None, key, Some(trace.to_string()))
                     .instrument(span)
                     .await?;
                 return Ok(Response::new(answer(result)));

@@ -9,24 +9,28 @@ use rules_engine::engine::{Engine, SNAPSHOT_EVERY, StepResult};
 use rules_engine::hosted::StepIn;
 use std::sync::Arc;
 
-fn engine(idle_ms: u64) -> (Arc<MemoryStore>, Engine) {
+fn engine(idle_ms: u64) -> (Arc<MemoryStore>, Arc<Engine>) {
     let store = Arc::new(MemoryStore::new());
-    let e = Engine::new(store.clone(), vec!["goofspiel".into()], idle_ms);
+    let e = Arc::new(Engine::new(store.clone(), vec!["goofspiel".into()], idle_ms));
     (store, e)
 }
 
-async fn new_match(e: &Engine, game: &str) -> MatchId {
+async fn new_match(e: &Arc<Engine>, game: &str) -> MatchId {
+    new_match_timed(e, game, 60_000).await
+}
+
+async fn new_match_timed(e: &Arc<Engine>, game: &str, move_time_ms: u64) -> MatchId {
     let id = MatchId::random();
     let seats = [
         SeatHolder::Player(events::PlayerId::random()),
         SeatHolder::Player(events::PlayerId::random()),
     ];
-    e.create(id, game, "", seats, 60_000).await.unwrap();
+    e.create(id, game, "", seats, move_time_ms).await.unwrap();
     id
 }
 
 /// Plays the first legal move of whichever seat owes one; returns the version.
-async fn play_one(e: &Engine, id: MatchId, key: &str) -> Option<u64> {
+async fn play_one(e: &Arc<Engine>, id: MatchId, key: &str) -> Option<u64> {
     for seat in Seat::BOTH {
         let view = e.view(id, Viewer::Seat(seat)).await.unwrap();
         if view.outcome.is_some() {
@@ -34,7 +38,7 @@ async fn play_one(e: &Engine, id: MatchId, key: &str) -> Option<u64> {
         }
         if let Some(mv) = view.legal_moves.last() {
             let r = e
-                .step(id, StepIn::Move { seat, mv }, None, Some(key.to_string()), None)
+                .step(id, StepIn::Move { seat, mv: mv.clone() }, None, Some(key.to_string()), None)
                 .await
                 .unwrap();
             let StepResult::Applied(v) = r else { panic!("{r:?}") };
@@ -53,7 +57,7 @@ async fn steps_get_versions_and_retries_are_duplicates() {
     let view = e.view(id, Viewer::Seat(Seat::ZERO)).await.unwrap();
     let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
     let again = e
-        .step(id, StepIn::Move { seat: Seat::ONE, mv: &mv }, None, Some("k1".into()), None)
+        .step(id, StepIn::Move { seat: Seat::ONE, mv }, None, Some("k1".into()), None)
         .await
         .unwrap();
     assert_eq!(again, StepResult::Duplicate(1));
@@ -92,7 +96,7 @@ async fn an_evicted_match_is_rebuilt_to_the_same_state() {
         assert_eq!(b.legal_moves, a.legal_moves);
     }
     // A retried key from before the snapshot is still a duplicate after the rebuild.
-    let mv = &after[0].legal_moves.first().cloned().unwrap_or_default();
+    let mv = after[0].legal_moves.first().cloned().unwrap_or_default();
     let r = e
         .step(id, StepIn::Move { seat: Seat::ZERO, mv }, None, Some("k0".into()), None)
         .await
@@ -119,7 +123,7 @@ async fn games_of_another_family_are_refused() {
 #[tokio::test]
 async fn a_window_with_reserve_runs_for_the_move_time_plus_the_reserve() {
     let store = Arc::new(MemoryStore::new());
-    let e = Engine::new(store.clone(), vec!["placement".into()], 60_000);
+    let e = Arc::new(Engine::new(store.clone(), vec!["placement".into()], 60_000));
     let id = new_match(&e, "cure-plague").await;
     // Cure & Plague: a minute per move plus a five-minute reserve.
     let d = store.deadline(id).await.unwrap().expect("armed at creation");
@@ -131,4 +135,57 @@ async fn a_window_with_reserve_runs_for_the_move_time_plus_the_reserve() {
     assert_eq!(v, 1);
     let left = e.view(id, Viewer::Spectator).await.unwrap().deadline_in_ms.unwrap();
     assert!((355_000..=360_000).contains(&left), "{left}");
+}
+
+#[tokio::test]
+async fn a_replica_behind_another_catches_up_instead_of_refusing() {
+    // Two replicas over one store, as behind a balancer: each move goes to the other one,
+    // whose cached copy is a version behind. Every legal move is accepted, and each
+    // replica's view is the stream's head.
+    let (store, a) = engine(60_000);
+    let b = Arc::new(Engine::new(store.clone(), vec!["goofspiel".into()], 60_000));
+    let id = new_match(&a, "gops").await;
+    // Both replicas hold the match in memory at version 0.
+    assert_eq!(b.view(id, Viewer::Spectator).await.unwrap().version, 0);
+    let mut version = 0;
+    for n in 0..26 {
+        let e = if n % 2 == 0 { &a } else { &b };
+        match play_one(e, id, &format!("k{n}")).await {
+            Some(v) => {
+                assert_eq!(v, version + 1, "move {n}");
+                version = v;
+            }
+            None => break,
+        }
+        let other = if n % 2 == 0 { &b } else { &a };
+        assert_eq!(other.view(id, Viewer::Spectator).await.unwrap().version, version);
+    }
+    assert_eq!(version, 26, "all 13 rounds of GOPS played");
+    // A retry reaching the replica that did not apply it is still a duplicate.
+    let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
+    let r = b.step(id, StepIn::Move { seat: Seat::ZERO, mv }, None, Some("k0".into()), None);
+    assert_eq!(r.await.unwrap(), StepResult::Duplicate(1));
+}
+
+#[tokio::test]
+async fn a_move_after_the_deadline_has_the_deadline_applied_first() {
+    // Nobody fires the deadline here (no clock): the engine must, before the late move.
+    let (store, e) = engine(60_000);
+    let id = new_match_timed(&e, "gops", 50).await;
+    let due = store.deadline(id).await.unwrap().expect("armed").due_ms;
+    while service_kit::time::now_ms() <= due {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
+    let late = e.step(id, StepIn::Move { seat: Seat::ZERO, mv }, None, Some("late".into()), None);
+    // Both seats missed the first bid's deadline: the deadline ends the match (GOPS: a
+    // missed deadline loses), so the late bid finds it over.
+    let err = late.await.unwrap_err();
+    assert!(err.to_string().starts_with("game_over"), "{err}");
+    let entries = store.read(id, 0, 10).await.unwrap();
+    let steps: Vec<&str> = entries.iter().map(|e| e.step_json.as_str()).collect();
+    assert_eq!(steps, ["{\"created\":true}", "{\"deadline\":true}"]);
+    // The clock's own firing of the same deadline, coming second, is a duplicate.
+    let clock = e.step(id, StepIn::Deadline, Some(0), Some("deadline:0".into()), None);
+    assert_eq!(clock.await.unwrap(), StepResult::Duplicate(1));
 }

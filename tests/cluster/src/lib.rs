@@ -215,6 +215,7 @@ impl Player {
             after_version,
             include_views,
             after_index,
+            after_tag: None,
         };
         Ok(self.client.api().watch_match(self.client.request(req)).await?.into_inner())
     }
