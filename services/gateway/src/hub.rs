@@ -6,9 +6,11 @@
 //! The feed is at most once; the stream is the truth. A note only says "read me": a lost
 //! one is made good by the catch-up after every resubscription and by a slow sweep.
 //!
-//! Every read starts at the last version delivered and checks its tag: if the store lost
-//! its last writes (and reissues those versions), the watchers are told ([`Note::Rewound`])
-//! and the match is delivered again from its start.
+//! A note for a version already delivered, and every sweep, reads from the last version
+//! delivered and checks its tag: if the store lost its last writes (and reissues those
+//! versions), the watchers are told ([`Note::Rewound`]) and the match is delivered again
+//! from its start. (A reissued version always announces itself before any later one, so
+//! ordinary notes need not check.)
 
 use events::{Entry, EventStore, MatchId};
 use std::collections::BTreeMap;
@@ -46,6 +48,8 @@ struct Watched {
     reading: bool,
     /// A note came during that read: read once more when it ends.
     again: bool,
+    /// The next read starts at `position` to check it is still the version delivered.
+    verify: bool,
     /// When this match was last read, in Unix ms.
     read_at_ms: u64,
 }
@@ -79,14 +83,22 @@ impl Hub {
             let read_at_ms = service_kit::time::now_ms();
             w.insert(
                 id,
-                Watched { position, tag: None, tx, reading: false, again: false, read_at_ms },
+                Watched {
+                    position,
+                    tag: None,
+                    tx,
+                    reading: false,
+                    again: false,
+                    verify: true,
+                    read_at_ms,
+                },
             );
             service_kit::metrics::set("colosseum_gateway_watched_matches", w.len() as i64);
             rx
         };
         // Entries appended between the caller's backfill and now sent their notes to
         // nobody: read once to pick them up.
-        self.poke(id);
+        self.poke(id, None);
         rx
     }
 
@@ -119,7 +131,7 @@ impl Hub {
             loop {
                 tokio::select! {
                     note = feed.next() => match note {
-                        Some((id, _version)) => self.poke(id),
+                        Some((id, version)) => self.poke(id, Some(version)),
                         None => {
                             service_kit::metrics::add("colosseum_gateway_feed_failures_total", 1);
                             tracing::warn!("the append feed ended; subscribing again");
@@ -148,17 +160,19 @@ impl Hub {
                 .collect()
         };
         for id in ids {
-            self.poke(id);
+            self.poke(id, None);
         }
     }
 
-    /// `id` may have moved: read what is new, unless a read is under way, which then reads
-    /// once more. Even a note for a version already delivered is read: after a loss of
-    /// writes, it is a reissued version.
-    fn poke(self: &Arc<Self>, id: MatchId) {
+    /// `id` reached `version` (or may have moved, when `None`): read what is new, unless a
+    /// read is under way, which then reads once more. A note for a version already
+    /// delivered, or none, has the read check the last version delivered: after a loss of
+    /// writes, the note is for a reissued version.
+    fn poke(self: &Arc<Self>, id: MatchId, version: Option<u64>) {
         {
             let mut w = self.watched.lock().expect("the hub lock");
             let Some(x) = w.get_mut(&id) else { return };
+            x.verify |= version.is_none_or(|v| v <= x.position);
             if x.reading {
                 x.again = true;
                 return;
@@ -170,9 +184,12 @@ impl Hub {
 
     async fn read(self: Arc<Self>, id: MatchId) {
         loop {
-            // From the last version delivered, to see that it is still the one delivered.
-            let from = match self.watched.lock().expect("the hub lock").get(&id) {
-                Some(x) => x.position,
+            let (from, verify) = match self.watched.lock().expect("the hub lock").get_mut(&id) {
+                Some(x) => {
+                    let verify = std::mem::take(&mut x.verify) || x.tag.is_none();
+                    // Checking: from the last version delivered, to see it is unchanged.
+                    (if verify { x.position } else { x.position + 1 }, verify)
+                }
                 None => return,
             };
             service_kit::metrics::add("colosseum_gateway_hub_reads_total", 1);
@@ -194,9 +211,15 @@ impl Hub {
             let mut w = self.watched.lock().expect("the hub lock");
             let Some(x) = w.get_mut(&id) else { return };
             x.read_at_ms = service_kit::time::now_ms();
-            let held = entries
-                .first()
-                .is_some_and(|e| e.version == x.position && x.tag.is_none_or(|tag| tag == e.tag));
+            let held = !verify
+                || entries.first().is_some_and(|e| {
+                    e.version == x.position && x.tag.is_none_or(|tag| tag == e.tag)
+                });
+            if !verify && entries.first().is_some_and(|e| e.version != x.position + 1) {
+                // Not the next version: something is off; check on the next round.
+                x.verify = true;
+                continue;
+            }
             if !held && x.position > 0 {
                 service_kit::metrics::add("colosseum_gateway_rewound_total", 1);
                 tracing::warn!(match_id = %id, version = x.position, "the stream no longer holds the version delivered; watchers resynchronize");
