@@ -25,6 +25,8 @@ struct Running {
 pub struct Cluster {
     store: Arc<dyn EventStore>,
     engines: BTreeMap<&'static str, Running>,
+    /// More engines per family, beside the first (see [`Cluster::start_replica`]).
+    replicas: BTreeMap<&'static str, Vec<Running>>,
     clock: Option<Running>,
     gateway: Running,
     /// How long an engine keeps an idle match in memory.
@@ -58,24 +60,31 @@ impl Cluster {
             .await?;
             engines.insert(family, r);
         }
-        let urls = urls(&engines);
+        let replicas = BTreeMap::new();
+        let urls = urls(&engines, &replicas);
         let clock = Some(start_clock(store.clone(), &urls).await?);
-        let (listener, addr) = bind(gateway_addr).await?;
-        let stop = CancellationToken::new();
-        let engines_client =
-            gateway::engines::Engines::new(&urls).map_err(std::io::Error::other)?;
-        let task = {
-            let (store, stop) = (store.clone(), stop.clone());
-            tokio::spawn(async move {
-                if let Err(e) =
-                    gateway::serve(listener, store, engines_client, format!("http://{addr}"), stop)
-                        .await
-                {
-                    tracing::error!(error = %e, "gateway stopped");
-                }
-            })
-        };
-        Ok(Cluster { store, engines, clock, gateway: Running { addr, stop, task }, idle_ms })
+        let gateway = start_gateway(store.clone(), gateway_addr, &urls).await?;
+        Ok(Cluster { store, engines, replicas, clock, gateway, idle_ms })
+    }
+
+    /// Starts another rules engine for `family` on the same store, then restarts the
+    /// gateway (on its port) and the clock with every engine's URL, as a deployment
+    /// listing each replica would; returns the new engine's URL.
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_replica(&mut self, family: &'static str) -> std::io::Result<String> {
+        let any = "127.0.0.1:0".parse().expect("an address");
+        let r = start_engine(self.store.clone(), family, any, self.idle_ms).await?;
+        let url = format!("http://{}", r.addr);
+        self.replicas.entry(family).or_default().push(r);
+        let urls = urls(&self.engines, &self.replicas);
+        self.gateway.stop.cancel();
+        let _ = (&mut self.gateway.task).await;
+        self.gateway = start_gateway(self.store.clone(), self.gateway.addr, &urls).await?;
+        self.stop_clock().await;
+        self.clock = Some(start_clock(self.store.clone(), &urls).await?);
+        Ok(url)
     }
 
     /// The gateway's URL (`http://127.0.0.1:PORT`).
@@ -88,12 +97,16 @@ impl Cluster {
         self.engines.get(family).map(|r| format!("http://{}", r.addr))
     }
 
-    /// Stops the engine of `family`, as a crash would: its memory is gone.
+    /// Stops the engine of `family`, as a crash would: its memory is gone. Stopping it
+    /// again (or at shutdown) does nothing.
     pub async fn stop_engine(&mut self, family: &str) {
-        if let Some(r) = self.engines.get(family) {
+        if let Some(r) = self.engines.get_mut(family) {
             r.stop.cancel();
             r.task.abort();
-            let _ = (&mut self.engines.get_mut(family).expect("present").task).await;
+            // A finished task's handle must not be awaited again.
+            if !r.task.is_finished() {
+                let _ = (&mut r.task).await;
+            }
         }
     }
 
@@ -125,7 +138,8 @@ impl Cluster {
     /// # Errors
     /// A bad engine URL.
     pub async fn restart_clock(&mut self) -> std::io::Result<()> {
-        self.clock = Some(start_clock(self.store.clone(), &urls(&self.engines)).await?);
+        self.clock =
+            Some(start_clock(self.store.clone(), &urls(&self.engines, &self.replicas)).await?);
         Ok(())
     }
 
@@ -137,11 +151,65 @@ impl Cluster {
         for family in FAMILIES {
             self.stop_engine(family).await;
         }
+        for r in self.replicas.into_values().flatten() {
+            r.stop.cancel();
+            r.task.abort();
+            let _ = r.task.await;
+        }
     }
 }
 
-fn urls(engines: &BTreeMap<&'static str, Running>) -> Vec<(String, String)> {
-    engines.iter().map(|(f, r)| (f.to_string(), format!("http://{}", r.addr))).collect()
+/// Each family's engine URLs: the first engine's, then its replicas'.
+fn urls(
+    engines: &BTreeMap<&'static str, Running>,
+    replicas: &BTreeMap<&'static str, Vec<Running>>,
+) -> Vec<service_kit::config::EngineUrls> {
+    engines
+        .iter()
+        .map(|(f, r)| {
+            let more = replicas.get(f).into_iter().flatten();
+            let urls = std::iter::once(r).chain(more).map(|r| format!("http://{}", r.addr));
+            (f.to_string(), urls.collect())
+        })
+        .collect()
+}
+
+/// Binds `addr`; a restarted service may find its old port in TIME_WAIT for a moment, so
+/// this retries briefly.
+async fn bind_again(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
+    let mut tries = 0;
+    loop {
+        match bind(addr).await {
+            Ok(x) => return Ok(x),
+            Err(e) if tries < 50 => {
+                tries += 1;
+                tracing::debug!(error = %e, "port busy, retrying");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+async fn start_gateway(
+    store: Arc<dyn EventStore>,
+    addr: SocketAddr,
+    urls: &[service_kit::config::EngineUrls],
+) -> std::io::Result<Running> {
+    let (listener, addr) = bind_again(addr).await?;
+    let stop = CancellationToken::new();
+    let engines = gateway::engines::Engines::new(urls).map_err(std::io::Error::other)?;
+    let task = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            if let Err(e) =
+                gateway::serve(listener, store, engines, format!("http://{addr}"), stop).await
+            {
+                tracing::error!(error = %e, "gateway stopped");
+            }
+        })
+    };
+    Ok(Running { addr, stop, task })
 }
 
 async fn start_engine(
@@ -150,19 +218,7 @@ async fn start_engine(
     addr: SocketAddr,
     idle_ms: u64,
 ) -> std::io::Result<Running> {
-    // A restarted engine may find its old port in TIME_WAIT for a moment: retry briefly.
-    let mut tries = 0;
-    let (listener, addr) = loop {
-        match bind(addr).await {
-            Ok(x) => break x,
-            Err(e) if tries < 50 => {
-                tries += 1;
-                tracing::debug!(error = %e, "port busy, retrying");
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            Err(e) => return Err(e),
-        }
-    };
+    let (listener, addr) = bind_again(addr).await?;
     let engine = Arc::new(Engine::new(store, vec![family.to_string()], idle_ms));
     let stop = CancellationToken::new();
     let task = {
@@ -179,7 +235,7 @@ async fn start_engine(
 
 async fn start_clock(
     store: Arc<dyn EventStore>,
-    urls: &[(String, String)],
+    urls: &[service_kit::config::EngineUrls],
 ) -> std::io::Result<Running> {
     let clock = clock::Clock::new(store, urls).map_err(std::io::Error::other)?;
     let stop = CancellationToken::new();

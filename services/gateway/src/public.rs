@@ -142,7 +142,8 @@ impl srv::ColosseumService for Gateway {
         let trace = TraceContext::from_metadata(req.metadata());
         let v1::CreateMatchRequest { game, options_json, opponent, seat, move_time_ms } =
             req.into_inner();
-        let engine = self.engines.for_game(&game)?;
+        let id = MatchId::random();
+        let engine = self.engines.for_match(&game, id)?;
         let seat = seat_number(seat)?;
         let move_time_ms = if move_time_ms == 0 { DEFAULT_MOVE_TIME_MS } else { move_time_ms };
         if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
@@ -174,7 +175,6 @@ impl srv::ColosseumService for Gateway {
         let mut seats = [SeatHolder::Open, SeatHolder::Open];
         seats[seat.index()] = SeatHolder::Player(me);
         seats[seat.other().index()] = other;
-        let id = MatchId::random();
         let [s0, s1] = seats;
         let span = tracing::info_span!("create_match", match_id = %id, game = %game, trace_id = %trace.trace_hex());
         // The span joins the caller's trace; the engine's span will hang under it.
@@ -216,7 +216,7 @@ impl srv::ColosseumService for Gateway {
         let meta = self.meta(id).await?;
         let resp = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .join_match(internal::JoinMatchRequest {
                 match_id: id.to_string(),
                 player_id: me.to_string(),
@@ -251,7 +251,7 @@ impl srv::ColosseumService for Gateway {
         let trace = service_kit::telemetry::adopt(&span, &trace);
         let resp = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .apply_step(traced(
                 internal::ApplyStepRequest {
                     match_id: id.to_string(),
@@ -302,7 +302,7 @@ impl srv::ColosseumService for Gateway {
         })?;
         let resp = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .apply_step(internal::ApplyStepRequest {
                 match_id: id.to_string(),
                 step: Some(apply_step_request::Step::Resign(wire::seat_u32(seat))),
@@ -335,7 +335,7 @@ impl srv::ColosseumService for Gateway {
         let seat = seat_of(&meta, me);
         let view = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .get_view(internal::GetViewRequest {
                 match_id: id.to_string(),
                 seat: seat.map(wire::seat_u32),
@@ -385,7 +385,7 @@ impl srv::ColosseumService for Gateway {
         let meta = self.meta(id).instrument(span).await?;
         let record = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .get_record(internal::GetRecordRequest { match_id: id.to_string() })
             .await
             .map_err(relay)?

@@ -6,6 +6,7 @@
 
 use cluster_tests::{Env, Picker, bot, check_record, create_request, play_out, wait_view};
 use std::time::Duration;
+use tonic::Code;
 
 /// Plays a full match of `game` with default options and checks its record.
 async fn full_match(game: &str, seed: u64) {
@@ -128,5 +129,40 @@ async fn gops_against_the_strong_bot_finishes() {
     let outcome = last.outcome.expect("the match ended");
     assert_eq!(outcome.reason, "completed");
     check_record(&alice, &id, &outcome).await;
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_given_two_engines_for_a_family_plays_on_both() {
+    let mut env = Env::start().await;
+    let second = env.cluster.start_replica("goofspiel").await.expect("a second engine");
+    let urls = [env.cluster.engine_url("goofspiel").expect("the first engine"), second];
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    // A match on each engine (the gateway sends each match to one of them).
+    let mut on = [None, None];
+    for _ in 0..40 {
+        if on.iter().all(Option::is_some) {
+            break;
+        }
+        let id = alice.create_open("gops", "", 0).await;
+        let slot = &mut on[service_kit::config::replica_for(&urls, &id)];
+        if slot.is_none() {
+            bob.join(&id).await.expect("bob joins");
+            *slot = Some(id);
+        }
+    }
+    let on = on.map(|id| id.expect("forty matches land on both engines"));
+    for (n, id) in on.iter().enumerate() {
+        let played = play_out([&alice, &bob], id, &mut Picker::new(20 + n as u64), 100).await;
+        let outcome = played.last.outcome.clone().expect("the match ended");
+        assert_eq!(played.last.version, played.moves.len() as u64, "one version per move");
+        check_record(&alice, id, &outcome).await;
+    }
+    // Each engine really served its match: with the first one down, only the second's
+    // match still answers.
+    env.cluster.stop_engine("goofspiel").await;
+    assert_eq!(alice.try_view(&on[0]).await.map_err(|s| s.code()).err(), Some(Code::Unavailable));
+    assert!(alice.view(&on[1]).await.outcome.is_some());
     env.shutdown().await;
 }
