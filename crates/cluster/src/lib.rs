@@ -15,6 +15,28 @@ use tokio_util::sync::CancellationToken;
 /// The game families, each served by its own rules engine.
 pub const FAMILIES: [&str; 3] = ["goofspiel", "placement", "duel"];
 
+/// A rules engine on a runtime of its own, so stopping it can drop everything it runs at
+/// once (its open connections and requests in flight too), as a crash would.
+struct EngineRunning {
+    addr: SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl EngineRunning {
+    fn crash(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Drop for EngineRunning {
+    fn drop(&mut self) {
+        // A runtime may not be dropped from async code; shutting it down may.
+        self.crash();
+    }
+}
+
 struct Running {
     addr: SocketAddr,
     stop: CancellationToken,
@@ -24,9 +46,9 @@ struct Running {
 /// A running cluster.
 pub struct Cluster {
     store: Arc<dyn EventStore>,
-    engines: BTreeMap<&'static str, Running>,
+    engines: BTreeMap<&'static str, EngineRunning>,
     /// More engines per family, beside the first (see [`Cluster::start_replica`]).
-    replicas: BTreeMap<&'static str, Vec<Running>>,
+    replicas: BTreeMap<&'static str, Vec<EngineRunning>>,
     clock: Option<Running>,
     gateway: Running,
     /// How long an engine keeps an idle match in memory.
@@ -97,16 +119,12 @@ impl Cluster {
         self.engines.get(family).map(|r| format!("http://{}", r.addr))
     }
 
-    /// Stops the engine of `family`, as a crash would: its memory is gone. Stopping it
-    /// again (or at shutdown) does nothing.
+    /// Stops the engine of `family`, as a crash would: its memory is gone, its
+    /// connections are cut, requests in flight get no answer. Stopping it again (or at
+    /// shutdown) does nothing.
     pub async fn stop_engine(&mut self, family: &str) {
         if let Some(r) = self.engines.get_mut(family) {
-            r.stop.cancel();
-            r.task.abort();
-            // A finished task's handle must not be awaited again.
-            if !r.task.is_finished() {
-                let _ = (&mut r.task).await;
-            }
+            r.crash();
         }
     }
 
@@ -151,18 +169,16 @@ impl Cluster {
         for family in FAMILIES {
             self.stop_engine(family).await;
         }
-        for r in self.replicas.into_values().flatten() {
-            r.stop.cancel();
-            r.task.abort();
-            let _ = r.task.await;
+        for mut r in self.replicas.into_values().flatten() {
+            r.crash();
         }
     }
 }
 
 /// Each family's engine URLs: the first engine's, then its replicas'.
 fn urls(
-    engines: &BTreeMap<&'static str, Running>,
-    replicas: &BTreeMap<&'static str, Vec<Running>>,
+    engines: &BTreeMap<&'static str, EngineRunning>,
+    replicas: &BTreeMap<&'static str, Vec<EngineRunning>>,
 ) -> Vec<service_kit::config::EngineUrls> {
     engines
         .iter()
@@ -217,20 +233,31 @@ async fn start_engine(
     family: &'static str,
     addr: SocketAddr,
     idle_ms: u64,
-) -> std::io::Result<Running> {
-    let (listener, addr) = bind_again(addr).await?;
-    let engine = Arc::new(Engine::new(store, vec![family.to_string()], idle_ms));
-    let stop = CancellationToken::new();
-    let task = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            if let Err(e) = rules_engine::serve(listener, engine, stop).await {
-                tracing::error!(error = %e, family, "rules engine stopped");
+) -> std::io::Result<EngineRunning> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_name(format!("engine-{family}"))
+        .enable_all()
+        .build()?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    // Bound inside its runtime: the listener belongs to the runtime that polls it.
+    runtime.spawn(async move {
+        let (listener, addr) = match bind_again(addr).await {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
             }
-        })
-    };
+        };
+        let _ = tx.send(Ok(addr));
+        let engine = Arc::new(Engine::new(store, vec![family.to_string()], idle_ms));
+        // Never cancelled: the engine stops only when its runtime is dropped.
+        if let Err(e) = rules_engine::serve(listener, engine, CancellationToken::new()).await {
+            tracing::error!(error = %e, family, "rules engine stopped");
+        }
+    });
+    let addr = rx.await.map_err(std::io::Error::other)??;
     tracing::info!(family, %addr, "rules engine up");
-    Ok(Running { addr, stop, task })
+    Ok(EngineRunning { addr, runtime: Some(runtime) })
 }
 
 async fn start_clock(
