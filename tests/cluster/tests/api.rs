@@ -22,6 +22,12 @@ async fn gops_match() -> (Env, Player, Player, String) {
     (env, alice, bob, id)
 }
 
+/// The refusal's conformance code (the `colosseum-error-code` metadata), if any.
+fn error_code<T>(r: &Result<T, tonic::Status>) -> Option<&str> {
+    let s = r.as_ref().err()?;
+    s.metadata().get(service_kit::status::ERROR_CODE_KEY)?.to_str().ok()
+}
+
 /// The GOPS event of a watch response, if it is one.
 fn gops_event(e: &v1::WatchMatchResponse) -> Option<&Gops> {
     match e.event.as_ref().and_then(|e| e.kind.as_ref()) {
@@ -111,16 +117,19 @@ async fn a_seat_cannot_move_for_the_other() {
     // never be taken as bob's).
     let r = alice.submit(&id, gops(6)).await;
     assert_status(r.clone(), Code::FailedPrecondition, "");
+    assert_eq!(error_code(&r), Some("not_your_turn"), "the conformance code reaches the client");
     assert!(r.unwrap_err().message().starts_with("not_your_turn:"));
     // Bob's own refusals.
     let r = bob.submit(&id, gops(99)).await;
     assert_status(r.clone(), Code::FailedPrecondition, "");
+    assert_eq!(error_code(&r), Some("illegal_move"));
     assert!(r.unwrap_err().message().starts_with("illegal_move: "));
     let monsters = v1::Move {
         game: Some(v1::r#move::Game::DuelingMonsters(v1::DuelingMonstersMove::default())),
     };
     let r = bob.submit(&id, monsters).await;
     assert_status(r.clone(), Code::InvalidArgument, "");
+    assert_eq!(error_code(&r), Some("bad_move"));
     assert!(r.unwrap_err().message().starts_with("bad_move: "));
     let r = bob.submit(&id, v1::Move { game: None }).await;
     assert_status(r.clone(), Code::InvalidArgument, "");
