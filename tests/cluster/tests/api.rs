@@ -534,3 +534,57 @@ async fn the_cluster_stops_while_a_client_watches() {
         Ok(_) => panic!("the stream ended cleanly, as if the match had ended"),
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_create_or_join_answers_the_same_match() {
+    let env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let keyed = |game: &str, seat: u32, key: &str| v1::CreateMatchRequest {
+        seat,
+        idempotency_key: key.to_string(),
+        ..create_request(game, "", open(), 0)
+    };
+    let first = alice.create(keyed("gops", 0, "create-1")).await.expect("created");
+    let again = alice.create(keyed("gops", 0, "create-1")).await.expect("the retry");
+    assert_eq!(first, again, "the same match id, seat and commitment");
+    // A retried join is answered the same seat.
+    assert_eq!(bob.join_with(&first.match_id, "join-1").await.expect("bob joins"), 1);
+    assert_eq!(bob.join_with(&first.match_id, "join-1").await.expect("the retry"), 1);
+    // A retry after the match started still answers it, and changes nothing.
+    alice.submit(&first.match_id, gops(3)).await.expect("alice bids");
+    assert_eq!(alice.create(keyed("gops", 0, "create-1")).await.expect("a late retry"), first);
+    assert_eq!(bob.view(&first.match_id).await.version, 1);
+    // The key with another request is final.
+    for other in [keyed("hexspiel", 0, "create-1"), keyed("cure-plague", 0, "create-1")] {
+        assert_status(
+            alice.create(other).await,
+            Code::AlreadyExists,
+            "the idempotency key was used for another request",
+        );
+    }
+    assert_status(alice.create(keyed("gops", 1, "create-1")).await, Code::AlreadyExists, "");
+    assert_status(
+        alice.create(keyed("gops", 0, &"k".repeat(129))).await,
+        Code::InvalidArgument,
+        "at most 128",
+    );
+    assert_status(
+        bob.join_with(&first.match_id, &"k".repeat(129)).await,
+        Code::InvalidArgument,
+        "at most 128",
+    );
+    // Keys are the player's own; no key creates a match every time.
+    let bobs = bob.create(keyed("gops", 0, "create-1")).await.expect("bob's own");
+    assert_ne!(bobs.match_id, first.match_id);
+    let a = alice.create(keyed("gops", 0, "")).await.expect("created");
+    let b = alice.create(keyed("gops", 0, "")).await.expect("created");
+    assert_ne!(a.match_id, b.match_id);
+    // Four matches exist, no more.
+    let client = redis::Client::open(env.redis.url()).expect("url");
+    let mut conn = client.get_multiplexed_async_connection().await.expect("connect");
+    let metas: Vec<String> =
+        redis::cmd("KEYS").arg("colosseum:{*}:meta").query_async(&mut conn).await.expect("KEYS");
+    assert_eq!(metas.len(), 4, "{metas:?}");
+    env.shutdown().await;
+}

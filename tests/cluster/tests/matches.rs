@@ -4,6 +4,7 @@
 //! against the built-in strong bot, which plays through the public API too. And all of it
 //! again at once on a sharded 3-primary Redis Cluster, a deadline firing included.
 
+use api::v1;
 use cluster_tests::{Env, Picker, bot, check_record, create_request, play_out, wait_view};
 use std::time::Duration;
 use tonic::Code;
@@ -89,13 +90,32 @@ async fn hexspiel_full_match() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gops_against_the_strong_bot_finishes() {
+    against_the_strong_bot("").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_create_against_a_bot_plays_one_match() {
+    against_the_strong_bot("vs-bot-1").await;
+}
+
+/// Alice plays GOPS against the strong bot to the end; with a `key`, every CreateMatch
+/// is sent twice (and once more mid-match), and each answers the same match.
+async fn against_the_strong_bot(key: &str) {
     let env = Env::start().await;
     let alice = env.player("alice").await;
+    let create = || v1::CreateMatchRequest {
+        idempotency_key: key.to_string(),
+        ..create_request("gops", "", bot("strong"), 0)
+    };
     // The bot runner connects back to the gateway once it is up: retry while it starts.
     let mut created = None;
     for _ in 0..100 {
-        match alice.create(create_request("gops", "", bot("strong"), 0)).await {
+        match alice.create(create()).await {
             Ok(c) => {
+                if !key.is_empty() {
+                    let again = alice.create(create()).await.expect("the retry");
+                    assert_eq!(again, c, "the retry answers the same match");
+                }
                 created = Some(c);
                 break;
             }
@@ -105,7 +125,8 @@ async fn gops_against_the_strong_bot_finishes() {
             Err(s) => panic!("create against the bot: {s:?}"),
         }
     }
-    let id = created.expect("the bot runner started").match_id;
+    let created = created.expect("the bot runner started");
+    let id = created.match_id.clone();
     let mut picker = Picker::new(6);
     let mut moves = 0;
     let last = loop {
@@ -118,6 +139,9 @@ async fn gops_against_the_strong_bot_finishes() {
         let mv = picker.pick(&v).expect("a legal move");
         alice.submit(&id, mv).await.expect("alice's bid is accepted");
         moves += 1;
+        if !key.is_empty() && moves == 5 {
+            assert_eq!(alice.create(create()).await.expect("a late retry"), created);
+        }
         assert!(moves <= 13, "GOPS has 13 rounds by default");
     };
     assert_eq!(moves, 13, "alice bid in every round");
