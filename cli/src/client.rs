@@ -52,9 +52,12 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, String> {
         let mut api = client.api();
         let (match_id, game) = match &args.join {
             Some(id) => {
-                api.join_match(client.request(v1::JoinMatchRequest { match_id: id.clone() }))
-                    .await
-                    .map_err(status)?;
+                api.join_match(client.request(v1::JoinMatchRequest {
+                    match_id: id.clone(),
+                    idempotency_key: String::new(),
+                }))
+                .await
+                .map_err(status)?;
                 let view = api
                     .get_view(client.request(v1::GetViewRequest { match_id: id.clone() }))
                     .await
@@ -76,6 +79,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, String> {
                         opponent: Some(v1::Opponent { kind: Some(opponent) }),
                         seat: 0,
                         move_time_ms: args.move_time * 1000,
+                        idempotency_key: String::new(),
                     }))
                     .await
                     .map_err(status)?

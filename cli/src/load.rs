@@ -227,11 +227,19 @@ async fn one_match(
             opponent: Some(v1::Opponent { kind: Some(v1::opponent::Kind::Open(v1::OpenSeat {})) }),
             seat: 0,
             move_time_ms: move_time * 1000,
+            idempotency_key: String::new(),
         }))
         .await?
         .into_inner();
     let id = created.match_id;
-    b.api().join_match(b.request(v1::JoinMatchRequest { match_id: id.clone() })).await?;
+    b.api()
+        .join_match(
+            b.request(v1::JoinMatchRequest {
+                match_id: id.clone(),
+                idempotency_key: String::new(),
+            }),
+        )
+        .await?;
     let pa = tokio::spawn(player(a.clone(), 0, (n, id.clone()), think, stats.clone()));
     let pb = tokio::spawn(player(b.clone(), 1, (n, id), think, stats.clone()));
     let (ra, rb) = (pa.await, pb.await);

@@ -15,38 +15,40 @@ use tokio_util::sync::CancellationToken;
 /// The game families, each served by its own rules engine.
 pub const FAMILIES: [&str; 3] = ["goofspiel", "placement", "duel"];
 
-struct Running {
-    addr: SocketAddr,
-    stop: CancellationToken,
-    task: JoinHandle<()>,
-}
-
-/// A rules engine on a runtime of its own, as a separate process would be: stopping it
-/// drops the runtime, and with it every task it spawned (connections, steps in flight),
-/// as a crash would.
-struct EngineRuntime {
+/// A rules engine on a runtime of its own, so stopping it can drop everything it runs at
+/// once (its open connections and requests in flight too), as a crash would.
+struct EngineRunning {
     addr: SocketAddr,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
-impl EngineRuntime {
-    fn kill(&mut self) {
+impl EngineRunning {
+    fn crash(&mut self) {
         if let Some(rt) = self.runtime.take() {
             rt.shutdown_background();
         }
     }
 }
 
-impl Drop for EngineRuntime {
+impl Drop for EngineRunning {
     fn drop(&mut self) {
-        self.kill();
+        // A runtime may not be dropped from async code; shutting it down may.
+        self.crash();
     }
+}
+
+struct Running {
+    addr: SocketAddr,
+    stop: CancellationToken,
+    task: JoinHandle<()>,
 }
 
 /// A running cluster.
 pub struct Cluster {
     store: Arc<dyn EventStore>,
-    engines: BTreeMap<&'static str, EngineRuntime>,
+    engines: BTreeMap<&'static str, EngineRunning>,
+    /// More engines per family, beside the first (see [`Cluster::start_replica`]).
+    replicas: BTreeMap<&'static str, Vec<EngineRunning>>,
     clock: Option<Running>,
     gateway: Running,
     /// How long an engine keeps an idle match in memory.
@@ -80,24 +82,31 @@ impl Cluster {
             .await?;
             engines.insert(family, r);
         }
-        let urls = urls(&engines);
+        let replicas = BTreeMap::new();
+        let urls = urls(&engines, &replicas);
         let clock = Some(start_clock(store.clone(), &urls).await?);
-        let (listener, addr) = bind(gateway_addr).await?;
-        let stop = CancellationToken::new();
-        let engines_client =
-            gateway::engines::Engines::new(&urls).map_err(std::io::Error::other)?;
-        let task = {
-            let (store, stop) = (store.clone(), stop.clone());
-            tokio::spawn(async move {
-                if let Err(e) =
-                    gateway::serve(listener, store, engines_client, format!("http://{addr}"), stop)
-                        .await
-                {
-                    tracing::error!(error = %e, "gateway stopped");
-                }
-            })
-        };
-        Ok(Cluster { store, engines, clock, gateway: Running { addr, stop, task }, idle_ms })
+        let gateway = start_gateway(store.clone(), gateway_addr, &urls).await?;
+        Ok(Cluster { store, engines, replicas, clock, gateway, idle_ms })
+    }
+
+    /// Starts another rules engine for `family` on the same store, then restarts the
+    /// gateway (on its port) and the clock with every engine's URL, as a deployment
+    /// listing each replica would; returns the new engine's URL.
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_replica(&mut self, family: &'static str) -> std::io::Result<String> {
+        let any = "127.0.0.1:0".parse().expect("an address");
+        let r = start_engine(self.store.clone(), family, any, self.idle_ms).await?;
+        let url = format!("http://{}", r.addr);
+        self.replicas.entry(family).or_default().push(r);
+        let urls = urls(&self.engines, &self.replicas);
+        self.gateway.stop.cancel();
+        let _ = (&mut self.gateway.task).await;
+        self.gateway = start_gateway(self.store.clone(), self.gateway.addr, &urls).await?;
+        self.stop_clock().await;
+        self.clock = Some(start_clock(self.store.clone(), &urls).await?);
+        Ok(url)
     }
 
     /// The gateway's URL (`http://127.0.0.1:PORT`).
@@ -110,11 +119,12 @@ impl Cluster {
         self.engines.get(family).map(|r| format!("http://{}", r.addr))
     }
 
-    /// Stops the engine of `family`, as a crash would: its connections drop, its steps in
-    /// flight stop wherever they are, its memory is gone.
+    /// Stops the engine of `family`, as a crash would: its memory is gone, its
+    /// connections are cut, requests in flight get no answer. Stopping it again (or at
+    /// shutdown) does nothing.
     pub async fn stop_engine(&mut self, family: &str) {
         if let Some(r) = self.engines.get_mut(family) {
-            r.kill();
+            r.crash();
         }
     }
 
@@ -146,7 +156,8 @@ impl Cluster {
     /// # Errors
     /// A bad engine URL.
     pub async fn restart_clock(&mut self) -> std::io::Result<()> {
-        self.clock = Some(start_clock(self.store.clone(), &urls(&self.engines)).await?);
+        self.clock =
+            Some(start_clock(self.store.clone(), &urls(&self.engines, &self.replicas)).await?);
         Ok(())
     }
 
@@ -158,29 +169,34 @@ impl Cluster {
         for family in FAMILIES {
             self.stop_engine(family).await;
         }
+        for mut r in self.replicas.into_values().flatten() {
+            r.crash();
+        }
     }
 }
 
-fn urls(engines: &BTreeMap<&'static str, EngineRuntime>) -> Vec<(String, String)> {
-    engines.iter().map(|(f, r)| (f.to_string(), format!("http://{}", r.addr))).collect()
+/// Each family's engine URLs: the first engine's, then its replicas'.
+fn urls(
+    engines: &BTreeMap<&'static str, EngineRunning>,
+    replicas: &BTreeMap<&'static str, Vec<EngineRunning>>,
+) -> Vec<service_kit::config::EngineUrls> {
+    engines
+        .iter()
+        .map(|(f, r)| {
+            let more = replicas.get(f).into_iter().flatten();
+            let urls = std::iter::once(r).chain(more).map(|r| format!("http://{}", r.addr));
+            (f.to_string(), urls.collect())
+        })
+        .collect()
 }
 
-async fn start_engine(
-    store: Arc<dyn EventStore>,
-    family: &'static str,
-    addr: SocketAddr,
-    idle_ms: u64,
-) -> std::io::Result<EngineRuntime> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name(format!("engine-{family}"))
-        .enable_all()
-        .build()?;
-    // A restarted engine may find its old port in TIME_WAIT for a moment: retry briefly.
+/// Binds `addr`; a restarted service may find its old port in TIME_WAIT for a moment, so
+/// this retries briefly.
+async fn bind_again(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
     let mut tries = 0;
-    let (listener, addr) = loop {
-        match runtime.spawn(bind(addr)).await.map_err(std::io::Error::other)? {
-            Ok(x) => break x,
+    loop {
+        match bind(addr).await {
+            Ok(x) => return Ok(x),
             Err(e) if tries < 50 => {
                 tries += 1;
                 tracing::debug!(error = %e, "port busy, retrying");
@@ -188,20 +204,65 @@ async fn start_engine(
             }
             Err(e) => return Err(e),
         }
+    }
+}
+
+async fn start_gateway(
+    store: Arc<dyn EventStore>,
+    addr: SocketAddr,
+    urls: &[service_kit::config::EngineUrls],
+) -> std::io::Result<Running> {
+    let (listener, addr) = bind_again(addr).await?;
+    let stop = CancellationToken::new();
+    let engines = gateway::engines::Engines::new(urls).map_err(std::io::Error::other)?;
+    let task = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            if let Err(e) =
+                gateway::serve(listener, store, engines, format!("http://{addr}"), stop).await
+            {
+                tracing::error!(error = %e, "gateway stopped");
+            }
+        })
     };
-    let engine = Arc::new(Engine::new(store, vec![family.to_string()], idle_ms));
+    Ok(Running { addr, stop, task })
+}
+
+async fn start_engine(
+    store: Arc<dyn EventStore>,
+    family: &'static str,
+    addr: SocketAddr,
+    idle_ms: u64,
+) -> std::io::Result<EngineRunning> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_name(format!("engine-{family}"))
+        .enable_all()
+        .build()?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    // Bound inside its runtime: the listener belongs to the runtime that polls it.
     runtime.spawn(async move {
+        let (listener, addr) = match bind_again(addr).await {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        let _ = tx.send(Ok(addr));
+        let engine = Arc::new(Engine::new(store, vec![family.to_string()], idle_ms));
+        // Never cancelled: the engine stops only when its runtime is dropped.
         if let Err(e) = rules_engine::serve(listener, engine, CancellationToken::new()).await {
             tracing::error!(error = %e, family, "rules engine stopped");
         }
     });
+    let addr = rx.await.map_err(std::io::Error::other)??;
     tracing::info!(family, %addr, "rules engine up");
-    Ok(EngineRuntime { addr, runtime: Some(runtime) })
+    Ok(EngineRunning { addr, runtime: Some(runtime) })
 }
 
 async fn start_clock(
     store: Arc<dyn EventStore>,
-    urls: &[(String, String)],
+    urls: &[service_kit::config::EngineUrls],
 ) -> std::io::Result<Running> {
     let clock = clock::Clock::new(store, urls).map_err(std::io::Error::other)?;
     let stop = CancellationToken::new();

@@ -98,9 +98,17 @@ fn cluster_seeds(urls: &str) -> Vec<String> {
     urls.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_string).collect()
 }
 
-/// The rules engine of each family: `ENGINE_<FAMILY>_URL`, else `ENGINE_URL`, else the
-/// local default. The gateway and the clock both call the engines.
-pub fn engine_urls() -> Vec<(String, String)> {
+/// One family's rules engines: the family and the URL of each replica (or Service).
+pub type EngineUrls = (String, Vec<String>);
+
+/// The rules engines of each family: `ENGINE_<FAMILY>_URL`, else `ENGINE_URL`, else the
+/// local default. Each is a comma-separated list (the addresses of a family's replicas,
+/// as a set of Kubernetes Services or a headless Service's pods give them). The gateway
+/// and the clock both call the engines.
+///
+/// # Errors
+/// A variable that lists no URL, or a URL that does not parse (named, truncated).
+pub fn engine_urls() -> Result<Vec<EngineUrls>, ConfigError> {
     let default = string("ENGINE_URL", "http://127.0.0.1:50061");
     [
         ("goofspiel", "ENGINE_GOOFSPIEL_URL"),
@@ -108,8 +116,78 @@ pub fn engine_urls() -> Vec<(String, String)> {
         ("duel", "ENGINE_DUEL_URL"),
     ]
     .iter()
-    .map(|(family, var)| (family.to_string(), string(var, &default)))
+    .map(|&(family, var)| {
+        // A family's own variable, when set, is the one a bad value came from.
+        let (var, value) = match optional(var) {
+            Some(v) => (var, v),
+            None => ("ENGINE_URL", default.clone()),
+        };
+        Ok((family.to_string(), url_list(var, &value)?))
+    })
     .collect()
+}
+
+/// The URLs of a comma-separated list: blanks ignored, each checked with [`endpoint`].
+///
+/// # Errors
+/// The list is empty, or a URL does not parse.
+pub fn url_list(var: &'static str, value: &str) -> Result<Vec<String>, ConfigError> {
+    let urls: Vec<String> = cluster_seeds(value);
+    if urls.is_empty() {
+        return Err(ConfigError { var, problem: "lists no URL".into() });
+    }
+    for url in &urls {
+        endpoint(url).map_err(|e| ConfigError { var, problem: e.to_string() })?;
+    }
+    Ok(urls)
+}
+
+/// A URL that is not an `http://` or `https://` endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadUrl(String);
+
+impl fmt::Display for BadUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadUrl {}
+
+/// The gRPC endpoint at `url` (`http://host:port` or `https://...`); nothing connects yet.
+///
+/// # Errors
+/// Not such a URL; the message quotes at most its first 64 characters.
+pub fn endpoint(url: &str) -> Result<tonic::transport::Endpoint, BadUrl> {
+    let bad = |why: &str| BadUrl(format!("{:?} is not an engine URL: {why}", truncate(url, 64)));
+    let uri: tonic::transport::Uri = url.parse().map_err(|e| bad(&format!("{e}")))?;
+    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.authority().is_none() {
+        return Err(bad("expected http://host:port or https://host:port"));
+    }
+    tonic::transport::Endpoint::from_shared(url.to_string()).map_err(|e| bad(&format!("{e}")))
+}
+
+/// At most the first `max` characters of `s` (for messages that quote input).
+pub fn truncate(s: &str, max: usize) -> &str {
+    s.char_indices().nth(max).map_or(s, |(i, _)| &s[..i])
+}
+
+/// Which of a family's engine `urls` serves match `match_id`: rendezvous hashing over the
+/// URLs, so the gateway and the clock agree whatever order they were given them in. A
+/// match stays on one replica because a replica trusts the match it holds in memory: a
+/// second replica serving the same match would answer reads from a stale copy.
+pub fn replica_for(urls: &[String], match_id: &str) -> usize {
+    let score = |url: &str| {
+        // FNV-1a, then splitmix64's finalizer to spread it: balance, not security.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in url.bytes().chain([0xff]).chain(match_id.bytes()) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        h ^ (h >> 31)
+    };
+    (0..urls.len()).max_by_key(|&i| (score(&urls[i]), std::cmp::Reverse(i))).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -123,5 +201,47 @@ mod tests {
             ["redis://127.0.0.1:7000", "redis://127.0.0.1:7001"]
         );
         assert!(cluster_seeds(" , ").is_empty());
+    }
+
+    #[test]
+    fn engine_urls_are_lists() {
+        assert_eq!(
+            url_list("ENGINE_URL", "http://10.0.0.1:50061, https://engine-1.engines:50061,")
+                .unwrap(),
+            ["http://10.0.0.1:50061", "https://engine-1.engines:50061"]
+        );
+        assert_eq!(url_list("ENGINE_URL", "http://127.0.0.1:50061").unwrap().len(), 1);
+        let e = url_list("ENGINE_DUEL_URL", " , ").unwrap_err();
+        assert_eq!(e.to_string(), "ENGINE_DUEL_URL: lists no URL");
+    }
+
+    #[test]
+    fn a_bad_engine_url_is_named_and_truncated() {
+        let e = url_list("ENGINE_URL", "http://127.0.0.1:50061,127.0.0.1:50062").unwrap_err();
+        assert!(
+            e.to_string().starts_with("ENGINE_URL: \"127.0.0.1:50062\" is not an engine URL"),
+            "{e}"
+        );
+        let long = format!("http://{}", "x y".repeat(500));
+        let e = url_list("ENGINE_URL", &long).unwrap_err().to_string();
+        assert!(e.contains(&long[..64]) && !e.contains(&long[..65]), "{e}");
+        assert!(e.len() < 200, "{e}");
+    }
+
+    #[test]
+    fn replicas_are_chosen_per_match_whatever_the_order() {
+        let urls: Vec<String> = ["http://a:1", "http://b:1", "http://c:1"].map(String::from).into();
+        let mut reversed = urls.clone();
+        reversed.reverse();
+        let mut used = [0; 3];
+        for n in 0..3000 {
+            let id = format!("00000000-0000-4000-8000-{n:012}");
+            let i = replica_for(&urls, &id);
+            assert_eq!(urls[i], reversed[replica_for(&reversed, &id)], "same replica for {id}");
+            used[i] += 1;
+        }
+        // Each replica gets about a third of the matches.
+        assert!(used.iter().all(|&n| (800..1200).contains(&n)), "{used:?}");
+        assert_eq!(replica_for(&urls[..1], "any"), 0);
     }
 }

@@ -24,6 +24,9 @@ pub enum ServiceError {
     FailedPrecondition(String),
     /// Another replica wrote first; retrying is safe.
     Aborted(String),
+    /// The thing to create exists already (a match id taken, an idempotency key used for
+    /// another request): final, a retry gets the same answer.
+    AlreadyExists(String),
     /// A dependency is down (store, rules engine): retrying later is safe.
     Unavailable(String),
     /// A bug or corrupt data: logged, answered generically.
@@ -40,6 +43,7 @@ impl fmt::Display for ServiceError {
             | ServiceError::Unauthenticated(m)
             | ServiceError::FailedPrecondition(m)
             | ServiceError::Aborted(m)
+            | ServiceError::AlreadyExists(m)
             | ServiceError::Unavailable(m)
             | ServiceError::Internal(m) => f.write_str(m),
         }
@@ -56,7 +60,11 @@ impl From<StepError> for ServiceError {
 
 impl From<events::StoreError> for ServiceError {
     fn from(e: events::StoreError) -> Self {
-        ServiceError::Unavailable(format!("event store: {e}"))
+        match e {
+            // An answer, not a failure: the caller decides what a taken id means.
+            events::StoreError::AlreadyExists(_) => ServiceError::AlreadyExists(e.to_string()),
+            _ => ServiceError::Unavailable(format!("event store: {e}")),
+        }
     }
 }
 
@@ -85,6 +93,7 @@ impl From<ServiceError> for Status {
             ServiceError::Unauthenticated(m) => Status::unauthenticated(m),
             ServiceError::FailedPrecondition(m) => Status::failed_precondition(m),
             ServiceError::Aborted(m) => Status::aborted(m),
+            ServiceError::AlreadyExists(m) => Status::already_exists(m),
             ServiceError::Unavailable(m) => {
                 tracing::warn!(error = %m, "dependency unavailable");
                 Status::unavailable("a backing service is unavailable; retry shortly")
@@ -98,8 +107,21 @@ impl From<ServiceError> for Status {
 }
 
 /// A status received from another service, passed on as a `ServiceError` keeping its code
-/// and message (the callee already chose them).
+/// and message (the callee already chose them), and a refusal's conformance code.
+///
+/// A status that carries a source error was made by our own client, not sent by the
+/// callee: the call failed in transport (refused or broken connection, reset stream), so
+/// it answers UNAVAILABLE whatever code tonic gave it; the request may or may not have
+/// reached the callee, and a retry with the same idempotency key is safe.
 pub fn relay(s: Status) -> ServiceError {
+    if std::error::Error::source(&s).is_some()
+        && matches!(s.code(), Code::Unknown | Code::Internal | Code::Unavailable)
+    {
+        return ServiceError::Unavailable(format!("transport: {}", s.message()));
+    }
+    if let Some(step) = refusal(&s) {
+        return ServiceError::Step(step);
+    }
     let m = s.message().to_string();
     match s.code() {
         Code::InvalidArgument | Code::OutOfRange => ServiceError::InvalidArgument(m),
@@ -107,7 +129,8 @@ pub fn relay(s: Status) -> ServiceError {
         Code::PermissionDenied => ServiceError::PermissionDenied(m),
         Code::Unauthenticated => ServiceError::Unauthenticated(m),
         Code::FailedPrecondition => ServiceError::FailedPrecondition(m),
-        Code::Aborted | Code::AlreadyExists => ServiceError::Aborted(m),
+        Code::Aborted => ServiceError::Aborted(m),
+        Code::AlreadyExists => ServiceError::AlreadyExists(m),
         Code::Unavailable | Code::DeadlineExceeded | Code::ResourceExhausted | Code::Cancelled => {
             ServiceError::Unavailable(m)
         }
@@ -115,6 +138,21 @@ pub fn relay(s: Status) -> ServiceError {
             ServiceError::Internal(m)
         }
     }
+}
+
+/// The rules' refusal a status carries in [`ERROR_CODE_KEY`], rebuilt as it was made (so
+/// passing it on keeps its code, message and metadata).
+fn refusal(s: &Status) -> Option<StepError> {
+    let code = match s.metadata().get(ERROR_CODE_KEY)?.to_str().ok()? {
+        "game_over" => ErrorCode::GameOver,
+        "not_your_turn" => ErrorCode::NotYourTurn,
+        "bad_move" => ErrorCode::BadMove,
+        "illegal_move" => ErrorCode::IllegalMove,
+        _ => return None,
+    };
+    let prefix = format!("{}: ", code.as_str());
+    let message = s.message().strip_prefix(&prefix).unwrap_or(s.message()).to_string();
+    Some(StepError { code, message })
 }
 
 #[cfg(test)]
@@ -141,5 +179,60 @@ mod tests {
         let s: Status = ServiceError::Internal("seed 1234 in state".into()).into();
         assert_eq!(s.code(), Code::Internal);
         assert!(!s.message().contains("1234"));
+    }
+
+    #[test]
+    fn a_relayed_refusal_keeps_its_conformance_code() {
+        let sent: Status = ServiceError::Step(StepError {
+            code: ErrorCode::IllegalMove,
+            message: "card 5 was already played".into(),
+        })
+        .into();
+        let passed_on: Status = relay(sent).into();
+        assert_eq!(passed_on.code(), Code::FailedPrecondition);
+        assert_eq!(passed_on.message(), "illegal_move: card 5 was already played");
+        assert_eq!(passed_on.metadata().get(ERROR_CODE_KEY).unwrap(), "illegal_move");
+        let bad: Status = relay(
+            ServiceError::Step(StepError { code: ErrorCode::BadMove, message: "x".into() }).into(),
+        )
+        .into();
+        assert_eq!((bad.code(), bad.message()), (Code::InvalidArgument, "bad_move: x"));
+        assert_eq!(bad.metadata().get(ERROR_CODE_KEY).unwrap(), "bad_move");
+        // Without the key a status passes on as it came.
+        let plain: Status = relay(Status::failed_precondition("the match is full")).into();
+        assert_eq!(plain.message(), "the match is full");
+        assert!(plain.metadata().get(ERROR_CODE_KEY).is_none());
+    }
+
+    #[test]
+    fn transport_failures_answer_unavailable() {
+        // As tonic makes them: a status from a local error (a broken connection).
+        let broken = Status::from_error(Box::new(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "connection reset",
+        )));
+        assert_eq!(broken.code(), Code::Unknown);
+        assert!(matches!(relay(broken), ServiceError::Unavailable(_)));
+        // Sent by the callee (no source): its code stands.
+        assert!(matches!(relay(Status::unknown("a bug")), ServiceError::Internal(_)));
+        assert!(matches!(relay(Status::internal("a bug")), ServiceError::Internal(_)));
+        // Still retryable.
+        for code in [Code::Unavailable, Code::DeadlineExceeded, Code::Cancelled] {
+            let s: Status = relay(Status::new(code, "x")).into();
+            assert_eq!(s.code(), Code::Unavailable, "{code:?}");
+        }
+        let s: Status = relay(Status::aborted("another replica")).into();
+        assert_eq!(s.code(), Code::Aborted);
+    }
+
+    #[test]
+    fn a_taken_match_id_is_already_exists() {
+        let id: events::MatchId = "6f1e7a52-0000-4000-8000-000000000001".parse().unwrap();
+        let e: ServiceError = events::StoreError::AlreadyExists(id).into();
+        let s: Status = e.into();
+        assert_eq!(s.code(), Code::AlreadyExists);
+        assert!(matches!(relay(s), ServiceError::AlreadyExists(_)));
+        let down: Status = ServiceError::from(events::StoreError::Redis("x".into())).into();
+        assert_eq!(down.code(), Code::Unavailable);
     }
 }

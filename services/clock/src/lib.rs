@@ -10,6 +10,7 @@
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use api::internal::{self, apply_step_request, apply_step_response};
 use events::{Deadline, EventStore};
+use service_kit::config::{BadUrl, EngineUrls, replica_for};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,24 +38,29 @@ pub struct ClockStats {
 /// The clock.
 pub struct Clock {
     store: Arc<dyn EventStore>,
-    engines: BTreeMap<String, RulesEngineServiceClient<Channel>>,
+    /// Per family: each replica's URL and a client of it, in the same order.
+    engines: BTreeMap<String, (Vec<String>, Vec<RulesEngineServiceClient<Channel>>)>,
     /// Statistics.
     pub stats: ClockStats,
 }
 
 impl Clock {
-    /// A clock over `store`, firing through the engines of `(family, url)`.
+    /// A clock over `store`, firing through the engines of `(family, urls)`.
     ///
     /// # Errors
-    /// A URL that does not parse.
-    pub fn new(
-        store: Arc<dyn EventStore>,
-        urls: &[(String, String)],
-    ) -> Result<Arc<Self>, tonic::transport::Error> {
+    /// A URL that does not parse (named, truncated).
+    pub fn new(store: Arc<dyn EventStore>, urls: &[EngineUrls]) -> Result<Arc<Self>, BadUrl> {
         let mut engines = BTreeMap::new();
-        for (family, url) in urls {
-            let ch = tonic::transport::Endpoint::from_shared(url.clone())?.connect_lazy();
-            engines.insert(family.clone(), RulesEngineServiceClient::new(ch));
+        for (family, urls) in urls {
+            let clients = urls
+                .iter()
+                .map(|url| {
+                    Ok(RulesEngineServiceClient::new(
+                        service_kit::config::endpoint(url)?.connect_lazy(),
+                    ))
+                })
+                .collect::<Result<_, BadUrl>>()?;
+            engines.insert(family.clone(), (urls.clone(), clients));
         }
         Ok(Arc::new(Clock { store, engines, stats: ClockStats::default() }))
     }
@@ -100,7 +106,9 @@ impl Clock {
     async fn engine_for(&self, d: Deadline) -> Option<RulesEngineServiceClient<Channel>> {
         let meta = self.store.meta(d.match_id).await.ok().flatten()?;
         let family = games::GAMES.iter().find(|g| g.name == meta.game)?.family;
-        self.engines.get(family).cloned()
+        // The replica the gateway sends this match to: it holds the match in memory.
+        let (urls, clients) = self.engines.get(family)?;
+        clients.get(replica_for(urls, &d.match_id.to_string())).cloned()
     }
 
     /// Has the store repair its deadline index; returns how many entries it restored.

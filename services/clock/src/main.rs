@@ -5,7 +5,7 @@
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     service_kit::telemetry::init("clock");
     let addr = service_kit::config::addr("CLOCK_ADDR", "127.0.0.1:50071")?;
-    let urls = service_kit::config::engine_urls();
+    let urls = service_kit::config::engine_urls()?;
     let store = service_kit::config::open_store().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
     service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;

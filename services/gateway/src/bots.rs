@@ -86,6 +86,9 @@ impl Client {
 pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch, tonic::Status> {
     let (client, player_id) = Client::guest(url, "bots").await?;
     let (tx, mut rx) = mpsc::unbounded_channel::<(MatchId, String, String)>();
+    // The matches being played: a match handed over twice (a retried CreateMatch) is
+    // played once.
+    let playing = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
     tokio::spawn(async move {
         loop {
             let job = tokio::select! {
@@ -93,8 +96,12 @@ pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch
                 j = rx.recv() => j,
             };
             let Some((id, game, bot)) = job else { return };
+            if !playing.lock().expect("the bot runner's lock").insert(id) {
+                continue;
+            }
             let client = client.clone();
             let shutdown = shutdown.clone();
+            let playing = playing.clone();
             tokio::spawn(async move {
                 tokio::select! {
                     _ = shutdown.cancelled() => {}
@@ -102,6 +109,7 @@ pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch
                         tracing::warn!(match_id = %id, error = %e, "bot stopped playing");
                     }
                 }
+                playing.lock().expect("the bot runner's lock").remove(&id);
             });
         }
     });
@@ -112,7 +120,10 @@ pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch
 async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), tonic::Status> {
     let mut api = client.api();
     let seat = api
-        .join_match(client.request(v1::JoinMatchRequest { match_id: id.to_string() }))
+        .join_match(client.request(v1::JoinMatchRequest {
+            match_id: id.to_string(),
+            idempotency_key: String::new(),
+        }))
         .await?
         .into_inner()
         .seat;

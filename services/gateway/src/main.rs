@@ -1,12 +1,13 @@
 //! `gateway`: the public API on `GATEWAY_ADDR`, forwarding to the rules engines at
 //! `ENGINE_URL` (or per family `ENGINE_GOOFSPIEL_URL`, `ENGINE_PLACEMENT_URL`,
-//! `ENGINE_DUEL_URL`), over Redis at `REDIS_URL` (in-memory when unset).
+//! `ENGINE_DUEL_URL`; each a comma-separated list of a family's replicas), over Redis at
+//! `REDIS_URL` (in-memory when unset).
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     service_kit::telemetry::init("gateway");
     let addr = service_kit::config::addr("GATEWAY_ADDR", "127.0.0.1:50051")?;
-    let urls = service_kit::config::engine_urls();
+    let urls = service_kit::config::engine_urls()?;
     let store = service_kit::config::open_store().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
     service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;

@@ -91,6 +91,33 @@ pub fn seat_of(meta: &MatchMeta, player: PlayerId) -> Option<Seat> {
         .find(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player))
 }
 
+/// The longest idempotency key.
+pub const MAX_KEY_LEN: usize = 128;
+
+fn check_key(key: &str) -> Result<(), ServiceError> {
+    if key.len() > MAX_KEY_LEN {
+        return Err(ServiceError::InvalidArgument(format!(
+            "idempotency_key is at most {MAX_KEY_LEN} characters"
+        )));
+    }
+    Ok(())
+}
+
+/// The match a CreateMatch with idempotency key `key` from `player` creates: SHA-256 of
+/// the two as a UUID (version 8, RFC 9562's custom form), so every retry names the same
+/// match and two players' keys never meet.
+pub fn match_for_key(player: PlayerId, key: &str) -> MatchId {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    // The player id is 16 bytes: the key that follows cannot shift into it.
+    h.update(player.as_uuid().as_bytes());
+    h.update(key.as_bytes());
+    let digest = h.finalize();
+    let mut bytes = [0; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    MatchId::from(uuid::Builder::from_custom_bytes(bytes).into_uuid())
+}
+
 fn traced<T>(msg: T, trace: &TraceContext) -> Request<T> {
     let mut r = Request::new(msg);
     trace.inject(r.metadata_mut());
@@ -140,9 +167,18 @@ impl srv::ColosseumService for Gateway {
     ) -> Result<Response<v1::CreateMatchResponse>, Status> {
         let me = caller(&req)?;
         let trace = TraceContext::from_metadata(req.metadata());
-        let v1::CreateMatchRequest { game, options_json, opponent, seat, move_time_ms } =
-            req.into_inner();
-        let engine = self.engines.for_game(&game)?;
+        let v1::CreateMatchRequest {
+            game,
+            options_json,
+            opponent,
+            seat,
+            move_time_ms,
+            idempotency_key: key,
+        } = req.into_inner();
+        check_key(&key)?;
+        // A retry with the same key names the same match, so the store finds it taken.
+        let id = if key.is_empty() { MatchId::random() } else { match_for_key(me, &key) };
+        let engine = self.engines.for_match(&game, id)?;
         let seat = seat_number(seat)?;
         let move_time_ms = if move_time_ms == 0 { DEFAULT_MOVE_TIME_MS } else { move_time_ms };
         if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
@@ -174,12 +210,11 @@ impl srv::ColosseumService for Gateway {
         let mut seats = [SeatHolder::Open, SeatHolder::Open];
         seats[seat.index()] = SeatHolder::Player(me);
         seats[seat.other().index()] = other;
-        let id = MatchId::random();
         let [s0, s1] = seats;
         let span = tracing::info_span!("create_match", match_id = %id, game = %game, trace_id = %trace.trace_hex());
         // The span joins the caller's trace; the engine's span will hang under it.
         let trace = service_kit::telemetry::adopt(&span, &trace);
-        let resp = engine
+        let created = engine
             .clone()
             .create_match(traced(
                 internal::CreateMatchRequest {
@@ -194,15 +229,44 @@ impl srv::ColosseumService for Gateway {
             ))
             .instrument(span)
             .await
-            .map_err(relay)?
-            .into_inner();
+            .map_err(relay);
+        let seed_commitment = match created {
+            Ok(resp) => resp.into_inner().seed_commitment,
+            Err(ServiceError::AlreadyExists(_)) if !key.is_empty() => {
+                let meta = self.store.meta(id).await.map_err(ServiceError::from)?;
+                let meta = meta.ok_or_else(|| {
+                    ServiceError::Unavailable(format!("match {id} exists but has no metadata"))
+                })?;
+                let same = meta.game == game
+                    && matches!(&meta.seats[seat], SeatHolder::Player(p) if *p == me);
+                if !same {
+                    return Err(ServiceError::AlreadyExists(
+                        "the idempotency key was used for another request".into(),
+                    )
+                    .into());
+                }
+                // The first attempt may have stopped before handing the bot its match: the
+                // runner plays a match at most once, so handing it again is safe.
+                if let Some((dispatch, _)) = &bot {
+                    let waiting = matches!(
+                        &meta.seats[seat.other()],
+                        SeatHolder::Reserved(p) if *p == dispatch.player_id
+                    );
+                    if !waiting {
+                        bot = None;
+                    }
+                }
+                meta.commitment_hex.clone()
+            }
+            Err(e) => return Err(e.into()),
+        };
         if let Some((dispatch, name)) = bot {
             dispatch.send(id, game, name);
         }
         Ok(Response::new(v1::CreateMatchResponse {
             match_id: id.to_string(),
             seat: wire::seat_u32(seat),
-            seed_commitment: resp.seed_commitment,
+            seed_commitment,
         }))
     }
 
@@ -211,12 +275,15 @@ impl srv::ColosseumService for Gateway {
         req: Request<v1::JoinMatchRequest>,
     ) -> Result<Response<v1::JoinMatchResponse>, Status> {
         let me = caller(&req)?;
-        let v1::JoinMatchRequest { match_id: id } = req.into_inner();
+        // Joining is idempotent by nature (a seated player gets its seat again): the key
+        // is only checked.
+        let v1::JoinMatchRequest { match_id: id, idempotency_key } = req.into_inner();
         let id = match_id(&id)?;
+        check_key(&idempotency_key)?;
         let meta = self.meta(id).await?;
         let resp = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .join_match(internal::JoinMatchRequest {
                 match_id: id.to_string(),
                 player_id: me.to_string(),
@@ -251,7 +318,7 @@ impl srv::ColosseumService for Gateway {
         let trace = service_kit::telemetry::adopt(&span, &trace);
         let resp = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .apply_step(traced(
                 internal::ApplyStepRequest {
                     match_id: id.to_string(),
@@ -302,7 +369,7 @@ impl srv::ColosseumService for Gateway {
         })?;
         let resp = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .apply_step(internal::ApplyStepRequest {
                 match_id: id.to_string(),
                 step: Some(apply_step_request::Step::Resign(wire::seat_u32(seat))),
@@ -335,7 +402,7 @@ impl srv::ColosseumService for Gateway {
         let seat = seat_of(&meta, me);
         let view = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .get_view(internal::GetViewRequest {
                 match_id: id.to_string(),
                 seat: seat.map(wire::seat_u32),
@@ -397,7 +464,7 @@ impl srv::ColosseumService for Gateway {
         let meta = self.meta(id).instrument(span).await?;
         let record = self
             .engines
-            .for_game(&meta.game)?
+            .for_match(&meta.game, id)?
             .get_record(internal::GetRecordRequest { match_id: id.to_string() })
             .await
             .map_err(relay)?
@@ -405,5 +472,23 @@ impl srv::ColosseumService for Gateway {
             .record
             .ok_or_else(|| Status::internal("the rules engine returned no record"))?;
         Ok(Response::new(record))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_names_one_match_per_player() {
+        let (alice, bob) = (PlayerId::random(), PlayerId::random());
+        let id = match_for_key(alice, "k1");
+        assert_eq!(id, match_for_key(alice, "k1"), "a retry names the same match");
+        assert_ne!(id, match_for_key(alice, "k2"));
+        assert_ne!(id, match_for_key(bob, "k1"), "keys are the player's own");
+        assert_eq!(id.as_uuid().get_version_num(), 8);
+        assert_eq!(id.as_uuid().get_variant(), uuid::Variant::RFC4122);
+        // The id round-trips through its text, as the API carries it.
+        assert_eq!(id.to_string().parse::<MatchId>(), Ok(id));
     }
 }

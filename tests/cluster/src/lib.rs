@@ -139,7 +139,16 @@ impl Player {
     /// # Errors
     /// The gateway's refusal.
     pub async fn join(&self, id: &str) -> Result<u32, Status> {
-        let req = v1::JoinMatchRequest { match_id: id.to_string() };
+        self.join_with(id, "").await
+    }
+
+    /// JoinMatch with an idempotency key; the seat taken.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn join_with(&self, id: &str, key: &str) -> Result<u32, Status> {
+        let req =
+            v1::JoinMatchRequest { match_id: id.to_string(), idempotency_key: key.to_string() };
         Ok(self.client.api().join_match(self.client.request(req)).await?.into_inner().seat)
     }
 
@@ -270,6 +279,7 @@ pub fn create_request(
         opponent: Some(opponent),
         seat: 0,
         move_time_ms,
+        idempotency_key: String::new(),
     }
 }
 

@@ -22,6 +22,12 @@ async fn gops_match() -> (Env, Player, Player, String) {
     (env, alice, bob, id)
 }
 
+/// The refusal's conformance code (the `colosseum-error-code` metadata), if any.
+fn error_code<T>(r: &Result<T, tonic::Status>) -> Option<&str> {
+    let s = r.as_ref().err()?;
+    s.metadata().get(service_kit::status::ERROR_CODE_KEY)?.to_str().ok()
+}
+
 /// The GOPS event of a watch response, if it is one.
 fn gops_event(e: &v1::WatchMatchResponse) -> Option<&Gops> {
     match e.event.as_ref().and_then(|e| e.kind.as_ref()) {
@@ -111,16 +117,19 @@ async fn a_seat_cannot_move_for_the_other() {
     // never be taken as bob's).
     let r = alice.submit(&id, gops(6)).await;
     assert_status(r.clone(), Code::FailedPrecondition, "");
+    assert_eq!(error_code(&r), Some("not_your_turn"), "the conformance code reaches the client");
     assert!(r.unwrap_err().message().starts_with("not_your_turn:"));
     // Bob's own refusals.
     let r = bob.submit(&id, gops(99)).await;
     assert_status(r.clone(), Code::FailedPrecondition, "");
+    assert_eq!(error_code(&r), Some("illegal_move"));
     assert!(r.unwrap_err().message().starts_with("illegal_move: "));
     let monsters = v1::Move {
         game: Some(v1::r#move::Game::DuelingMonsters(v1::DuelingMonstersMove::default())),
     };
     let r = bob.submit(&id, monsters).await;
     assert_status(r.clone(), Code::InvalidArgument, "");
+    assert_eq!(error_code(&r), Some("bad_move"));
     assert!(r.unwrap_err().message().starts_with("bad_move: "));
     let r = bob.submit(&id, v1::Move { game: None }).await;
     assert_status(r.clone(), Code::InvalidArgument, "");
@@ -524,4 +533,58 @@ async fn the_cluster_stops_while_a_client_watches() {
         Err(s) => assert_eq!(s.code(), Code::Unavailable, "{s:?}"),
         Ok(_) => panic!("the stream ended cleanly, as if the match had ended"),
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_create_or_join_answers_the_same_match() {
+    let env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let keyed = |game: &str, seat: u32, key: &str| v1::CreateMatchRequest {
+        seat,
+        idempotency_key: key.to_string(),
+        ..create_request(game, "", open(), 0)
+    };
+    let first = alice.create(keyed("gops", 0, "create-1")).await.expect("created");
+    let again = alice.create(keyed("gops", 0, "create-1")).await.expect("the retry");
+    assert_eq!(first, again, "the same match id, seat and commitment");
+    // A retried join is answered the same seat.
+    assert_eq!(bob.join_with(&first.match_id, "join-1").await.expect("bob joins"), 1);
+    assert_eq!(bob.join_with(&first.match_id, "join-1").await.expect("the retry"), 1);
+    // A retry after the match started still answers it, and changes nothing.
+    alice.submit(&first.match_id, gops(3)).await.expect("alice bids");
+    assert_eq!(alice.create(keyed("gops", 0, "create-1")).await.expect("a late retry"), first);
+    assert_eq!(bob.view(&first.match_id).await.version, 1);
+    // The key with another request is final.
+    for other in [keyed("hexspiel", 0, "create-1"), keyed("cure-plague", 0, "create-1")] {
+        assert_status(
+            alice.create(other).await,
+            Code::AlreadyExists,
+            "the idempotency key was used for another request",
+        );
+    }
+    assert_status(alice.create(keyed("gops", 1, "create-1")).await, Code::AlreadyExists, "");
+    assert_status(
+        alice.create(keyed("gops", 0, &"k".repeat(129))).await,
+        Code::InvalidArgument,
+        "at most 128",
+    );
+    assert_status(
+        bob.join_with(&first.match_id, &"k".repeat(129)).await,
+        Code::InvalidArgument,
+        "at most 128",
+    );
+    // Keys are the player's own; no key creates a match every time.
+    let bobs = bob.create(keyed("gops", 0, "create-1")).await.expect("bob's own");
+    assert_ne!(bobs.match_id, first.match_id);
+    let a = alice.create(keyed("gops", 0, "")).await.expect("created");
+    let b = alice.create(keyed("gops", 0, "")).await.expect("created");
+    assert_ne!(a.match_id, b.match_id);
+    // Four matches exist, no more.
+    let client = redis::Client::open(env.redis.url()).expect("url");
+    let mut conn = client.get_multiplexed_async_connection().await.expect("connect");
+    let metas: Vec<String> =
+        redis::cmd("KEYS").arg("colosseum:{*}:meta").query_async(&mut conn).await.expect("KEYS");
+    assert_eq!(metas.len(), 4, "{metas:?}");
+    env.shutdown().await;
 }

@@ -4,8 +4,10 @@
 //! against the built-in strong bot, which plays through the public API too. And all of it
 //! again at once on a sharded 3-primary Redis Cluster, a deadline firing included.
 
+use api::v1;
 use cluster_tests::{Env, Picker, bot, check_record, create_request, play_out, wait_view};
 use std::time::Duration;
+use tonic::Code;
 
 /// Plays a full match of `game` with default options and checks its record.
 async fn full_match(game: &str, seed: u64) {
@@ -88,13 +90,32 @@ async fn hexspiel_full_match() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gops_against_the_strong_bot_finishes() {
+    against_the_strong_bot("").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_create_against_a_bot_plays_one_match() {
+    against_the_strong_bot("vs-bot-1").await;
+}
+
+/// Alice plays GOPS against the strong bot to the end; with a `key`, every CreateMatch
+/// is sent twice (and once more mid-match), and each answers the same match.
+async fn against_the_strong_bot(key: &str) {
     let env = Env::start().await;
     let alice = env.player("alice").await;
+    let create = || v1::CreateMatchRequest {
+        idempotency_key: key.to_string(),
+        ..create_request("gops", "", bot("strong"), 0)
+    };
     // The bot runner connects back to the gateway once it is up: retry while it starts.
     let mut created = None;
     for _ in 0..100 {
-        match alice.create(create_request("gops", "", bot("strong"), 0)).await {
+        match alice.create(create()).await {
             Ok(c) => {
+                if !key.is_empty() {
+                    let again = alice.create(create()).await.expect("the retry");
+                    assert_eq!(again, c, "the retry answers the same match");
+                }
                 created = Some(c);
                 break;
             }
@@ -104,7 +125,8 @@ async fn gops_against_the_strong_bot_finishes() {
             Err(s) => panic!("create against the bot: {s:?}"),
         }
     }
-    let id = created.expect("the bot runner started").match_id;
+    let created = created.expect("the bot runner started");
+    let id = created.match_id.clone();
     let mut picker = Picker::new(6);
     let mut moves = 0;
     let last = loop {
@@ -117,6 +139,9 @@ async fn gops_against_the_strong_bot_finishes() {
         let mv = picker.pick(&v).expect("a legal move");
         alice.submit(&id, mv).await.expect("alice's bid is accepted");
         moves += 1;
+        if !key.is_empty() && moves == 5 {
+            assert_eq!(alice.create(create()).await.expect("a late retry"), created);
+        }
         assert!(moves <= 13, "GOPS has 13 rounds by default");
     };
     assert_eq!(moves, 13, "alice bid in every round");
@@ -128,5 +153,40 @@ async fn gops_against_the_strong_bot_finishes() {
     let outcome = last.outcome.expect("the match ended");
     assert_eq!(outcome.reason, "completed");
     check_record(&alice, &id, &outcome).await;
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_given_two_engines_for_a_family_plays_on_both() {
+    let mut env = Env::start().await;
+    let second = env.cluster.start_replica("goofspiel").await.expect("a second engine");
+    let urls = [env.cluster.engine_url("goofspiel").expect("the first engine"), second];
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    // A match on each engine (the gateway sends each match to one of them).
+    let mut on = [None, None];
+    for _ in 0..40 {
+        if on.iter().all(Option::is_some) {
+            break;
+        }
+        let id = alice.create_open("gops", "", 0).await;
+        let slot = &mut on[service_kit::config::replica_for(&urls, &id)];
+        if slot.is_none() {
+            bob.join(&id).await.expect("bob joins");
+            *slot = Some(id);
+        }
+    }
+    let on = on.map(|id| id.expect("forty matches land on both engines"));
+    for (n, id) in on.iter().enumerate() {
+        let played = play_out([&alice, &bob], id, &mut Picker::new(20 + n as u64), 100).await;
+        let outcome = played.last.outcome.clone().expect("the match ended");
+        assert_eq!(played.last.version, played.moves.len() as u64, "one version per move");
+        check_record(&alice, id, &outcome).await;
+    }
+    // Each engine really served its match: with the first one down, only the second's
+    // match still answers.
+    env.cluster.stop_engine("goofspiel").await;
+    assert_eq!(alice.try_view(&on[0]).await.map_err(|s| s.code()).err(), Some(Code::Unavailable));
+    assert!(alice.view(&on[1]).await.outcome.is_some());
     env.shutdown().await;
 }

@@ -248,3 +248,76 @@ async fn a_client_idempotency_key_cannot_suppress_a_deadline() {
     );
     env.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_engine_crash_mid_move_answers_unavailable_and_the_retry_is_safe() {
+    let mut env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let id = alice.create_open("gops", "", 0).await;
+    bob.join(&id).await.expect("bob joins");
+    let mut picker = Picker::new(11);
+    let first = picker.pick(&alice.view(&id).await).expect("a legal bid");
+    alice.submit(&id, first).await.expect("accepted");
+    let bid = picker.pick(&bob.view(&id).await).expect("a legal bid");
+
+    // Redis holds every write, so bob's move waits inside the engine (its seat, session
+    // and match are known by now: nothing else on its path writes); the engine crashes
+    // with the request in flight.
+    let client = redis::Client::open(env.redis.url()).expect("url");
+    let mut conn = client.get_multiplexed_async_connection().await.expect("connect");
+    let () = redis::cmd("CLIENT")
+        .arg(&["PAUSE", "3000", "WRITE"])
+        .query_async(&mut conn)
+        .await
+        .expect("CLIENT PAUSE");
+    let key = bob.key();
+    let in_flight = {
+        let (bob, id, bid, key) = (bob.clone(), id.clone(), bid.clone(), key.clone());
+        tokio::spawn(async move { bob.submit_with(&id, Some(bid), &key).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!in_flight.is_finished(), "the move waits on Redis");
+    env.cluster.stop_engine("goofspiel").await;
+    let cut = in_flight.await.expect("the request task");
+    assert_eq!(cut.as_ref().map_err(tonic::Status::code).err(), Some(Code::Unavailable), "{cut:?}");
+    // With the engine down, a new attempt is refused the same way.
+    let down = bob.submit_with(&id, Some(bid.clone()), &key).await;
+    assert_eq!(
+        down.as_ref().map_err(tonic::Status::code).err(),
+        Some(Code::Unavailable),
+        "{down:?}"
+    );
+    let () = redis::cmd("CLIENT").arg("UNPAUSE").query_async(&mut conn).await.expect("UNPAUSE");
+
+    env.cluster.restart_engine("goofspiel").await.expect("the engine restarts");
+    // The retry with the same key: applied now, or found applied (if the cut request's
+    // write reached Redis after all). Either way the move is in the match exactly once.
+    let mut answer = None;
+    for _ in 0..100 {
+        match bob.submit_with(&id, Some(bid.clone()), &key).await {
+            Ok(r) => {
+                answer = Some(r);
+                break;
+            }
+            Err(s) if s.code() == Code::Unavailable => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(s) => panic!("the retried move: {s:?}"),
+        }
+    }
+    let answer = answer.expect("the engine came back");
+    assert!(
+        matches!(
+            answer.outcome,
+            Some(
+                v1::submit_move_response::Outcome::Accepted(v1::Accepted { version: 2 })
+                    | v1::submit_move_response::Outcome::Duplicate(v1::Accepted { version: 2 })
+            )
+        ),
+        "{answer:?}"
+    );
+    let view = alice.view(&id).await;
+    assert_eq!((view.version, gops_view(&view).round), (2, 1), "one round, bob's bid once");
+    env.shutdown().await;
+}
