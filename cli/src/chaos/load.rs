@@ -128,11 +128,17 @@ pub fn code_name(code: Code) -> &'static str {
 }
 
 /// The codes after which a call is retried as it was (same idempotency key): the
-/// contract makes a retried submit safe.
+/// contract makes a retried submit safe. CANCELLED is how a server reports the expiry
+/// of the client's own `grpc-timeout`, so it counts as DEADLINE_EXCEEDED does.
 pub fn retryable(code: Code) -> bool {
     matches!(
         code,
-        Code::Unavailable | Code::Aborted | Code::DeadlineExceeded | Code::Unknown | Code::Internal
+        Code::Unavailable
+            | Code::Aborted
+            | Code::DeadlineExceeded
+            | Code::Cancelled
+            | Code::Unknown
+            | Code::Internal
     )
 }
 
