@@ -40,6 +40,8 @@ pub struct Ack {
     pub version: u64,
     /// Whether the answer was `duplicate` rather than `accepted`.
     pub duplicate: bool,
+    /// When the attempt that got it was sent.
+    pub sent: Instant,
     /// When it arrived.
     pub at: Instant,
     /// The family of the match's game.
@@ -346,6 +348,8 @@ async fn submit(
         });
         req.set_timeout(limit);
         let mut api = c.api();
+        #[allow(clippy::disallowed_methods)] // The trial measures wall time.
+        let sent = Instant::now();
         let r = tokio::select! {
             _ = sh.stop.cancelled() => return,
             r = tokio::time::timeout(limit, api.submit_move(req)) => r
@@ -366,6 +370,7 @@ async fn submit(
                     key,
                     version,
                     duplicate,
+                    sent,
                     at,
                     family,
                 });

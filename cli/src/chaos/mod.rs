@@ -284,12 +284,13 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     let mut first_acks = Vec::new();
     for k in &kills {
         *kills_by.entry(k.service.clone()).or_default() += 1;
-        // The next move acknowledged after the kill, in a match the service serves.
+        // The first move acknowledged of those sent after the kill, in a match the service
+        // serves (a reply already on its way when the kill came does not count).
         let family = k.service.strip_prefix("engine-");
         let first = (k.service != "clock")
             .then(|| {
                 acks.iter()
-                    .filter(|a| a.at > k.at && family.is_none_or(|f| a.family == f))
+                    .filter(|a| a.sent > k.at && family.is_none_or(|f| a.family == f))
                     .map(|a| a.at.duration_since(k.at).as_millis() as u64)
                     .min()
             })
