@@ -71,8 +71,11 @@ pub struct Shared {
     pub short_submits: AtomicU64,
     /// Moves made after sleeping past the deadline.
     pub late_moves: AtomicU64,
-    /// Matches a client gave up on because no new view came for a long time.
-    pub stalled: AtomicU64,
+    /// Players that gave up on a match because no new view came for a long time, and
+    /// GetView showed the match had moved on without their watch.
+    pub stalled_watch_behind: AtomicU64,
+    /// Likewise, but GetView showed the match had not moved (or did not answer).
+    pub stalled_match_still: AtomicU64,
 }
 
 impl Shared {
@@ -86,7 +89,8 @@ impl Shared {
             finished: AtomicU64::new(0),
             short_submits: AtomicU64::new(0),
             late_moves: AtomicU64::new(0),
-            stalled: AtomicU64::new(0),
+            stalled_watch_behind: AtomicU64::new(0),
+            stalled_match_still: AtomicU64::new(0),
         })
     }
 
@@ -273,13 +277,27 @@ async fn player(
     let reader = tokio::spawn(watch(c.clone(), id.clone(), tx, sh.clone(), done.clone()));
     let stall = Duration::from_millis(4 * b.move_time_ms + 2000);
     let mut acted_at = None;
+    let mut seen = 0;
     loop {
         tokio::select! {
             _ = sh.stop.cancelled() => break,
             r = tokio::time::timeout(stall, views.changed()) => match r {
                 Err(_) => {
-                    sh.stalled.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(match_id = %id, seat, "no new view for four move times: leaving the match");
+                    // Did the match move on without this watch, or not move at all?
+                    let mut api = c.api();
+                    let req = c.request(v1::GetViewRequest { match_id: id.clone() });
+                    let now_at = tokio::time::timeout(Duration::from_secs(5), api.get_view(req))
+                        .await
+                        .ok()
+                        .and_then(Result::ok)
+                        .map(|r| r.into_inner().version);
+                    let behind = now_at.is_some_and(|v| v > seen);
+                    if behind {
+                        sh.stalled_watch_behind.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        sh.stalled_match_still.fetch_add(1, Ordering::Relaxed);
+                    }
+                    tracing::warn!(match_id = %id, seat, last_seen = seen, get_view = ?now_at, "no new view for four move times: leaving the match");
                     break;
                 }
                 Ok(Err(_)) => break,
@@ -287,6 +305,7 @@ async fn player(
             },
         }
         let Some(view) = views.borrow_and_update().clone() else { continue };
+        seen = seen.max(view.version);
         if view.outcome.is_some() {
             if seat == 0 {
                 sh.finished.fetch_add(1, Ordering::Relaxed);
