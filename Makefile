@@ -2,7 +2,7 @@
 CARGO ?= cargo
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
-.PHONY: help build run test lint unit conformance bench selfplay fmt clean proto-lint proto-breaking python-client
+.PHONY: help build run test lint unit conformance bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -25,7 +25,7 @@ run: ## Bring up the whole cluster (embedded store, or Redis at REDIS_URL); then
 	$(CARGO) build --release -q -p colosseum
 	./target/release/colosseum run
 
-test: proto-lint lint unit conformance python-client ## Everything CI runs: buf lint, format, lints, all tests, conformance, the Python client
+test: proto-lint lint unit conformance python-client chaos-short ## Everything CI runs: buf lint, format, lints, all tests, conformance, the Python client, a short chaos trial
 
 lint: ## rustfmt and clippy, warnings are errors
 	$(CARGO) fmt --all --check
@@ -62,6 +62,16 @@ $(PY_STAMP): tests/python/requirements.txt
 $(PY_GEN)/.stamp: $(PY_STAMP) tests/python/generate.py $(PROTOS)
 	$(PY) tests/python/generate.py $(PY_GEN)
 	touch $@
+
+# The chaos trials run the services as separate processes, found beside the colosseum binary.
+release-services:
+	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock
+
+chaos-short: release-services ## A 20 s chaos trial (kill -9 and restart every 5 s under load; needs redis-server); docs/reliability.md
+	./target/release/colosseum chaos --duration 20 --kill-every 5 --matches 40
+
+chaos: release-services ## The long chaos trial: 600 s, a kill every 10 s (needs redis-server); docs/reliability.md
+	./target/release/colosseum chaos --duration 600 --kill-every 10 --matches 40
 
 bench: ## Criterion benchmarks (release)
 	$(CARGO) bench -p bots

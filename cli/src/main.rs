@@ -9,8 +9,11 @@
 //!   REDIS_CLUSTER_URLS).
 //! - `play --game G --vs bot`: a match in the terminal, through the cluster.
 //! - `load --game G --matches N --concurrency C`: bot-vs-bot matches through the gateway, measured.
+//! - `chaos`: the cluster as separate processes, services killed and restarted under load,
+//!   every match checked in Redis afterwards (docs/reliability.md).
 //! - `games`: list the hosted games.
 
+mod chaos;
 mod client;
 mod conformance;
 mod load;
@@ -63,6 +66,8 @@ enum Command {
     },
     /// Play bot-vs-bot matches through the gateway and print throughput and latency (JSON).
     Load(load::LoadArgs),
+    /// Kill and restart services under load, then check every match in Redis (JSON summary).
+    Chaos(chaos::ChaosArgs),
     /// List the hosted games.
     Games,
 }
@@ -78,6 +83,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Load(args) => load::run(args),
         Command::Play(args) => play::run(args),
+        Command::Chaos(args) => chaos::run(args),
         Command::Games => {
             for g in games::GAMES {
                 println!("{:<18} {:<10} {}", g.name, g.family, g.title);

@@ -1,0 +1,352 @@
+//! `colosseum chaos`: a fault trial of the whole cluster as separate processes. It plays
+//! bot-vs-bot matches through the gateway while kill -9'ing and restarting services, then
+//! checks every match in Redis and prints one JSON summary (docs/reliability.md).
+
+mod check;
+mod load;
+mod procs;
+
+use clap::Args;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Options of `colosseum chaos`.
+#[derive(Args, Clone)]
+pub struct ChaosArgs {
+    /// How long the load runs (and services are killed), in seconds.
+    #[arg(long, default_value_t = 60)]
+    duration: u64,
+    /// Kill a random service every this many seconds.
+    #[arg(long, default_value_t = 10)]
+    kill_every: u64,
+    /// Matches in flight at once (each slot starts a new match when one ends).
+    #[arg(long, default_value_t = 40)]
+    matches: u64,
+    /// Per-move time of the matches, ms.
+    #[arg(long, default_value_t = 2000)]
+    move_time_ms: u64,
+    /// Mean think time before a move, ms (each drawn from 0 to twice this).
+    #[arg(long, default_value_t = 20)]
+    think_ms: u64,
+    /// One move in this many sleeps past its deadline (0: never).
+    #[arg(long, default_value_t = 25)]
+    late_every: u32,
+    /// One submit in this many is sent with a 5 ms deadline (0: never).
+    #[arg(long, default_value_t = 20)]
+    cancel_every: u32,
+    /// A killed service is restarted after this pause, ms.
+    #[arg(long, default_value_t = 300)]
+    restart_after_ms: u64,
+    /// After the load stops, matches run on their deadlines this long before the check, in
+    /// seconds (default: three move times).
+    #[arg(long)]
+    grace: Option<u64>,
+    /// Also kill Redis (restarted on its append-only file).
+    #[arg(long)]
+    kill_redis: bool,
+    /// Where the rules-engine, clock and gateway binaries are (default: beside this one).
+    #[arg(long)]
+    bin_dir: Option<PathBuf>,
+    /// Seed of the kill schedule (which service, in turn); default random.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Keep the temporary directory (Redis data, service logs) even when nothing is found.
+    #[arg(long)]
+    keep_dir: bool,
+}
+
+/// One kill of the trial.
+struct Kill {
+    service: String,
+    at: Instant,
+    /// From the kill to the restarted service answering SERVING (PING for Redis).
+    ready: Option<Duration>,
+}
+
+/// Runs `colosseum chaos`. Exit 0: nothing lost, duplicated, stuck or unloadable and
+/// every killed service came back; 1: something was; 2: the trial could not run.
+pub fn run(args: ChaosArgs) -> Result<ExitCode, String> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .compact()
+        .try_init();
+    if args.duration == 0 || args.kill_every == 0 || args.matches == 0 || args.move_time_ms == 0 {
+        return Err("--duration, --kill-every, --matches and --move-time-ms must be above 0".into());
+    }
+    let bin = procs::bin_dir(args.bin_dir.clone())?;
+    procs::kill_children_on_panic();
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let result = rt.block_on(async move {
+        tokio::select! {
+            r = trial(args, bin) => r,
+            s = interrupted() => Err(format!("interrupted by {s}: every service stopped")),
+        }
+    });
+    procs::kill_all();
+    result
+}
+
+/// Resolves on Ctrl-C or SIGTERM, naming which.
+async fn interrupted() -> &'static str {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+            return "SIGINT";
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
+    }
+}
+
+#[allow(clippy::disallowed_methods)] // The trial measures wall time.
+fn now() -> Instant {
+    Instant::now()
+}
+
+/// The p50 and max of durations, in ms (null when there are none).
+fn p50_max(mut ms: Vec<u64>) -> serde_json::Value {
+    if ms.is_empty() {
+        return json!({ "p50": null, "max": null });
+    }
+    ms.sort_unstable();
+    json!({ "p50": ms[(ms.len() - 1) / 2], "max": ms[ms.len() - 1] })
+}
+
+async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
+    let cluster = procs::Cluster::plan(&bin)?;
+    tracing::info!(dir = %cluster.dir.display(), "data and service logs");
+    for s in cluster.services.clone() {
+        cluster.start(&s.name)?;
+        if cluster.wait_ready(&s.name, Duration::from_secs(30)).await.is_none() {
+            return Err(format!(
+                "{} did not become ready; see {}",
+                s.name,
+                cluster.dir.join(format!("{}.log", s.name)).display()
+            ));
+        }
+    }
+    let gateway = cluster.service("gateway").url();
+    tracing::info!(%gateway, redis = %cluster.redis_url, "cluster up");
+    let endpoint = tonic::transport::Endpoint::from_shared(gateway.clone())
+        .map_err(|e| e.to_string())?
+        .connect_timeout(Duration::from_millis(500));
+    let channels: Vec<_> = (0..4).map(|_| endpoint.connect_lazy()).collect();
+    let behaviour = load::Behaviour {
+        slots: args.matches,
+        move_time_ms: args.move_time_ms,
+        think_ms: args.think_ms,
+        late_every: args.late_every,
+        cancel_every: args.cancel_every,
+    };
+    let shared = load::Shared::new();
+    let started = now();
+    let load_task = tokio::spawn(load::run(channels, behaviour, shared.clone()));
+
+    let mut targets: Vec<String> = vec!["gateway".into(), "clock".into()];
+    targets.extend(procs::FAMILIES.iter().map(|f| format!("engine-{f}")));
+    if args.kill_redis {
+        targets.push("redis".into());
+    }
+    let mut rng = bots::BotRng::from_seed(match args.seed {
+        Some(s) => {
+            let mut b = [0u8; 32];
+            b[..8].copy_from_slice(&s.to_le_bytes());
+            b
+        }
+        None => service_kit::time::os_random_32(),
+    });
+    let end = started + Duration::from_secs(args.duration);
+    let mut next_kill = started + Duration::from_secs(args.kill_every);
+    let mut next_progress = started + Duration::from_secs(3);
+    let mut kills: Vec<Kill> = Vec::new();
+    let mut crashed: BTreeMap<String, u64> = BTreeMap::new();
+    loop {
+        let wake = next_kill.min(next_progress).min(end);
+        tokio::time::sleep_until(wake.into()).await;
+        let t = now();
+        if t >= next_progress || t >= end {
+            for (name, status) in cluster.exited() {
+                tracing::warn!(service = %name, %status, "exited on its own: restarting");
+                *crashed.entry(name.clone()).or_default() += 1;
+                cluster.start(&name)?;
+            }
+            tracing::info!(
+                elapsed_s = started.elapsed().as_secs(),
+                matches = shared.created(),
+                finished = shared.finished.load(Ordering::Relaxed),
+                acked = shared.acked(),
+                kills = kills.len(),
+                errors = shared.errors.lock().expect("the errors lock").values().sum::<u64>(),
+                "progress"
+            );
+            next_progress = t + Duration::from_secs(3);
+        }
+        if t >= end {
+            break;
+        }
+        if t >= next_kill {
+            let target = targets[rng.below(targets.len() as u32) as usize].clone();
+            let at = now();
+            cluster.kill(&target);
+            tokio::time::sleep(Duration::from_millis(args.restart_after_ms)).await;
+            cluster.start(&target)?;
+            let ready =
+                cluster.wait_ready(&target, Duration::from_secs(30)).await.map(|_| at.elapsed());
+            match ready {
+                Some(d) => {
+                    tracing::info!(service = %target, recovery_ms = d.as_millis() as u64, "back")
+                }
+                None => tracing::error!(service = %target, "did not come back within 30 s"),
+            }
+            kills.push(Kill { service: target, at, ready });
+            next_kill += Duration::from_secs(args.kill_every);
+            // A slow recovery must not make kills pile up.
+            next_kill = next_kill.max(now() + Duration::from_secs(1));
+        }
+    }
+    let load_s = started.elapsed().as_secs_f64();
+    shared.stop.cancel();
+    tracing::info!("load stopped");
+    let mut load_task = load_task;
+    if tokio::time::timeout(Duration::from_secs(15), &mut load_task).await.is_err() {
+        load_task.abort();
+    }
+    let grace = args.grace.unwrap_or((3 * args.move_time_ms).div_ceil(1000));
+    tracing::info!(grace_s = grace, "grace period: matches run on their deadlines");
+    tokio::time::sleep(Duration::from_secs(grace)).await;
+    for (name, status) in cluster.exited() {
+        tracing::warn!(service = %name, %status, "exited on its own: restarting for the check");
+        *crashed.entry(name.clone()).or_default() += 1;
+        cluster.start(&name)?;
+        cluster.wait_ready(&name, Duration::from_secs(30)).await;
+    }
+
+    // The check.
+    tracing::info!(matches = shared.created(), "checking every match in Redis");
+    let store: Arc<dyn events::EventStore> =
+        Arc::new(events::RedisStore::connect(&cluster.redis_url).await.map_err(|e| e.to_string())?);
+    let checker = {
+        let mut attempt = 0;
+        loop {
+            match gateway::bots::Client::guest(&gateway, "chaos-checker").await {
+                Ok((c, _)) => break c,
+                Err(s) if attempt < 20 => {
+                    attempt += 1;
+                    tracing::debug!(code = load::code_name(s.code()), "checker session: retrying");
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+                Err(s) => return Err(format!("no checker session: {}", load::code_name(s.code()))),
+            }
+        }
+    };
+    let tracked = shared.matches.lock().expect("the matches lock").clone();
+    let acks = shared.acks.lock().expect("the acks lock").clone();
+    let mut by_match: BTreeMap<String, Vec<load::Ack>> = BTreeMap::new();
+    for a in &acks {
+        by_match.entry(a.match_id.clone()).or_default().push(a.clone());
+    }
+    let limit = Arc::new(tokio::sync::Semaphore::new(8));
+    let mut checks = tokio::task::JoinSet::new();
+    for (id, t) in tracked {
+        let (store, checker, limit) = (store.clone(), checker.clone(), limit.clone());
+        let mine = by_match.remove(&id).unwrap_or_default();
+        checks.spawn(async move {
+            let _permit = limit.acquire_owned().await;
+            let now_ms = service_kit::time::now_ms();
+            check::check(&*store, &checker, &id, &t, &mine, now_ms).await
+        });
+    }
+    let mut verdicts = Vec::new();
+    while let Some(v) = checks.join_next().await {
+        verdicts.push(v.map_err(|e| format!("a check failed: {e}"))?);
+    }
+
+    // The summary.
+    let count = |f: &dyn Fn(&check::Verdict) -> u64| verdicts.iter().map(f).sum::<u64>();
+    let lost = count(&|v| v.lost);
+    let duplicated = count(&|v| v.duplicated);
+    let stuck = count(&|v| u64::from(v.stuck));
+    let unloadable = count(&|v| u64::from(v.unloadable));
+    let mut kills_by: BTreeMap<String, u64> = BTreeMap::new();
+    let mut kill_log = Vec::new();
+    let mut first_acks = Vec::new();
+    for k in &kills {
+        *kills_by.entry(k.service.clone()).or_default() += 1;
+        // The first move acknowledged of those sent after the kill, in a match the service
+        // serves (a reply already on its way when the kill came does not count).
+        let family = k.service.strip_prefix("engine-");
+        let first = (k.service != "clock")
+            .then(|| {
+                acks.iter()
+                    .filter(|a| a.sent > k.at && family.is_none_or(|f| a.family == f))
+                    .map(|a| a.at.duration_since(k.at).as_millis() as u64)
+                    .min()
+            })
+            .flatten();
+        first_acks.extend(first);
+        kill_log.push(json!({
+            "service": k.service,
+            "at_s": (k.at.duration_since(started).as_secs_f64() * 10.0).round() / 10.0,
+            "ready_ms": k.ready.map(|d| d.as_millis() as u64),
+            "first_ack_ms": first,
+        }));
+    }
+    let unrecovered = kills.iter().filter(|k| k.ready.is_none()).count();
+    let mut findings: Vec<&check::Finding> = verdicts.iter().flat_map(|v| &v.findings).collect();
+    findings.sort_by(|a, b| (a.kind, &a.match_id).cmp(&(b.kind, &b.match_id)));
+    let mut by_kind_game: BTreeMap<String, u64> = BTreeMap::new();
+    for f in &findings {
+        *by_kind_game.entry(format!("{}:{}", f.kind, f.game)).or_default() += 1;
+    }
+    let bad = lost + duplicated + stuck + unloadable > 0 || unrecovered > 0;
+    let keep = bad || args.keep_dir;
+    let summary = json!({
+        "duration_s": (load_s * 10.0).round() / 10.0,
+        "kills": kills_by,
+        "matches": verdicts.len(),
+        "finished": count(&|v| u64::from(v.finished)),
+        "acked": count(&|v| v.acked),
+        "acks_answered_duplicate": acks.iter().filter(|a| a.duplicate).count(),
+        "lost": lost,
+        "duplicated": duplicated,
+        "stuck": stuck,
+        "unloadable": unloadable,
+        "recovery_ms": p50_max(kills.iter().filter_map(|k| k.ready).map(|d| d.as_millis() as u64).collect()),
+        "first_ack_after_kill_ms": p50_max(first_acks),
+        "errors_by_code": *shared.errors.lock().expect("the errors lock"),
+        "unrecovered": unrecovered,
+        "crashed": crashed,
+        "unseated": count(&|v| u64::from(!v.seated)),
+        "short_deadline_submits": shared.short_submits.load(Ordering::Relaxed),
+        "late_moves": shared.late_moves.load(Ordering::Relaxed),
+        "players_stalled": {
+            "watch_behind": shared.stalled_watch_behind.load(Ordering::Relaxed),
+            "match_still": shared.stalled_match_still.load(Ordering::Relaxed),
+        },
+        "findings_by_kind_and_game": by_kind_game,
+        "findings": findings.iter().take(20).collect::<Vec<_>>(),
+        "kill_log": kill_log,
+        "dir": keep.then(|| cluster.dir.display().to_string()),
+    });
+    println!("{summary}");
+    let dir = cluster.dir.clone();
+    drop(cluster);
+    if keep {
+        eprintln!("colosseum chaos: Redis data and service logs kept in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    Ok(if bad { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
