@@ -76,6 +76,8 @@ pub struct Shared {
     pub stalled_watch_behind: AtomicU64,
     /// Likewise, but GetView showed the match had not moved (or did not answer).
     pub stalled_match_still: AtomicU64,
+    /// `resync` messages received (the store lost writes: only with --kill-redis).
+    pub resyncs: AtomicU64,
 }
 
 impl Shared {
@@ -87,6 +89,7 @@ impl Shared {
             matches: Mutex::default(),
             errors: Mutex::default(),
             finished: AtomicU64::new(0),
+            resyncs: AtomicU64::new(0),
             short_submits: AtomicU64::new(0),
             late_moves: AtomicU64::new(0),
             stalled_watch_behind: AtomicU64::new(0),
@@ -220,6 +223,8 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
     while !sh.stop.is_cancelled() {
         let info = &games::GAMES[((w + n) % games::GAMES.len() as u64) as usize];
         n += 1;
+        // Keyed: a create retried after UNAVAILABLE answers the match it made, not another.
+        let create_key = format!("chaos-create-{w}-{n}");
         let create = || {
             let mut api = a.api();
             let req = a.request(v1::CreateMatchRequest {
@@ -230,6 +235,7 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
                 }),
                 seat: 0,
                 move_time_ms: b.move_time_ms,
+                idempotency_key: create_key.clone(),
             });
             async move { api.create_match(req).await }
         };
@@ -245,7 +251,10 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
             .insert(id.clone(), Tracked { game: info.name });
         let join = || {
             let mut api = bb.api();
-            let req = bb.request(v1::JoinMatchRequest { match_id: id.clone() });
+            let req = bb.request(v1::JoinMatchRequest {
+                match_id: id.clone(),
+                idempotency_key: format!("chaos-join-{w}-{n}"),
+            });
             async move { api.join_match(req).await }
         };
         let seat_b = match retry(&sh, join).await {
@@ -420,7 +429,8 @@ async fn watch(
     sh: Arc<Shared>,
     done: CancellationToken,
 ) {
-    let mut after: (u64, Option<u32>) = (0, None);
+    // The last message received: its version, index and tag.
+    let mut after: (u64, Option<u32>, Option<u64>) = (0, None, None);
     loop {
         let mut api = c.api();
         let req = c.request(v1::WatchMatchRequest {
@@ -428,6 +438,7 @@ async fn watch(
             after_version: after.0,
             include_views: true,
             after_index: after.1,
+            after_tag: after.2,
         });
         let opened = tokio::select! {
             _ = done.cancelled() => return,
@@ -443,8 +454,13 @@ async fn watch(
                         m = stream.message() => m,
                     };
                     match m {
+                        Ok(Some(m)) if m.resync.is_some() => {
+                            // The store lost writes: the match is restated from its start.
+                            sh.resyncs.fetch_add(1, Ordering::Relaxed);
+                            after = (0, None, None);
+                        }
                         Ok(Some(m)) => {
-                            after = (m.version, Some(m.index));
+                            after = (m.version, Some(m.index), Some(m.tag));
                             if let Some(v) = m.view {
                                 let over = v.outcome.is_some();
                                 let _ = tx.send(Some(v));

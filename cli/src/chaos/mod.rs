@@ -331,6 +331,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         "unseated": count(&|v| u64::from(!v.seated)),
         "short_deadline_submits": shared.short_submits.load(Ordering::Relaxed),
         "late_moves": shared.late_moves.load(Ordering::Relaxed),
+        "resyncs": shared.resyncs.load(Ordering::Relaxed),
         "players_stalled": {
             "watch_behind": shared.stalled_watch_behind.load(Ordering::Relaxed),
             "match_still": shared.stalled_match_still.load(Ordering::Relaxed),
