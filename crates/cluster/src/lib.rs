@@ -51,6 +51,8 @@ pub struct Cluster {
     replicas: BTreeMap<&'static str, Vec<EngineRunning>>,
     clock: Option<Running>,
     gateway: Running,
+    /// Gateways beside the first (see [`Cluster::start_second_gateway`]).
+    more_gateways: Vec<Running>,
     /// How long an engine keeps an idle match in memory.
     idle_ms: u64,
 }
@@ -86,7 +88,29 @@ impl Cluster {
         let urls = urls(&engines, &replicas);
         let clock = Some(start_clock(store.clone(), &urls).await?);
         let gateway = start_gateway(store.clone(), gateway_addr, &urls).await?;
-        Ok(Cluster { store, engines, replicas, clock, gateway, idle_ms })
+        Ok(Cluster { store, engines, replicas, clock, gateway, more_gateways: Vec::new(), idle_ms })
+    }
+
+    /// Starts another rules engine for `family` on the same store and a second gateway that
+    /// sends that family's matches to it alone, as during a rollout when two gateways see
+    /// different replicas; returns the second gateway's URL. Both live until shutdown.
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_second_gateway(&mut self, family: &'static str) -> std::io::Result<String> {
+        let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
+        let r = start_engine(self.store.clone(), family, any, self.idle_ms).await?;
+        let mut urls = urls(&self.engines, &BTreeMap::new());
+        for (f, list) in &mut urls {
+            if f == family {
+                *list = vec![format!("http://{}", r.addr)];
+            }
+        }
+        self.replicas.entry(family).or_default().push(r);
+        let gateway = start_gateway(self.store.clone(), any, &urls).await?;
+        let url = format!("http://{}", gateway.addr);
+        self.more_gateways.push(gateway);
+        Ok(url)
     }
 
     /// Starts another rules engine for `family` on the same store, then restarts the
@@ -165,6 +189,10 @@ impl Cluster {
     pub async fn shutdown(mut self) {
         self.gateway.stop.cancel();
         let _ = (&mut self.gateway.task).await;
+        for g in &mut self.more_gateways {
+            g.stop.cancel();
+            let _ = (&mut g.task).await;
+        }
         self.stop_clock().await;
         for family in FAMILIES {
             self.stop_engine(family).await;

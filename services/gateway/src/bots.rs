@@ -64,6 +64,17 @@ impl Client {
         Ok((Client { inner, token: s.token }, player))
     }
 
+    /// The same session on another gateway (sessions live in the shared store).
+    ///
+    /// # Errors
+    /// A URL that does not parse.
+    pub fn on(&self, url: &str) -> Result<Self, tonic::Status> {
+        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
+            .map_err(|e| tonic::Status::invalid_argument(e.to_string()))?
+            .connect_lazy();
+        Ok(Client { inner: ColosseumServiceClient::new(channel), token: self.token.clone() })
+    }
+
     /// A request with the session token.
     pub fn request<T>(&self, msg: T) -> tonic::Request<T> {
         let mut r = tonic::Request::new(msg);

@@ -107,6 +107,14 @@ impl Player {
         Player { client, id: id.to_string(), name: name.to_string(), keys: Arc::default() }
     }
 
+    /// The same player (session, name, keys) calling through the gateway at `url`.
+    ///
+    /// # Panics
+    /// If `url` does not parse.
+    pub fn via(&self, url: &str) -> Player {
+        Player { client: self.client.on(url).expect("a gateway URL"), ..self.clone() }
+    }
+
     /// A fresh idempotency key.
     pub fn key(&self) -> String {
         format!("{}-{}-{}", self.name, self.id, self.keys.fetch_add(1, Ordering::Relaxed))
