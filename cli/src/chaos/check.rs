@@ -185,13 +185,20 @@ pub async fn check(
             return v;
         }
     };
-    // Keys: each stored once.
+    // Keys: each stored once. Versions as the public API numbers them for the key's seat
+    // (each viewer counts only the entries it can see), which is what was acknowledged.
     let mut stored: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    let mut seen = events::ViewerVersions::default();
     for e in &entries {
+        seen = seen.after(e);
         if let Some(k) = &e.idempotency_key {
-            stored.entry(k.as_str()).or_default().push(e.version);
+            let seat =
+                k.strip_prefix("seat1:").map_or(rules_core::Seat::ZERO, |_| rules_core::Seat::ONE);
+            stored.entry(k.as_str()).or_default().push(seen.of(rules_core::Viewer::Seat(seat)));
         }
     }
+    // The spectators' numbering of the last entry (what GetView shows an outsider).
+    let spectators_last = seen.of(rules_core::Viewer::Spectator);
     for (k, versions) in &stored {
         for extra in versions.iter().skip(1) {
             v.note(
@@ -268,7 +275,7 @@ pub async fn check(
         async move { api.get_view(req).await }
     })
     .await;
-    let last_version = last.map_or(0, |e| e.version);
+    let last_version = spectators_last;
     match &view {
         Ok(r) => {
             let r = r.get_ref();

@@ -72,7 +72,7 @@ pub use ids::{BadId, MatchId, PlayerId};
 pub use memory::MemoryStore;
 pub use model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, SeatHolder, Session,
-    StoredEvent,
+    StoredEvent, VIEWERS, ViewerVersions,
 };
 pub use redis_store::RedisStore;
 pub use store::EventStore;

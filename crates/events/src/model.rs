@@ -49,6 +49,13 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Whether `viewer` receives anything of this entry: the creation, or an event its
+    /// audience admits. An entry a viewer may not see is not a version for that viewer
+    /// (see [`ViewerVersions`]).
+    pub fn visible_to(&self, viewer: rules_core::Viewer) -> bool {
+        self.version == 0 || self.events.iter().any(|e| e.audience.admits(viewer))
+    }
+
     /// The stored view of exactly `viewer` (a seat never gets the spectators' view).
     pub fn view_for(&self, viewer: rules_core::Viewer) -> Option<&[u8]> {
         let wanted = match viewer.seat() {
@@ -58,6 +65,49 @@ impl Entry {
         self.views.iter().find(|v| v.audience == wanted).map(|v| v.payload.as_slice())
     }
 }
+
+/// Each viewer's own numbering of a match's versions: how many of the entries so far
+/// that viewer could see (the creation is 0 for everyone). The public API numbers
+/// versions this way, per viewer, so a step a viewer may not know of (a seat changing its
+/// sealed move) leaves no gap in what that viewer is shown. A pure function of the
+/// stream: every replica and gateway counts the same.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ViewerVersions(pub [u64; 3]);
+
+impl ViewerVersions {
+    fn slot(viewer: rules_core::Viewer) -> usize {
+        match viewer.seat() {
+            Some(seat) => seat.index(),
+            None => 2,
+        }
+    }
+
+    /// The version as `viewer` numbers it.
+    pub fn of(&self, viewer: rules_core::Viewer) -> u64 {
+        self.0[Self::slot(viewer)]
+    }
+
+    /// The numbering after `entry` (the next entry of the stream).
+    #[must_use]
+    pub fn after(self, entry: &Entry) -> ViewerVersions {
+        let mut next = self;
+        if entry.version > 0 {
+            for viewer in VIEWERS {
+                if entry.visible_to(viewer) {
+                    next.0[Self::slot(viewer)] += 1;
+                }
+            }
+        }
+        next
+    }
+}
+
+/// Every kind of viewer: each seat, then the spectators.
+pub const VIEWERS: [rules_core::Viewer; 3] = [
+    rules_core::Viewer::Seat(rules_core::Seat::ZERO),
+    rules_core::Viewer::Seat(rules_core::Seat::ONE),
+    rules_core::Viewer::Spectator,
+];
 
 /// Who holds a seat.
 #[derive(Clone, PartialEq, Eq, Debug)]

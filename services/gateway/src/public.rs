@@ -337,12 +337,14 @@ impl srv::ColosseumService for Gateway {
             .await
             .map_err(relay)?
             .into_inner();
+        // The caller's own numbering of versions (it counts only those it can see).
+        let version = resp.seat_version;
         let outcome = match resp.outcome {
-            Some(apply_step_response::Outcome::Applied(v)) => {
-                submit_move_response::Outcome::Accepted(v1::Accepted { version: v })
+            Some(apply_step_response::Outcome::Applied(_)) => {
+                submit_move_response::Outcome::Accepted(v1::Accepted { version })
             }
-            Some(apply_step_response::Outcome::Duplicate(v)) => {
-                submit_move_response::Outcome::Duplicate(v1::Accepted { version: v })
+            Some(apply_step_response::Outcome::Duplicate(_)) => {
+                submit_move_response::Outcome::Duplicate(v1::Accepted { version })
             }
             Some(apply_step_response::Outcome::Stale(_)) | None => {
                 return Err(ServiceError::Internal(
@@ -381,9 +383,9 @@ impl srv::ColosseumService for Gateway {
             .into_inner();
         let version = match resp.outcome {
             Some(
-                apply_step_response::Outcome::Applied(v)
-                | apply_step_response::Outcome::Duplicate(v),
-            ) => v,
+                apply_step_response::Outcome::Applied(_)
+                | apply_step_response::Outcome::Duplicate(_),
+            ) => resp.seat_version,
             Some(apply_step_response::Outcome::Stale(_)) | None => 0,
         };
         Ok(Response::new(v1::ResignResponse { version }))

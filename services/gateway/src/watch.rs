@@ -1,15 +1,19 @@
-//! One WatchMatch stream: the match's stored entries from where the client resumes, then
-//! the hub's live ones, each turned into the messages its viewer may receive (its events,
-//! then its own view when asked for). The stream is polled by the server's connection
-//! directly: no task or channel per watcher.
+//! One WatchMatch stream: the match's stored entries, then the hub's live ones, each
+//! turned into the messages its viewer may receive (its events, then its own view when
+//! asked for). The stream is polled by the server's connection directly: no task or
+//! channel per watcher.
 //!
-//! A resumed stream first checks that the match still holds the client's last version
-//! (with its tag); if the store lost writes, the client gets a `resync` and the match
-//! from its start, as a live stream does when the hub finds the stream rewound.
+//! Versions and indexes are the viewer's own: a viewer counts only the entries it can see,
+//! and numbers only the messages it receives, so nothing it is sent (numbering, counts,
+//! gaps) depends on a step or event it may not know of. That numbering is a function of
+//! the whole stream, so every stream reads from the creation on and skips what the
+//! client already has. A resumed stream checks that the match still holds the client's
+//! last version (with its tag); if the store lost writes, the client gets a `resync` and
+//! the match from its start, as a live stream does when the hub finds the stream rewound.
 
 use crate::hub::Note;
 use api::v1;
-use events::{Entry, EventStore, MatchId};
+use events::{Entry, EventStore, MatchId, ViewerVersions};
 use prost::Message;
 use rules_core::{Audience, Viewer};
 use service_kit::status::ServiceError;
@@ -26,8 +30,8 @@ const BACKFILL_BATCH: usize = 256;
 /// A watch stream as the server sends it.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<v1::WatchMatchResponse, Status>> + Send>>;
 
-/// How far a watch stream has gone: every message up to `version` (up to `index` within
-/// it, when set) is delivered.
+/// How far a client has gone, in its own numbering: every message up to `version` (up to
+/// `index` within it, when set) is delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cursor {
     version: u64,
@@ -42,12 +46,13 @@ impl Cursor {
             .then_some(Cursor { version: after_version, index: after_index })
     }
 
-    /// The first version to read from the store to continue after this cursor.
-    fn next_version(cursor: Option<Cursor>) -> u64 {
+    /// Whether the message `index` of `version` is past this cursor.
+    fn before(cursor: Option<Cursor>, version: u64, index: u32) -> bool {
         match cursor {
-            None => 0,
-            Some(Cursor { version, index: None }) => version + 1,
-            Some(Cursor { version, index: Some(_) }) => version,
+            None => true,
+            Some(c) if version != c.version => version > c.version,
+            Some(Cursor { index: None, .. }) => false,
+            Some(Cursor { index: Some(i), .. }) => index > i,
         }
     }
 
@@ -72,57 +77,49 @@ pub struct Watch {
     pub include_views: bool,
 }
 
-/// The messages of `entry` that the watch may receive and has not received yet (its
-/// events, then its view when asked for); and whether the match ended with it.
+/// The messages of `entry` (the viewer's `version`) that `watch` may receive, numbered
+/// among themselves, past `sent`; and whether the match ended with it.
 fn deliver(
     entry: &Entry,
+    version: u64,
     watch: Watch,
-    sent: &mut Option<Cursor>,
+    sent: Option<Cursor>,
 ) -> (Vec<v1::WatchMatchResponse>, bool) {
-    let after_index = match *sent {
-        Some(c) if entry.version < c.version => return (Vec::new(), false),
-        Some(Cursor { version, index: None }) if entry.version == version => {
-            return (Vec::new(), false);
-        }
-        Some(Cursor { version, index: Some(i) }) if entry.version == version => Some(i),
-        _ => None,
-    };
-    *sent = Some(Cursor { version: entry.version, index: None });
-    let fresh = |index: usize| after_index.is_none_or(|i| index as u32 > i);
     let traceparent = entry.traceparent.clone().unwrap_or_default();
     let tag = entry.tag;
     let mut ended = false;
     let mut out = Vec::new();
-    for (index, e) in entry.events.iter().enumerate() {
+    let mut index = 0u32;
+    for e in &entry.events {
         if !e.audience.admits(watch.viewer) {
             continue;
         }
         let Ok(event) = v1::Event::decode(e.payload.as_slice()) else { continue };
         ended |= matches!(event.kind, Some(v1::event::Kind::MatchEnded(_)));
-        if !fresh(index) {
-            continue;
+        if Cursor::before(sent, version, index) {
+            out.push(v1::WatchMatchResponse {
+                version,
+                index,
+                private: matches!(e.audience, Audience::Seat(_)),
+                event: Some(event),
+                traceparent: traceparent.clone(),
+                view: None,
+                tag,
+                resync: None,
+            });
         }
-        out.push(v1::WatchMatchResponse {
-            version: entry.version,
-            index: index as u32,
-            private: matches!(e.audience, Audience::Seat(_)),
-            event: Some(event),
-            traceparent: traceparent.clone(),
-            view: None,
-            tag,
-            resync: None,
-        });
+        index += 1;
     }
-    let index = entry.events.len();
     if watch.include_views
-        && fresh(index)
+        && Cursor::before(sent, version, index)
         && let Some(bytes) = entry.view_for(watch.viewer)
         && let Ok(mut view) = v1::GetViewResponse::decode(bytes)
     {
+        view.version = version;
         view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
         out.push(v1::WatchMatchResponse {
-            version: entry.version,
-            index: index as u32,
+            version,
+            index,
             private: watch.viewer.seat().is_some(),
             event: None,
             traceparent,
@@ -134,21 +131,9 @@ fn deliver(
     (out, ended)
 }
 
-/// Whether `entry` ends its match.
-fn ends_match(entry: &Entry) -> bool {
-    entry.events.iter().any(|e| {
-        e.audience == Audience::Public
-            && v1::Event::decode(e.payload.as_slice())
-                .is_ok_and(|ev| matches!(ev.kind, Some(v1::event::Kind::MatchEnded(_))))
-    })
-}
-
 /// Where a stream is.
 enum Phase {
-    /// Resuming: checking that the match still holds the client's last version (with
-    /// this tag, when the client gave it).
-    Verify(Option<u64>),
-    /// Reading the store from this version on.
+    /// Reading the store from this (stream) version on.
     Backfill(u64),
     /// Following the hub.
     Live,
@@ -160,26 +145,65 @@ struct State {
     store: Arc<dyn EventStore>,
     id: MatchId,
     watch: Watch,
+    /// What the client has, in its numbering.
     sent: Option<Cursor>,
+    /// The tag the client gave for `sent`'s version, until that version is reached.
+    verify: Option<Option<u64>>,
+    /// The next stream version to take, and the numbering up to it.
+    next: u64,
+    seen: ViewerVersions,
     live: broadcast::Receiver<Note>,
     phase: Phase,
+    /// How many times this stream has resynchronized (a batch read before one is void).
+    resyncs: u32,
     pending: VecDeque<Result<v1::WatchMatchResponse, Status>>,
 }
 
 impl State {
-    /// Queues `entry`'s messages; the stream ends after the match's last.
+    /// Takes the stream's next entry (others are skipped: the backfill and the hub may
+    /// both bring one): queues its messages; the stream ends after the match's last.
     fn take(&mut self, entry: &Entry) {
-        let (out, ended) = deliver(entry, self.watch, &mut self.sent);
+        if entry.version != self.next {
+            if entry.version > self.next {
+                // A gap (the hub ran ahead of a backfill): read it from the store.
+                self.phase = Phase::Backfill(self.next);
+            }
+            return;
+        }
+        self.next += 1;
+        self.seen = self.seen.after(entry);
+        if !entry.visible_to(self.watch.viewer) {
+            return;
+        }
+        let version = self.seen.of(self.watch.viewer);
+        if let Some(Some(cursor)) = self.verify.map(|tag| self.sent.map(|c| (c, tag)))
+            && version == cursor.0.version
+        {
+            self.verify = None;
+            if cursor.1.is_some_and(|t| t != entry.tag) {
+                return self.resync();
+            }
+        }
+        let (out, ended) = deliver(entry, version, self.watch, self.sent);
+        if let Some(last) = out.last() {
+            self.sent = Some(Cursor { version, index: Some(last.index) });
+        }
         self.pending.extend(out.into_iter().map(Ok));
         if ended {
             self.phase = Phase::Done;
         }
     }
 
-    /// Queues an error and ends the stream.
-    fn fail(&mut self, status: Status) {
-        self.pending.push_back(Err(status));
-        self.phase = Phase::Done;
+    /// The backfill reached the stream's end: a client cursor still ahead of it names
+    /// versions the store no longer holds.
+    fn caught_up(&mut self) {
+        if self.verify.is_some()
+            && self.sent.is_some_and(|c| c.version > self.seen.of(self.watch.viewer))
+        {
+            return self.resync();
+        }
+        self.verify = None;
+        self.phase = Phase::Live;
     }
 
     /// Voids what was sent: the client is told, and the match follows from its start.
@@ -189,44 +213,40 @@ impl State {
             resync: Some(v1::Resync { after_version: 0 }),
             ..Default::default()
         }));
+        self.resyncs += 1;
         self.sent = None;
+        self.verify = None;
+        self.next = 0;
+        self.seen = ViewerVersions::default();
         self.phase = Phase::Backfill(0);
+    }
+
+    /// Queues an error and ends the stream.
+    fn fail(&mut self, status: Status) {
+        self.pending.push_back(Err(status));
+        self.phase = Phase::Done;
     }
 
     /// Fills `pending` by one step of the current phase.
     async fn advance(&mut self) {
         match self.phase {
-            Phase::Verify(tag) => {
-                let Some(cursor) = self.sent else {
-                    self.phase = Phase::Backfill(0);
-                    return;
-                };
-                match self.store.read(self.id, cursor.version, 1).await {
-                    Err(e) => self.fail(ServiceError::from(e).into()),
-                    Ok(found) => match found.first() {
-                        Some(e)
-                            if e.version == cursor.version && tag.is_none_or(|t| t == e.tag) =>
-                        {
-                            // A client resuming after the match's last message is done.
-                            self.phase = if cursor.index.is_none() && ends_match(e) {
-                                Phase::Done
-                            } else {
-                                Phase::Backfill(Cursor::next_version(self.sent))
-                            };
-                        }
-                        _ => self.resync(),
-                    },
-                }
-            }
             Phase::Backfill(from) => match self.store.read(self.id, from, BACKFILL_BATCH).await {
                 Err(e) => self.fail(ServiceError::from(e).into()),
                 Ok(batch) => {
+                    let full = batch.len() == BACKFILL_BATCH;
                     self.phase = match batch.last() {
                         Some(last) => Phase::Backfill(last.version + 1),
                         None => Phase::Live,
                     };
+                    let resyncs = self.resyncs;
                     for entry in &batch {
+                        if matches!(self.phase, Phase::Done) || self.resyncs != resyncs {
+                            break;
+                        }
                         self.take(entry);
+                    }
+                    if !full && self.resyncs == resyncs && !matches!(self.phase, Phase::Done) {
+                        self.caught_up();
                     }
                 }
             },
@@ -270,8 +290,12 @@ pub fn stream(
         id,
         watch,
         sent: from,
+        verify: from.map(|_| tag),
+        next: 0,
+        seen: ViewerVersions::default(),
         live,
-        phase: if from.is_some() { Phase::Verify(tag) } else { Phase::Backfill(0) },
+        phase: Phase::Backfill(0),
+        resyncs: 0,
         pending: VecDeque::new(),
     };
     Box::pin(futures_util::stream::unfold(state, |mut s| async move {
@@ -294,12 +318,13 @@ mod tests {
     #[test]
     fn a_cursor_resumes_where_the_client_stands() {
         assert_eq!(Cursor::resume(0, None), None);
-        assert_eq!(Cursor::next_version(Cursor::resume(0, None)), 0);
-        assert_eq!(Cursor::next_version(Cursor::resume(5, None)), 6);
-        // Inside a version: that version is read again, from after the index.
-        assert_eq!(Cursor::next_version(Cursor::resume(5, Some(2))), 5);
-        assert_eq!(Cursor::next_version(Cursor::resume(0, Some(0))), 0);
-        assert_eq!(Cursor::hint(Cursor::resume(5, Some(2))), "after_version = 5, after_index = 2");
+        let c = Cursor::resume(5, Some(2));
+        assert!(!Cursor::before(c, 5, 2) && Cursor::before(c, 5, 3) && Cursor::before(c, 6, 0));
+        assert!(!Cursor::before(c, 4, 9));
+        let whole = Cursor::resume(5, None);
+        assert!(!Cursor::before(whole, 5, 7) && Cursor::before(whole, 6, 0));
+        assert!(Cursor::before(None, 0, 0));
+        assert_eq!(Cursor::hint(c), "after_version = 5, after_index = 2");
         assert_eq!(Cursor::hint(Cursor::resume(7, None)), "after_version = 7");
     }
 }

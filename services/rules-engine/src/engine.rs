@@ -12,7 +12,10 @@
 //!   legal move, and one whose store lost its last writes rebuilds.
 
 use crate::hosted::{self, Hosted, StepIn};
-use events::{AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, SeatHolder};
+use events::{
+    AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, SeatHolder, VIEWERS,
+    ViewerVersions,
+};
 use rules_core::{Audience, Seat, SeatSet, Seed, Viewer};
 use service_kit::fields::holder_name;
 use service_kit::status::ServiceError;
@@ -28,8 +31,11 @@ struct Slot {
     version: u64,
     /// The tag of the entry at `version`: what tells this copy from a reissued version.
     tag: u64,
-    /// Idempotency keys seen, to answer a retry without touching the state.
-    keys: BTreeMap<String, u64>,
+    /// Each viewer's numbering of `version` (the public API's versions).
+    seen: ViewerVersions,
+    /// Idempotency keys seen, to answer a retry without touching the state: the version
+    /// the key's step made, and that version as the stepping seat numbers it.
+    keys: BTreeMap<String, (u64, u64)>,
     /// The armed deadline, when this replica knows it.
     due_ms: Option<u64>,
     /// Every step so far (the stream's `step` fields), for snapshots.
@@ -58,8 +64,9 @@ impl Slot {
         }
         self.version = e.version;
         self.tag = e.tag;
+        self.seen = self.seen.after(&e);
         if let Some(k) = e.idempotency_key {
-            self.keys.insert(k, e.version);
+            self.keys.insert(k, (e.version, self.seen.of(actor(&e.step_json))));
         }
         self.steps.push(e.step_json);
         Ok(())
@@ -82,6 +89,12 @@ const TRIES: usize = 4;
 struct Snapshot {
     steps: Vec<String>,
     keys: BTreeMap<String, u64>,
+    /// Each viewer's numbering at the snapshot, and each key's version as its seat
+    /// numbers it (absent in older snapshots, which are then not used).
+    #[serde(default)]
+    seen: Option<ViewerVersions>,
+    #[serde(default)]
+    key_versions: BTreeMap<String, u64>,
     /// The time account at the snapshot (the steps carry no timestamps).
     #[serde(default)]
     clock: TimeAccount,
@@ -89,6 +102,16 @@ struct Snapshot {
     /// of a version the stream has since reissued is ignored.
     #[serde(default)]
     tag: u64,
+}
+
+/// A step's answer: what it did, and the match's version after it as the stepping seat
+/// numbers it (the spectators' numbering for a deadline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Answer {
+    /// What it did, in the stream's versions.
+    pub result: StepResult,
+    /// The version in the public API's numbering for the seat that stepped.
+    pub seat_version: u64,
 }
 
 /// What a step did.
@@ -107,8 +130,8 @@ enum Commit {
     Applied(u64),
     /// The rules refused it; the state is unchanged.
     Refused(ServiceError),
-    /// The store knew the key already (at that version): the slot is behind.
-    Duplicate(u64),
+    /// The store knew the key already: the slot is behind.
+    Duplicate,
     /// The stream is not where the slot thought: the slot is behind or ahead.
     Conflict,
 }
@@ -214,7 +237,7 @@ impl Engine {
             step_json: "{\"created\":true}".into(),
             idempotency_key: None,
             events: hosted.opening(),
-            views: stored_views(&*hosted, &meta, 0, due),
+            views: stored_views(&*hosted, &meta, ViewerVersions::default(), due),
             traceparent: None,
             at_ms: now,
             tag: entry_tag(),
@@ -424,6 +447,7 @@ impl Engine {
             meta,
             version: 0,
             tag: 0,
+            seen: ViewerVersions::default(),
             keys: BTreeMap::new(),
             due_ms: None,
             steps: Vec::new(),
@@ -443,13 +467,23 @@ impl Engine {
             }
             // Only a snapshot of a version the stream still holds, unchanged, is used.
             let at = self.store.read(id, v, 1).await?;
-            if at.first().is_some_and(|e| e.version == v && (snap.tag == 0 || e.tag == snap.tag)) {
+            let held =
+                at.first().is_some_and(|e| e.version == v && (snap.tag == 0 || e.tag == snap.tag));
+            if let (true, Some(seen)) = (held, snap.seen) {
                 for step in &snap.steps {
                     slot.hosted.replay(step)?;
                 }
                 slot.version = v;
                 slot.tag = snap.tag;
-                slot.keys = snap.keys;
+                slot.seen = seen;
+                slot.keys = snap
+                    .keys
+                    .into_iter()
+                    .map(|(k, version)| {
+                        let seat_version = snap.key_versions.get(&k).copied().unwrap_or(version);
+                        (k, (version, seat_version))
+                    })
+                    .collect();
                 slot.steps = snap.steps;
                 slot.clock = snap.clock;
                 from = v + 1;
@@ -526,7 +560,7 @@ impl Engine {
         fence: Option<u64>,
         idempotency_key: Option<String>,
         traceparent: Option<String>,
-    ) -> Result<StepResult, ServiceError> {
+    ) -> Result<Answer, ServiceError> {
         let this = self.clone();
         detached(async move { this.step_now(id, step, fence, idempotency_key, traceparent).await })
             .await
@@ -539,7 +573,12 @@ impl Engine {
         fence: Option<u64>,
         key: Option<String>,
         traceparent: Option<String>,
-    ) -> Result<StepResult, ServiceError> {
+    ) -> Result<Answer, ServiceError> {
+        // Whose numbering the answer's version is in.
+        let viewer = match &step {
+            StepIn::Move { seat, .. } | StepIn::Resign(seat) => Viewer::Seat(*seat),
+            StepIn::Deadline => Viewer::Spectator,
+        };
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
         // Whether the slot has been checked against the stream's head in this call: every
@@ -549,10 +588,10 @@ impl Engine {
             let (s, rebuilt) = self.fresh(id, &mut guard).await?;
             synced |= rebuilt;
             if let Some(k) = &key
-                && let Some(&v) = s.keys.get(k)
+                && let Some(&(v, seat_version)) = s.keys.get(k)
             {
                 if synced {
-                    return Ok(StepResult::Duplicate(v));
+                    return Ok(Answer { result: StepResult::Duplicate(v), seat_version });
                 }
                 self.sync(id, &mut guard).await?;
                 synced = true;
@@ -562,7 +601,8 @@ impl Engine {
                 && f != s.version
             {
                 if synced {
-                    return Ok(StepResult::Stale(s.version));
+                    let seat_version = s.seen.of(viewer);
+                    return Ok(Answer { result: StepResult::Stale(s.version), seat_version });
                 }
                 self.sync(id, &mut guard).await?;
                 synced = true;
@@ -581,12 +621,15 @@ impl Engine {
                     Commit::Refused(e) => {
                         return Err(ServiceError::Internal(format!("a due deadline: {e}")));
                     }
-                    Commit::Duplicate(_) | Commit::Conflict => *guard = None,
+                    Commit::Duplicate | Commit::Conflict => *guard = None,
                 }
                 continue;
             }
             match self.commit(id, s, step.clone(), key.clone(), traceparent.clone()).await? {
-                Commit::Applied(v) => return Ok(StepResult::Applied(v)),
+                Commit::Applied(v) => {
+                    let seat_version = s.seen.of(viewer);
+                    return Ok(Answer { result: StepResult::Applied(v), seat_version });
+                }
                 Commit::Refused(e) if synced => {
                     service_kit::metrics::add("colosseum_engine_refusals_total", 1);
                     return Err(e);
@@ -595,11 +638,9 @@ impl Engine {
                     self.sync(id, &mut guard).await?;
                     synced = true;
                 }
-                Commit::Duplicate(v) => {
-                    *guard = None;
-                    return Ok(StepResult::Duplicate(v));
-                }
-                Commit::Conflict => *guard = None,
+                // Another replica stored this key: the rebuilt copy knows it (and its
+                // numbering), and answers it on the next round.
+                Commit::Duplicate | Commit::Conflict => *guard = None,
             }
         }
         Err(ServiceError::Aborted("the match kept moving on under this step; retry".into()))
@@ -648,32 +689,37 @@ impl Engine {
         let (change, due) = next_deadline(s, keep, &account, now);
         let step_json = applied.step_json;
         let tag = entry_tag();
-        let entry = Entry {
+        let mut entry = Entry {
             version,
             step_json: step_json.clone(),
             idempotency_key: key.clone(),
             events: applied.events,
-            views: stored_views(&*s.hosted, &s.meta, version, due),
+            views: Vec::new(),
             traceparent,
             at_ms: now,
             tag,
         };
+        let seen = s.seen.after(&entry);
+        entry.views = stored_views(&*s.hosted, &s.meta, seen, due);
         match self.store.append(id, &entry, change).await? {
             AppendOutcome::Appended { .. } => {
                 s.version = version;
                 s.tag = tag;
+                s.seen = seen;
                 s.due_ms = due;
                 s.clock = account;
                 s.steps.push(step_json);
                 s.dirty = false;
                 service_kit::metrics::add("colosseum_engine_steps_total", 1);
                 if let Some(k) = key {
-                    s.keys.insert(k, version);
+                    s.keys.insert(k, (version, seen.of(actor(&entry.step_json))));
                 }
                 if version.is_multiple_of(SNAPSHOT_EVERY) {
                     let snap = Snapshot {
                         steps: s.steps.clone(),
-                        keys: s.keys.clone(),
+                        keys: s.keys.iter().map(|(k, &(v, _))| (k.clone(), v)).collect(),
+                        seen: Some(s.seen),
+                        key_versions: s.keys.iter().map(|(k, &(_, sv))| (k.clone(), sv)).collect(),
                         clock: s.clock,
                         tag,
                     };
@@ -689,7 +735,7 @@ impl Engine {
                 }
                 Ok(Commit::Applied(version))
             }
-            AppendOutcome::Duplicate { version } => Ok(Commit::Duplicate(version)),
+            AppendOutcome::Duplicate { .. } => Ok(Commit::Duplicate),
             AppendOutcome::Conflict { .. } => Ok(Commit::Conflict),
         }
     }
@@ -719,7 +765,7 @@ impl Engine {
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
         let s = self.current(id, &mut guard).await?;
-        let mut view = view_response(&*s.hosted, &s.meta, s.version, s.due_ms, viewer, true);
+        let mut view = view_response(&*s.hosted, &s.meta, s.seen, s.due_ms, viewer, true);
         view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
         Ok(view)
     }
@@ -797,12 +843,22 @@ fn moving_seat(step_json: &str) -> Option<Seat> {
     v.get("seat").and_then(serde_json::Value::as_u64).and_then(Seat::new)
 }
 
-/// What `viewer` sees of a match at `version`, as GetView answers it (but for
-/// `deadline_in_ms`, which depends on when it is read).
+/// Whose numbering a stored step's answer is in: the seat that moved or resigned, else
+/// the spectators'.
+fn actor(step_json: &str) -> Viewer {
+    let seat = moving_seat(step_json).or_else(|| {
+        let v: serde_json::Value = serde_json::from_str(step_json).ok()?;
+        v.get("resign").and_then(serde_json::Value::as_u64).and_then(Seat::new)
+    });
+    seat.map_or(Viewer::Spectator, Viewer::Seat)
+}
+
+/// What `viewer` sees of a match (at the versions `seen`, in the viewer's own numbering),
+/// as GetView answers it (but for `deadline_in_ms`, which depends on when it is read).
 fn view_response(
     hosted: &dyn Hosted,
     meta: &MatchMeta,
-    version: u64,
+    seen: ViewerVersions,
     due_ms: Option<u64>,
     viewer: Viewer,
     json: bool,
@@ -814,7 +870,7 @@ fn view_response(
         seed: meta.seed_hex.clone(),
     });
     api::v1::GetViewResponse {
-        version,
+        version: seen.of(viewer),
         seat: viewer.seat().map(wire::seat_u32),
         to_move: hosted.to_move().iter().map(wire::seat_u32).collect(),
         view: Some(out.view),
@@ -833,16 +889,15 @@ fn view_response(
 fn stored_views(
     hosted: &dyn Hosted,
     meta: &MatchMeta,
-    version: u64,
+    seen: ViewerVersions,
     due_ms: Option<u64>,
 ) -> Vec<events::StoredEvent> {
     use prost::Message;
-    let seats = Seat::BOTH.into_iter().map(|s| (Audience::Seat(s), Viewer::Seat(s)));
-    seats
-        .chain([(Audience::Public, Viewer::Spectator)])
-        .map(|(audience, viewer)| events::StoredEvent {
-            audience,
-            payload: view_response(hosted, meta, version, due_ms, viewer, false).encode_to_vec(),
+    VIEWERS
+        .into_iter()
+        .map(|viewer| events::StoredEvent {
+            audience: viewer.seat().map_or(Audience::Public, Audience::Seat),
+            payload: view_response(hosted, meta, seen, due_ms, viewer, false).encode_to_vec(),
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! The engine's gRPC face (`colosseum.internal.v1.RulesEngineService`): decode, call the
 //! engine, encode. Errors become statuses in `service_kit::status` only.
 
-use crate::engine::{Engine, StepResult};
+use crate::engine::{Answer, Engine, StepResult};
 use crate::hosted::StepIn;
 use api::internal::{
     self, apply_step_request, apply_step_response, rules_engine_service_server as srv,
@@ -147,13 +147,13 @@ impl srv::RulesEngineService for RulesEngineApi {
     }
 }
 
-fn answer(r: StepResult) -> internal::ApplyStepResponse {
-    let outcome = match r {
+fn answer(a: Answer) -> internal::ApplyStepResponse {
+    let outcome = match a.result {
         StepResult::Applied(v) => apply_step_response::Outcome::Applied(v),
         StepResult::Duplicate(v) => apply_step_response::Outcome::Duplicate(v),
         StepResult::Stale(v) => apply_step_response::Outcome::Stale(v),
     };
-    internal::ApplyStepResponse { outcome: Some(outcome) }
+    internal::ApplyStepResponse { outcome: Some(outcome), seat_version: a.seat_version }
 }
 
 /// The public part of a match's metadata (never the seed).

@@ -41,7 +41,7 @@ async fn play_one(e: &Arc<Engine>, id: MatchId, key: &str) -> Option<u64> {
                 .step(id, StepIn::Move { seat, mv: mv.clone() }, None, Some(key.to_string()), None)
                 .await
                 .unwrap();
-            let StepResult::Applied(v) = r else { panic!("{r:?}") };
+            let StepResult::Applied(v) = r.result else { panic!("{r:?}") };
             return Some(v);
         }
     }
@@ -60,10 +60,10 @@ async fn steps_get_versions_and_retries_are_duplicates() {
         .step(id, StepIn::Move { seat: Seat::ONE, mv }, None, Some("k1".into()), None)
         .await
         .unwrap();
-    assert_eq!(again, StepResult::Duplicate(1));
+    assert_eq!(again.result, StepResult::Duplicate(1));
     assert_eq!(e.view(id, Viewer::Seat(Seat::ZERO)).await.unwrap().version, view.version);
     let stale = e.step(id, StepIn::Deadline, Some(0), Some("d0".into()), None).await.unwrap();
-    assert_eq!(stale, StepResult::Stale(1));
+    assert_eq!(stale.result, StepResult::Stale(1));
 }
 
 #[tokio::test]
@@ -101,7 +101,7 @@ async fn an_evicted_match_is_rebuilt_to_the_same_state() {
         .step(id, StepIn::Move { seat: Seat::ZERO, mv }, None, Some("k0".into()), None)
         .await
         .unwrap();
-    assert_eq!(r, StepResult::Duplicate(1));
+    assert_eq!(r.result, StepResult::Duplicate(1));
 }
 
 async fn views(e: &Engine, id: MatchId) -> Vec<v1::GetViewResponse> {
@@ -164,7 +164,7 @@ async fn a_replica_behind_another_catches_up_instead_of_refusing() {
     // A retry reaching the replica that did not apply it is still a duplicate.
     let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
     let r = b.step(id, StepIn::Move { seat: Seat::ZERO, mv }, None, Some("k0".into()), None);
-    assert_eq!(r.await.unwrap(), StepResult::Duplicate(1));
+    assert_eq!(r.await.unwrap().result, StepResult::Duplicate(1));
 }
 
 #[tokio::test]
@@ -187,5 +187,5 @@ async fn a_move_after_the_deadline_has_the_deadline_applied_first() {
     assert_eq!(steps, ["{\"created\":true}", "{\"deadline\":true}"]);
     // The clock's own firing of the same deadline, coming second, is a duplicate.
     let clock = e.step(id, StepIn::Deadline, Some(0), Some("deadline:0".into()), None);
-    assert_eq!(clock.await.unwrap(), StepResult::Duplicate(1));
+    assert_eq!(clock.await.unwrap().result, StepResult::Duplicate(1));
 }

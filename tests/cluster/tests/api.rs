@@ -187,11 +187,23 @@ async fn private_events_reach_only_their_seat() {
     for r in readers {
         received.push(r.await.expect("the reader"));
     }
-    // Public events: the same on every stream.
-    let public: Vec<Vec<&v1::WatchMatchResponse>> =
-        received.iter().map(|s| s.iter().filter(|e| !e.private).collect()).collect();
-    assert_eq!(public[0], public[1]);
-    assert_eq!(public[0], public[2]);
+    // Public events: the same on every stream (each stream numbers its own messages, so
+    // a seat's private events shift the indexes of its own stream only).
+    let public: Vec<Vec<(u64, &Option<v1::Event>)>> = received
+        .iter()
+        .map(|s| s.iter().filter(|e| !e.private).map(|e| (e.version, &e.event)).collect())
+        .collect();
+    assert!(public[0] == public[1], "seat 0 and seat 1 got different public events");
+    assert!(public[0] == public[2], "a seat and the spectator got different public events");
+    // Indexes count only what the stream carries: 0, 1, ... within each version.
+    for stream in &received {
+        let mut expected = (0, 0);
+        for e in stream {
+            let next = if e.version == expected.0 { expected.1 } else { 0 };
+            assert_eq!((e.version, e.index), (e.version, next), "indexes have no gaps");
+            expected = (e.version, next + 1);
+        }
+    }
     assert!(received[2].iter().all(|e| !e.private), "the spectator receives no private event");
     for (s, stream) in received.iter().take(2).enumerate() {
         let mut sealed = 0;
