@@ -1,0 +1,213 @@
+//! Hidden information at the public API: twin matches that differ only in what one viewer
+//! may not know (a sealed bid, a changed sealed move, a Bluff shown as a real card), played
+//! through the gateway by the same players; that viewer's whole received stream (every
+//! event and view, their versions and indexes, the message count) and its GetView answers
+//! and refusals must be byte for byte the same. The hidden setup (prize orders, strengths)
+//! is fixed by the match options, so both twins deal the same cards; what is random or
+//! timed by nature (the seed and its commitment, entry tags, trace ids, deadline times) is
+//! blanked before comparing.
+
+use api::v1;
+use cluster_tests::{Env, Player, create_request, open};
+use prost::Message;
+
+/// A step of a scenario: who moves, and the move's JSON in twin A and twin B (`None`:
+/// that twin makes no move here).
+struct Step {
+    seat: usize,
+    a: Option<serde_json::Value>,
+    b: Option<serde_json::Value>,
+}
+
+fn same(seat: usize, mv: serde_json::Value) -> Step {
+    Step { seat, a: Some(mv.clone()), b: Some(mv) }
+}
+
+fn differ(seat: usize, a: serde_json::Value, b: serde_json::Value) -> Step {
+    Step { seat, a: Some(a), b: Some(b) }
+}
+
+fn only_b(seat: usize, b: serde_json::Value) -> Step {
+    Step { seat, a: None, b: Some(b) }
+}
+
+/// What `viewer` received, blanked of what is random or timed by nature.
+fn normalized(mut m: v1::WatchMatchResponse) -> Vec<u8> {
+    m.tag = 0;
+    m.traceparent.clear();
+    if let Some(v) = m.view.as_mut() {
+        blank_view(v);
+    }
+    if let Some(e) = m.event.as_mut() {
+        match e.kind.as_mut() {
+            Some(v1::event::Kind::MatchStarted(s)) => s.commitment.clear(),
+            Some(v1::event::Kind::MatchEnded(s)) => s.seed.clear(),
+            _ => {}
+        }
+    }
+    m.encode_to_vec()
+}
+
+fn blank_view(v: &mut v1::GetViewResponse) {
+    v.deadline_at_ms = None;
+    v.deadline_in_ms = None;
+    if let Some(o) = v.outcome.as_mut() {
+        o.seed.clear();
+    }
+}
+
+/// Everything `p` receives of match `id` so far: its watch stream (with views) up to its
+/// current view, its GetView answer, and its refusal of a probe move.
+async fn received(p: &Player, id: &str, probe: &v1::Move) -> Vec<Vec<u8>> {
+    let mut view = p.view(id).await;
+    let mut watch = p.watch_with(id, 0, None, true).await.expect("watch");
+    let mut out = Vec::new();
+    loop {
+        let m = cluster_tests::read_n(&mut watch, 1).await.remove(0);
+        let last = m.view.as_ref().is_some_and(|v| v.version == view.version);
+        out.push(normalized(m));
+        if last {
+            break;
+        }
+    }
+    blank_view(&mut view);
+    out.push(view.encode_to_vec());
+    let refusal = p.submit_with(id, Some(probe.clone()), &p.key()).await;
+    let refusal = refusal.map(|_| "accepted".to_string()).unwrap_or_else(|s| {
+        format!("{:?} {} {:?}", s.code(), s.message(), s.metadata().get("colosseum-error-code"))
+    });
+    out.push(refusal.into_bytes());
+    out
+}
+
+/// Plays `steps` in twin matches of `game` with `options` (alice in seat 0, bob in seat
+/// 1), then checks that each of `viewers` (0: alice, 1: bob, 2: a spectator) received the
+/// same in both. `settle` waits for whatever the clock must do before comparing.
+async fn twins(
+    game: &str,
+    options: serde_json::Value,
+    steps: &[Step],
+    viewers: &[usize],
+    probe: serde_json::Value,
+    settle: std::time::Duration,
+) {
+    let env = Env::start().await;
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let carol = env.player("carol").await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let req = create_request(game, &options.to_string(), open(), 1_000);
+        let id = alice.create(req).await.expect("create").match_id;
+        bob.join(&id).await.expect("bob joins");
+        ids.push(id);
+    }
+    let seats = [&alice, &bob];
+    for (n, step) in steps.iter().enumerate() {
+        for (twin, id) in ids.iter().enumerate() {
+            let Some(json) = (if twin == 0 { &step.a } else { &step.b }) else { continue };
+            let mv = wire::move_from_json(game, json).expect("a move of the game");
+            seats[step.seat]
+                .submit(id, mv)
+                .await
+                .unwrap_or_else(|s| panic!("{game} step {n} in twin {twin}: {s:?}"));
+        }
+    }
+    tokio::time::sleep(settle).await;
+    let probe = wire::move_from_json(game, &probe).expect("the probe is of the game's shape");
+    let people = [&alice, &bob, &carol];
+    for &viewer in viewers {
+        let a = received(people[viewer], &ids[0], &probe).await;
+        let b = received(people[viewer], &ids[1], &probe).await;
+        assert_eq!(a.len(), b.len(), "{game}: viewer {viewer} got a different message count");
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(x == y, "{game}: viewer {viewer}'s message {i} differs between the twins");
+        }
+    }
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_opponents_sealed_bid_leaves_no_trace_before_it_is_revealed() {
+    let prizes: Vec<u32> = (1..=13).rev().collect();
+    twins(
+        "gops",
+        serde_json::json!({ "prizes": prizes }),
+        &[differ(0, serde_json::json!({"card": 3}), serde_json::json!({"card": 12}))],
+        &[1, 2],
+        serde_json::json!({"card": 99}),
+        std::time::Duration::ZERO,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_sealed_move_is_not_told_to_the_opponent() {
+    // Changeable submissions: seat 0 changes its mind in twin B; the round resolves at its
+    // deadline (one second), after which both twins hold the same moves.
+    let script = include_str!("../../conformance/dueling-monsters-both-late-round-restarts.json");
+    let script: serde_json::Value = serde_json::from_str(script).expect("a script");
+    let mut options = script["options"].clone();
+    options["submissions"] = serde_json::json!("changeable");
+    twins(
+        "dueling-monsters",
+        options,
+        &[
+            differ(
+                0,
+                serde_json::json!({"black": 1, "white": 5}),
+                serde_json::json!({"black": 3, "white": 9}),
+            ),
+            same(1, serde_json::json!({"black": 2, "white": 4})),
+            // Twin B changes its mind to twin A's move: one step more than twin A.
+            only_b(0, serde_json::json!({"black": 1, "white": 5})),
+        ],
+        &[1, 2],
+        serde_json::json!({"black": 7, "white": 1}),
+        std::time::Duration::from_millis(1_600),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bluff_shown_as_a_card_is_told_apart_from_the_card_by_nothing() {
+    // Seat 1 strong, seat 0 weak: seat 1 wins each turn with or without its card's
+    // effect, so only the hidden truth (a real card or a Bluff shown as it) differs.
+    let cards = [
+        "bluff",
+        "counterspell",
+        "empower",
+        "fireball",
+        "kill",
+        "mayhem",
+        "offering",
+        "reveal",
+        "swap",
+        "warp_time",
+    ];
+    let strengths = |n: u32| {
+        serde_json::Value::Object(cards.iter().map(|c| (c.to_string(), n.into())).collect())
+    };
+    let options = serde_json::json!({ "strengths": { "0": strengths(1), "1": strengths(9) } });
+    let card = |c: &str| serde_json::json!({ "card": c });
+    for x in ["offering", "empower", "swap"] {
+        twins(
+            "masterminds",
+            options.clone(),
+            &[
+                same(0, card("fireball")),
+                same(1, card("fireball")),
+                same(0, card("mayhem")),
+                same(1, card("warp_time")),
+                same(0, card("swap")),
+                differ(1, card(x), serde_json::json!({"card": "bluff", "as": x})),
+                same(0, card("empower")),
+                same(1, card("reveal")),
+            ],
+            &[0, 2],
+            card("fireball"),
+            std::time::Duration::ZERO,
+        )
+        .await;
+    }
+}
