@@ -211,3 +211,23 @@ async fn a_bluff_shown_as_a_card_is_told_apart_from_the_card_by_nothing() {
         .await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sealed_hexspiel_bid_leaves_no_trace_before_it_is_revealed() {
+    // Round 1 played out in both twins, then seat 0's sealed bid of round 2 differs.
+    let bid = |n: u32| serde_json::json!({ "bid": n });
+    twins(
+        "hexspiel",
+        serde_json::json!({"prizes": [[2, 4, 6, 1, 3, 5, 7]]}),
+        &[
+            same(0, bid(1)),
+            same(1, bid(5)),
+            same(1, serde_json::json!({"place": ["a1", "b1"]})),
+            differ(0, bid(2), bid(9)),
+        ],
+        &[1, 2],
+        bid(42),
+        std::time::Duration::ZERO,
+    )
+    .await;
+}
