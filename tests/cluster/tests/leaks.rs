@@ -231,3 +231,100 @@ async fn a_sealed_hexspiel_bid_leaves_no_trace_before_it_is_revealed() {
     )
     .await;
 }
+
+/// Random play, identical in twin matches, up to a random round of simultaneous moves in
+/// which seat 0 seals a different legal move in each twin (and, with changeable
+/// submissions, twin B changes its mind back to twin A's move); then seat 1 and a
+/// spectator must have received the same in both.
+async fn random_twins(
+    env: &Env,
+    game: &str,
+    options: serde_json::Value,
+    seed: u64,
+    changeable: bool,
+) {
+    // A move of the game's shape that no state allows: every viewer's refusal of it is
+    // compared too.
+    let probe = match game {
+        "gops" => serde_json::json!({"card": 99}),
+        "dueling-monsters" => serde_json::json!({"black": 7, "white": 1}),
+        _ => serde_json::json!({"bid": 42}),
+    };
+    let probe = wire::move_from_json(game, &probe).expect("a probe of the game's shape");
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let carol = env.player("carol").await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let req = create_request(game, &options.to_string(), open(), 60_000);
+        let id = alice.create(req).await.expect("create").match_id;
+        bob.join(&id).await.expect("bob joins");
+        ids.push(id);
+    }
+    let seats = [&alice, &bob];
+    let mut picker = cluster_tests::Picker::new(seed);
+    // With changeable submissions a round resolves only at its deadline (a minute here),
+    // so the hidden move is in the first round.
+    let rounds_before = if changeable { 0 } else { picker.next_u64() % 4 };
+    let mut rounds = 0;
+    loop {
+        let va = alice.view(&ids[0]).await;
+        assert!(va.outcome.is_none(), "{game} ended before the hidden move");
+        let both = va.to_move.len() == 2;
+        if both && rounds == rounds_before {
+            // The hidden difference: two different legal moves for seat 0.
+            let n = va.legal_moves.len() as u64;
+            assert!(n >= 2, "{game}: seat 0 has a choice");
+            let i = picker.next_u64() % n;
+            let j = (i + 1 + picker.next_u64() % (n - 1)) % n;
+            let (x, y) = (&va.legal_moves[i as usize], &va.legal_moves[j as usize]);
+            alice.submit(&ids[0], x.clone()).await.expect("twin A's move");
+            alice.submit(&ids[1], y.clone()).await.expect("twin B's move");
+            if changeable {
+                alice.submit(&ids[1], x.clone()).await.expect("twin B changes its mind");
+            }
+            break;
+        }
+        rounds += u64::from(both);
+        // The same random move in both twins, for a seat that owes one.
+        let mover = if va.to_move.contains(&0) { 0 } else { 1 };
+        let view = seats[mover].view(&ids[0]).await;
+        let mv = picker.pick(&view).expect("a legal move");
+        for id in &ids {
+            seats[mover].submit(id, mv.clone()).await.expect("the same move in both twins");
+        }
+    }
+    for viewer in [&bob, &carol] {
+        let a = received(viewer, &ids[0], &probe).await;
+        let b = received(viewer, &ids[1], &probe).await;
+        assert_eq!(a.len(), b.len(), "{game} seed {seed}: a different message count");
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(
+                x == y,
+                "{game} seed {seed}: message {i} differs between the twins: {:?} vs {:?}",
+                v1::WatchMatchResponse::decode(x.as_slice()),
+                v1::WatchMatchResponse::decode(y.as_slice())
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_twins_of_every_game_with_sealed_moves_look_the_same_to_the_others() {
+    let gops_prizes: Vec<u32> = (1..=13).collect();
+    let script = include_str!("../../conformance/dueling-monsters-both-late-round-restarts.json");
+    let script: serde_json::Value = serde_json::from_str(script).expect("a script");
+    let dueling = script["options"].clone();
+    let mut changeable = dueling.clone();
+    changeable["submissions"] = serde_json::json!("changeable");
+    let hexspiel = serde_json::json!({"prizes": [[2, 4, 6, 1, 3, 5, 7]]});
+    let env = Env::start().await;
+    for seed in 1..=4 {
+        let gops = serde_json::json!({ "prizes": gops_prizes });
+        random_twins(&env, "gops", gops, seed, false).await;
+        random_twins(&env, "dueling-monsters", dueling.clone(), seed, false).await;
+        random_twins(&env, "dueling-monsters", changeable.clone(), seed, true).await;
+        random_twins(&env, "hexspiel", hexspiel.clone(), seed, false).await;
+    }
+    env.shutdown().await;
+}
