@@ -174,9 +174,15 @@ pub fn truncate(s: &str, max: usize) -> &str {
 
 /// Which of a family's engine `urls` serves match `match_id`: rendezvous hashing over the
 /// URLs, so the gateway and the clock agree whatever order they were given them in. A
-/// match stays on one replica because a replica trusts the match it holds in memory: a
-/// second replica serving the same match would answer reads from a stale copy.
+/// match stays on one replica so that replica's cached copy stays hot (any replica may
+/// serve any match correctly: one behind the stream catches up before it answers).
 pub fn replica_for(urls: &[String], match_id: &str) -> usize {
+    replica_order(urls, match_id).first().copied().unwrap_or(0)
+}
+
+/// Every replica of `urls` for match `match_id`, in order of preference: the first is
+/// [`replica_for`]'s, the next is where the match goes while that one is down.
+pub fn replica_order(urls: &[String], match_id: &str) -> Vec<usize> {
     let score = |url: &str| {
         // FNV-1a, then splitmix64's finalizer to spread it: balance, not security.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -187,7 +193,9 @@ pub fn replica_for(urls: &[String], match_id: &str) -> usize {
         h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         h ^ (h >> 31)
     };
-    (0..urls.len()).max_by_key(|&i| (score(&urls[i]), std::cmp::Reverse(i))).unwrap_or(0)
+    let mut order: Vec<usize> = (0..urls.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(score(&urls[i])), i));
+    order
 }
 
 #[cfg(test)]

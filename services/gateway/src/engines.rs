@@ -1,14 +1,67 @@
 //! The rules engines behind the gateway, by family, as gRPC clients: every address a
-//! family was given (`ENGINE_URL` may list several), each match on one of them.
+//! family was given (`ENGINE_URL` may list several), each match on one of them, and on
+//! the next in its order while that one is down (a call to it failed to connect).
 
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use events::MatchId;
-use service_kit::config::{BadUrl, EngineUrls, replica_for};
+use service_kit::config::{BadUrl, EngineUrls, replica_order};
 use service_kit::status::ServiceError;
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use tonic::codegen::http;
 use tonic::transport::Channel;
+
+/// How long a replica whose connection failed is passed over before it is tried again.
+pub const DOWN_FOR_MS: u64 = 1_000;
+
+/// A connection to one replica that notes when calls through it fail to reach it, so the
+/// gateway sends its matches to the next replica meanwhile.
+#[derive(Clone)]
+pub struct Watched {
+    inner: Channel,
+    down_until_ms: Arc<AtomicU64>,
+}
+
+impl Watched {
+    fn note(down_until_ms: &AtomicU64, failed: bool) {
+        let until = if failed { service_kit::time::now_ms() + DOWN_FOR_MS } else { 0 };
+        down_until_ms.store(until, Ordering::Relaxed);
+    }
+}
+
+impl tower::Service<http::Request<tonic::body::Body>> for Watched {
+    type Response = http::Response<tonic::body::Body>;
+    type Error = tonic::transport::Error;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send + 'static>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        let ready = self.inner.poll_ready(cx);
+        if let Poll::Ready(Err(_)) = &ready {
+            Self::note(&self.down_until_ms, true);
+        }
+        ready
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        let call = self.inner.call(req);
+        let down_until_ms = self.down_until_ms.clone();
+        Box::pin(async move {
+            let answer = call.await;
+            // An error here is the transport's (a refused or broken connection): the
+            // callee's own refusals arrive as answers.
+            Watched::note(&down_until_ms, answer.is_err());
+            answer
+        })
+    }
+}
+
+/// A client of one replica.
+pub type EngineClient = RulesEngineServiceClient<Watched>;
 
 /// HTTP/2 connections the gateway keeps to each engine address, used in turn: behind a
 /// Kubernetes Service (a layer-4 balancer) one connection would pin every move of the
@@ -19,7 +72,13 @@ pub const CONNECTIONS_PER_ENGINE: usize = 4;
 /// One family's engines: each address and the connections to it, in the same order.
 struct Family {
     urls: Vec<String>,
-    replicas: Vec<Vec<RulesEngineServiceClient<Channel>>>,
+    replicas: Vec<Replica>,
+}
+
+/// One replica: its connections, and until when it is passed over (0: it is not).
+struct Replica {
+    clients: Vec<EngineClient>,
+    down_until_ms: Arc<AtomicU64>,
 }
 
 /// Clients per game family: every address of the family, each with its connections.
@@ -40,11 +99,15 @@ impl Engines {
             let mut replicas = Vec::new();
             for url in urls {
                 let endpoint = service_kit::config::endpoint(url)?;
-                replicas.push(
-                    (0..CONNECTIONS_PER_ENGINE)
-                        .map(|_| RulesEngineServiceClient::new(endpoint.connect_lazy()))
-                        .collect(),
-                );
+                let down_until_ms = Arc::new(AtomicU64::new(0));
+                let clients = (0..CONNECTIONS_PER_ENGINE)
+                    .map(|_| {
+                        let inner = endpoint.connect_lazy();
+                        let down_until_ms = down_until_ms.clone();
+                        RulesEngineServiceClient::new(Watched { inner, down_until_ms })
+                    })
+                    .collect();
+                replicas.push(Replica { clients, down_until_ms });
             }
             by_family.insert(family.clone(), Family { urls: urls.clone(), replicas });
         }
@@ -52,18 +115,22 @@ impl Engines {
     }
 
     /// The next connection to the replica that serves match `id` (or to any replica, for
-    /// requests about no one match).
-    fn pick(
-        &self,
-        family: &Family,
-        id: Option<MatchId>,
-    ) -> Option<RulesEngineServiceClient<Channel>> {
+    /// requests about no one match): the first in the match's order that is not passed
+    /// over, or the first if all are.
+    fn pick(&self, family: &Family, id: Option<MatchId>) -> Option<EngineClient> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let replica = match id {
-            Some(id) => family.replicas.get(replica_for(&family.urls, &id.to_string())),
-            None => family.replicas.get(n % family.replicas.len().max(1)),
-        }?;
-        replica.get(n % replica.len().max(1)).cloned()
+        let count = family.replicas.len();
+        let order = match id {
+            Some(id) => replica_order(&family.urls, &id.to_string()),
+            None => (0..count).map(|i| (i + n) % count.max(1)).collect(),
+        };
+        let now = service_kit::time::now_ms();
+        let up = order
+            .iter()
+            .find(|&&i| family.replicas[i].down_until_ms.load(Ordering::Relaxed) <= now)
+            .or(order.first())?;
+        let replica = family.replicas.get(*up)?;
+        replica.clients.get(n % replica.clients.len().max(1)).cloned()
     }
 
     /// The engine hosting match `id` of `game`: one replica of the family per match (see
@@ -71,11 +138,7 @@ impl Engines {
     ///
     /// # Errors
     /// INVALID_ARGUMENT for an unknown game, UNAVAILABLE when no engine hosts its family.
-    pub fn for_match(
-        &self,
-        game: &str,
-        id: MatchId,
-    ) -> Result<RulesEngineServiceClient<Channel>, ServiceError> {
+    pub fn for_match(&self, game: &str, id: MatchId) -> Result<EngineClient, ServiceError> {
         let family =
             games::GAMES.iter().find(|g| g.name == game).map(|g| g.family).ok_or_else(|| {
                 ServiceError::InvalidArgument(format!(
@@ -92,7 +155,7 @@ impl Engines {
     ///
     /// # Errors
     /// UNAVAILABLE when there is none.
-    pub fn any(&self) -> Result<RulesEngineServiceClient<Channel>, ServiceError> {
+    pub fn any(&self) -> Result<EngineClient, ServiceError> {
         self.by_family
             .values()
             .next()

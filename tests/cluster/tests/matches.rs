@@ -183,10 +183,62 @@ async fn a_gateway_given_two_engines_for_a_family_plays_on_both() {
         assert_eq!(played.last.version, played.moves.len() as u64, "one version per move");
         check_record(&alice, id, &outcome).await;
     }
-    // Each engine really served its match: with the first one down, only the second's
-    // match still answers.
+    // With the first engine down, its match fails over to the second (after at most a
+    // few UNAVAILABLE answers while the gateway learns it is down), which rebuilds it from
+    // the stream; the second's own match answers throughout.
     env.cluster.stop_engine("goofspiel").await;
-    assert_eq!(alice.try_view(&on[0]).await.map_err(|s| s.code()).err(), Some(Code::Unavailable));
     assert!(alice.view(&on[1]).await.outcome.is_some());
+    let mut unavailable = 0;
+    let view = loop {
+        match alice.try_view(&on[0]).await {
+            Ok(v) => break v,
+            Err(s) if s.code() == Code::Unavailable && unavailable < 20 => {
+                unavailable += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(s) => panic!("the first engine's match did not fail over: {s:?}"),
+        }
+    };
+    assert!(view.outcome.is_some(), "the failed-over match is the finished one");
+    check_record(&alice, &on[0], view.outcome.as_ref().expect("ended")).await;
+    env.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn matches_go_on_when_an_engine_replica_dies() {
+    // Two replicas behind the gateway's list; six matches, some on each. One replica
+    // dies mid-match and stays down: every match plays to its end on the other.
+    let mut env = Env::start().await;
+    env.cluster.start_replica("goofspiel").await.expect("a second engine");
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let mut ids = Vec::new();
+    for _ in 0..6 {
+        let id = alice.create_open("gops", "", 0).await;
+        bob.join(&id).await.expect("bob joins");
+        assert_eq!(alice.submit(&id, cluster_tests::gops(1)).await.expect("a first bid"), 1);
+        ids.push(id);
+    }
+    env.cluster.stop_engine("goofspiel").await;
+    for (n, id) in ids.iter().enumerate() {
+        let mut picker = Picker::new(40 + n as u64);
+        // The first calls may find the dead replica; retrying (as the contract says) is
+        // safe, and the gateway soon passes it over.
+        let mut tries = 0;
+        let view = loop {
+            match bob.try_view(id).await {
+                Ok(v) => break v,
+                Err(s) if s.code() == Code::Unavailable && tries < 20 => {
+                    tries += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err(s) => panic!("match {n} did not fail over: {s:?}"),
+            }
+        };
+        assert_eq!(view.version, 1, "the failed-over copy holds alice's bid");
+        let played = play_out([&alice, &bob], id, &mut picker, 30).await;
+        let outcome = played.last.outcome.clone().expect("the match ended");
+        check_record(&alice, id, &outcome).await;
+    }
     env.shutdown().await;
 }
