@@ -321,7 +321,7 @@ impl Engine {
         if !s.meta.all_seated() || s.hosted.outcome().is_some() {
             return Ok(());
         }
-        if self.store.deadline(id).await?.is_some_and(|d| d.fence_version == s.version) {
+        if self.armed(id, s.version).await?.is_some() {
             return Ok(());
         }
         let now = now_ms();
@@ -424,12 +424,7 @@ impl Engine {
             if !s.meta.all_seated() {
                 s.meta = self.meta(id).await?;
             }
-            s.due_ms = self
-                .store
-                .deadline(id)
-                .await?
-                .filter(|d| d.fence_version == s.version)
-                .map(|d| d.due_ms);
+            s.due_ms = self.armed(id, s.version).await?;
         }
         s.dirty = false;
         Ok(true)
@@ -511,13 +506,15 @@ impl Engine {
         service_kit::metrics::add("colosseum_engine_rebuilds_total", 1);
         // The round's deadline as armed: a rebuilt replica keeps it rather than granting a
         // fresh window (only when it belongs to this version).
-        slot.due_ms = self
-            .store
-            .deadline(id)
-            .await?
-            .filter(|d| d.fence_version == slot.version)
-            .map(|d| d.due_ms);
+        slot.due_ms = self.armed(id, slot.version).await?;
         Ok(slot)
+    }
+
+    /// The match's armed deadline, if it belongs to `version` (one armed for an earlier
+    /// version is spent: the clock will find it stale).
+    async fn armed(&self, id: MatchId, version: u64) -> Result<Option<u64>, ServiceError> {
+        let armed = self.store.deadline(id).await?;
+        Ok(armed.filter(|d| d.fence_version == version).map(|d| d.due_ms))
     }
 
     fn evict(&self, id: MatchId) {

@@ -195,6 +195,29 @@ impl Player {
         Ok(self.client.api().submit_move(self.client.request(req)).await?.into_inner())
     }
 
+    /// SubmitMove with `key`, retried (as the retry contract allows) while the answer is
+    /// UNAVAILABLE or ABORTED: a service coming back. At most about five seconds.
+    ///
+    /// # Panics
+    /// On any other refusal, or if the service never answers.
+    pub async fn submit_retrying(
+        &self,
+        id: &str,
+        mv: &v1::Move,
+        key: &str,
+    ) -> v1::SubmitMoveResponse {
+        for _ in 0..100 {
+            match self.submit_with(id, Some(mv.clone()), key).await {
+                Ok(r) => return r,
+                Err(s) if matches!(s.code(), Code::Unavailable | Code::Aborted) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(s) => panic!("the retried move: {s:?}"),
+            }
+        }
+        panic!("the move was never answered")
+    }
+
     /// SubmitMove with a fresh key; the version of an accepted move.
     ///
     /// # Errors

@@ -24,7 +24,7 @@ fn bytes(p: &mut Picker, max: usize) -> Vec<u8> {
 
 /// A random string: often printable, sometimes control characters, sometimes long.
 fn text(p: &mut Picker) -> String {
-    let max = if p.next_u64() % 8 == 0 { 70_000 } else { 80 };
+    let max = if p.next_u64().is_multiple_of(8) { 70_000 } else { 80 };
     let raw = bytes(p, max);
     match p.next_u64() % 3 {
         0 => raw.iter().map(|b| char::from(b' ' + b % 95)).collect(),
@@ -71,14 +71,14 @@ async fn random_requests_get_clear_refusals_and_hurt_no_one() {
             _ => format!("{{\"cards\": {}}}", p.next_u64() as i64),
         };
         let mut req = create_request(game, &options, open(), p.next_u64() % 20_000_000);
-        if p.next_u64() % 4 == 0 {
+        if p.next_u64().is_multiple_of(4) {
             req.game = text(&mut p);
         }
         check("CreateMatch", api.create_match(mallory.client.request(req)).await);
         // SubmitMove: moves decoded from random bytes, into a real match mallory is not in
         // and into random ids.
         let mv = v1::Move::decode(bytes(&mut p, 64).as_slice()).ok();
-        let target = if p.next_u64() % 2 == 0 { id.clone() } else { text(&mut p) };
+        let target = if p.next_u64().is_multiple_of(2) { id.clone() } else { text(&mut p) };
         let req = v1::SubmitMoveRequest {
             match_id: target.clone(),
             r#move: mv.clone(),

@@ -80,6 +80,27 @@ async fn received(p: &Player, id: &str, probe: &v1::Move) -> Vec<Vec<u8>> {
     out
 }
 
+/// Three players (alice in seat 0, bob in seat 1, carol a spectator) and twin matches of
+/// `game` with `options`, both seats held.
+async fn twin_matches(
+    env: &Env,
+    game: &str,
+    options: &serde_json::Value,
+    move_time_ms: u64,
+) -> ([Player; 3], Vec<String>) {
+    let alice = env.player("alice").await;
+    let bob = env.player("bob").await;
+    let carol = env.player("carol").await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let req = create_request(game, &options.to_string(), open(), move_time_ms);
+        let id = alice.create(req).await.expect("create").match_id;
+        bob.join(&id).await.expect("bob joins");
+        ids.push(id);
+    }
+    ([alice, bob, carol], ids)
+}
+
 /// Plays `steps` in twin matches of `game` with `options` (alice in seat 0, bob in seat
 /// 1), then checks that each of `viewers` (0: alice, 1: bob, 2: a spectator) received the
 /// same in both. `settle` waits for whatever the clock must do before comparing.
@@ -92,16 +113,7 @@ async fn twins(
     settle: std::time::Duration,
 ) {
     let env = Env::start().await;
-    let alice = env.player("alice").await;
-    let bob = env.player("bob").await;
-    let carol = env.player("carol").await;
-    let mut ids = Vec::new();
-    for _ in 0..2 {
-        let req = create_request(game, &options.to_string(), open(), 1_000);
-        let id = alice.create(req).await.expect("create").match_id;
-        bob.join(&id).await.expect("bob joins");
-        ids.push(id);
-    }
+    let ([alice, bob, carol], ids) = twin_matches(&env, game, &options, 1_000).await;
     let seats = [&alice, &bob];
     for (n, step) in steps.iter().enumerate() {
         for (twin, id) in ids.iter().enumerate() {
@@ -251,16 +263,7 @@ async fn random_twins(
         _ => serde_json::json!({"bid": 42}),
     };
     let probe = wire::move_from_json(game, &probe).expect("a probe of the game's shape");
-    let alice = env.player("alice").await;
-    let bob = env.player("bob").await;
-    let carol = env.player("carol").await;
-    let mut ids = Vec::new();
-    for _ in 0..2 {
-        let req = create_request(game, &options.to_string(), open(), 60_000);
-        let id = alice.create(req).await.expect("create").match_id;
-        bob.join(&id).await.expect("bob joins");
-        ids.push(id);
-    }
+    let ([alice, bob, carol], ids) = twin_matches(env, game, &options, 60_000).await;
     let seats = [&alice, &bob];
     let mut picker = cluster_tests::Picker::new(seed);
     // With changeable submissions a round resolves only at its deadline (a minute here),

@@ -7,7 +7,7 @@
 
 use api::v1;
 use cluster_tests::{
-    Env, Picker, Player, accepted, check_record, gops, gops_view, read_n, wait_view,
+    Env, Picker, Player, accepted, assert_status, check_record, gops, gops_view, read_n, wait_view,
 };
 use std::time::Duration;
 use test_harness::{Persistence, RedisOptions};
@@ -52,20 +52,8 @@ async fn an_engine_restarted_mid_match_loses_nothing_acknowledged() {
 
     env.cluster.restart_engine("goofspiel").await.expect("the engine restarts");
     // The client retries with the same key until the engine answers.
-    let mut answer = None;
-    for _ in 0..100 {
-        match bob.submit_with(&id, Some(bob_move.clone()), &key).await {
-            Ok(r) => {
-                answer = Some(r);
-                break;
-            }
-            Err(s) if s.code() == Code::Unavailable => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(s) => panic!("the retried move: {s:?}"),
-        }
-    }
-    let v = accepted(answer.expect("the engine came back")).expect("applied once, now");
+    let answer = bob.submit_retrying(&id, &bob_move, &key).await;
+    let v = accepted(answer).expect("applied once, now");
     acked.push((1, bob_move));
     assert_eq!(v, acked.len() as u64);
     // The rebuilt engine knows every acknowledged step.
@@ -182,6 +170,26 @@ async fn a_watcher_keeps_its_match_through_a_redis_restart() {
     env.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_move_with_the_clock_down_has_the_deadline_applied_first() {
+    let mut env = Env::start().await;
+    let (alice, bob, id) = bid_with_the_clock_down(&mut env).await;
+    // Bob's deadline passes with no clock to fire it; then he bids: the engine applies the
+    // deadline first (he loses on time), so his late bid finds the match over.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let late = bob.submit(&id, gops(1)).await;
+    assert_status(late, Code::FailedPrecondition, "game_over");
+    let outcome = bob_missed_the_deadline(&bob, &id).await;
+    let record = check_record(&alice, &id, &outcome).await;
+    assert_eq!(record.steps.len(), 2, "alice's bid and the deadline; the late bid not at all");
+    assert_eq!(record.steps[1], serde_json::json!({"deadline": true}));
+    // The clock, back, finds nothing left to fire.
+    env.cluster.restart_clock().await.expect("the clock restarts");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(alice.view(&id).await.version, 2);
+    env.shutdown().await;
+}
+
 /// Reads `watch` until its view of `version` arrives (bounded by the reads' own timeout).
 async fn view_at(
     watch: &mut tonic::Streaming<v1::WatchMatchResponse>,
@@ -293,20 +301,7 @@ async fn an_engine_crash_mid_move_answers_unavailable_and_the_retry_is_safe() {
     env.cluster.restart_engine("goofspiel").await.expect("the engine restarts");
     // The retry with the same key: applied now, or found applied (if the cut request's
     // write reached Redis after all). Either way the move is in the match exactly once.
-    let mut answer = None;
-    for _ in 0..100 {
-        match bob.submit_with(&id, Some(bid.clone()), &key).await {
-            Ok(r) => {
-                answer = Some(r);
-                break;
-            }
-            Err(s) if s.code() == Code::Unavailable => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(s) => panic!("the retried move: {s:?}"),
-        }
-    }
-    let answer = answer.expect("the engine came back");
+    let answer = bob.submit_retrying(&id, &bid, &key).await;
     assert!(
         matches!(
             answer.outcome,
