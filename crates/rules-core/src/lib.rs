@@ -27,7 +27,7 @@ pub mod testkit;
 
 pub use cards::{CardSet, Values, is_permutation};
 pub use game::{
-    Discard, EndReason, Game, OptionsError, Outcome, Sink, Tagged, Window, WindowLength,
+    Discard, EndReason, Game, MoveTime, OptionsError, Outcome, Sink, Tagged, Window, WindowLength,
 };
 pub use matches::{EventLog, Match, MatchEvent, MatchView, Step};
 pub use refusal::{ErrorCode, Refusal};
