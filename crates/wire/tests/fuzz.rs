@@ -29,6 +29,7 @@ fn inputs() -> u32 {
 }
 
 /// Runs `f` on `inputs()` values of `strategy`, printing progress; panics name the input.
+#[allow(clippy::disallowed_methods, reason = "the progress lines time the run; no rules code")]
 fn fuzz<S: Strategy>(target: &str, strategy: S, f: impl Fn(S::Value) -> Result<(), TestCaseError>)
 where
     S::Value: std::fmt::Debug,
@@ -43,7 +44,7 @@ where
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(v)));
         let d = done.get() + 1;
         done.set(d);
-        if n >= 100_000 && d % step == 0 {
+        if n >= 100_000 && d.is_multiple_of(step) {
             eprintln!("fuzz {target}: {d} inputs, {:.1} s", started.elapsed().as_secs_f64());
         }
         match r {

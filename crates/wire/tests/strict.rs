@@ -29,7 +29,8 @@ fn a_move_the_message_cannot_carry_whole_is_refused() {
     // and the gateway placed them.
     let e = move_from_json("hexspiel", &json!({"place": ["c3", "d4", "e5"]})).unwrap_err();
     assert!(e.contains("carry whole"), "{e}");
-    let pattern = json!({"place": [], "pattern": {"kind": "y7", "cells": ["a1"; 8]}});
+    let cells = vec!["a1"; 8];
+    let pattern = json!({"place": [], "pattern": {"kind": "y7", "cells": cells}});
     assert!(move_from_json("hexspiel", &pattern).is_err());
     let ok = move_from_json("hexspiel", &json!({"place": ["c3", "d4"]})).unwrap();
     assert_eq!(wire::move_to_json("hexspiel", &ok).unwrap(), json!({"place": ["c3", "d4"]}));
