@@ -62,10 +62,15 @@ pub fn shorthand(game: &str, line: &str) -> Value {
             let mut m = json!({
                 "human": [num(hx), num(hy)], "cure": [num(cx), num(cy)], "plague": [num(px), num(py)]
             });
-            if let [item] = rest {
-                m["item"] = json!(item);
+            match rest {
+                [] => m,
+                [item] => {
+                    m["item"] = json!(item);
+                    m
+                }
+                // Words past the item are not dropped: the line is not a move.
+                _ => Value::String(line.to_string()),
             }
-            m
         }
         _ => Value::String(line.to_string()),
     }
@@ -231,5 +236,18 @@ mod tests {
         );
         assert_eq!(shorthand("gops", "{\"card\": 3}"), json!({"card": 3}));
         assert_eq!(shorthand("gops", "seven"), json!({"card": "seven"}));
+        // Nothing typed is dropped: extra words make the line no move (a bad move).
+        assert_eq!(
+            shorthand("cure-plague", "-1 1 0 1 1 1 permute extra"),
+            json!("-1 1 0 1 1 1 permute extra")
+        );
+        assert_eq!(shorthand("gops", "7 8"), json!("7 8"));
+        assert_eq!(shorthand("dueling-monsters", "2 9 1"), json!("2 9 1"));
+        // A third cell is kept, and the rules (or the wire) refuse it, never send two.
+        assert_eq!(shorthand("hexspiel", "place c3 d4 e5"), json!({"place": ["c3", "d4", "e5"]}));
+        assert!(
+            wire::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4 e5")).is_err()
+        );
+        assert!(wire::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4")).is_ok());
     }
 }

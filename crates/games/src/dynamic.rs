@@ -81,8 +81,9 @@ pub trait DynMatch: Send {
     fn record(&self) -> Record;
 }
 
-/// Parses a game's options from JSON. A null option is refused: an option is either
-/// given a value or left out.
+/// Parses a game's options from JSON, strictly (`rules_core::parse_strict`: objects
+/// where the options have objects, no key left unread). A null option is refused: an
+/// option is either given a value or left out.
 ///
 /// # Errors
 /// Not an object, a null, an unknown option or a value of the wrong type.
@@ -92,18 +93,20 @@ pub fn parse_options<G: Game>(options: &Value) -> Result<G::Options, SetupError>
         .ok_or_else(|| SetupError::Options("options are a JSON object".into()))?;
     if let Some((k, _)) = obj.iter().find(|(_, v)| v.is_null()) {
         return Err(SetupError::Options(format!(
-            "option `{k}` is null; leave it out for its default"
+            "option `{}` is null; leave it out for its default",
+            rules_core::clip(k)
         )));
     }
-    serde_json::from_value(options.clone()).map_err(|e| SetupError::Options(e.to_string()))
+    rules_core::parse_strict(options).map_err(SetupError::Options)
 }
 
-/// Parses a move of game `G`, naming what is wrong with its shape.
+/// Parses a move of game `G` strictly (an object of the move's shape, never the list
+/// form serde's derives also read), naming what is wrong with its shape.
 ///
 /// # Errors
 /// `BadMove` with the parser's words.
 pub fn parse_move<G: Game>(mv: &Value) -> Result<G::Move, StepError> {
-    serde_json::from_value(mv.clone()).map_err(|e| StepError {
+    rules_core::parse_strict(mv).map_err(|e| StepError {
         code: ErrorCode::BadMove,
         message: format!("not a move of this game: {e}"),
     })

@@ -54,7 +54,9 @@ fn is_invalid_winner(w: &Option<Option<Seat>>) -> bool {
 }
 
 fn seat_of(v: &Value) -> Result<Seat, String> {
-    v.as_u64().and_then(Seat::new).ok_or_else(|| format!("a seat is 0 or 1, not {v}"))
+    v.as_u64()
+        .and_then(Seat::new)
+        .ok_or_else(|| format!("a seat is 0 or 1, not {}", rules_core::clip(&v.to_string())))
 }
 
 /// Parses one step: `{"seat": S, "move": {...}}`, `{"deadline": true}` or `{"resign": S}`.
@@ -62,7 +64,9 @@ fn seat_of(v: &Value) -> Result<Seat, String> {
 /// # Errors
 /// What makes it none of the three forms.
 pub fn parse_step(v: &Value) -> Result<Step<Value>, String> {
-    let obj = v.as_object().ok_or_else(|| format!("a step is an object, not {v}"))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("a step is an object, not {}", rules_core::clip(&v.to_string())))?;
     let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
     keys.sort_unstable();
     match keys.as_slice() {
@@ -73,7 +77,8 @@ pub fn parse_step(v: &Value) -> Result<Step<Value>, String> {
         ["deadline"] => Err("a deadline step is {\"deadline\": true}".into()),
         ["resign"] => Ok(Step::Resign(seat_of(&obj["resign"])?)),
         _ => Err(format!(
-            "a step is {{\"seat\", \"move\"}}, {{\"deadline\": true}} or {{\"resign\"}}; this one has keys {keys:?}"
+            "a step is {{\"seat\", \"move\"}}, {{\"deadline\": true}} or {{\"resign\"}}; this one has keys {}",
+            rules_core::clip(&format!("{keys:?}"))
         )),
     }
 }
@@ -95,7 +100,10 @@ pub fn parse_script(text: &str) -> Result<Script, String> {
     if let Some(k) =
         obj.keys().find(|k| !matches!(k.as_str(), "game" | "options" | "seed" | "steps"))
     {
-        return Err(format!("unknown key `{k}` (a script has game, options, seed, steps)"));
+        return Err(format!(
+            "unknown key `{}` (a script has game, options, seed, steps)",
+            rules_core::clip(k)
+        ));
     }
     let game = field(obj, "game")?
         .and_then(Value::as_str)
@@ -105,16 +113,29 @@ pub fn parse_script(text: &str) -> Result<Script, String> {
         None => Value::Object(Map::new()),
         Some(o @ Value::Object(m)) => {
             if let Some((k, _)) = m.iter().find(|(_, v)| v.is_null()) {
-                return Err(format!("option `{k}` is null; leave it out for its default"));
+                return Err(format!(
+                    "option `{}` is null; leave it out for its default",
+                    rules_core::clip(k)
+                ));
             }
             o.clone()
         }
-        Some(o) => return Err(format!("`options` is an object, not {o}")),
+        Some(o) => {
+            return Err(format!(
+                "`options` is an object, not {}",
+                rules_core::clip(&o.to_string())
+            ));
+        }
     };
     let seed = match field(obj, "seed")? {
         None => Seed::ZERO,
         Some(Value::String(s)) => Seed::parse(s).map_err(|e| format!("`seed`: {e}"))?,
-        Some(s) => return Err(format!("`seed` is a hex string, not {s}")),
+        Some(s) => {
+            return Err(format!(
+                "`seed` is a hex string, not {}",
+                rules_core::clip(&s.to_string())
+            ));
+        }
     };
     let steps = field(obj, "steps")?
         .and_then(Value::as_array)

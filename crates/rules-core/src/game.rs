@@ -107,6 +107,36 @@ impl Window {
     pub const STANDARD: Window = Window { length: WindowLength::Standard, reserve: false };
 }
 
+/// What a game's rules say about the time per move: the host's standard applies (its
+/// `move_time_ms`), or the rules fix it. A host creating a match of a game whose time is
+/// fixed refuses a `move_time_ms` other than unset (0) or the fixed one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveTime {
+    /// The host's per-move time applies (e.g. GOPS: one minute to a week).
+    Standard,
+    /// The rules fix the time of an ordinary move, and the reserve each seat has for the
+    /// whole match (0: none). Special windows (a Force Rush) are the game's `window`.
+    Fixed {
+        /// The time for one move, in ms.
+        move_ms: u64,
+        /// The reserve per seat for the match, in ms.
+        reserve_ms: u64,
+    },
+}
+
+impl MoveTime {
+    /// The ordinary window this time gives (the reserve usable when there is one).
+    pub const fn window(self) -> Window {
+        match self {
+            MoveTime::Standard => Window::STANDARD,
+            MoveTime::Fixed { move_ms, reserve_ms } => {
+                Window { length: WindowLength::FixedMs(move_ms), reserve: reserve_ms > 0 }
+            }
+        }
+    }
+}
+
 /// A problem with a game's options: which option, and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OptionsError {
@@ -143,6 +173,10 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     const SIMULTANEOUS: bool;
     /// Whether the rules hide anything from a seat.
     const HIDDEN_INFORMATION: bool;
+
+    /// The time per move as the rules text sets it (default: the host's standard).
+    /// `window` and `reserve_allowance_ms` follow it unless a game overrides them.
+    const MOVE_TIME: MoveTime = MoveTime::Standard;
 
     /// The game's options, as in the conformance format (every field has a default).
     type Options: Clone + Debug + Default + Serialize + DeserializeOwned + Send + Sync;
@@ -209,14 +243,17 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
 
     /// The move window of `seat` (meaningful while it owes a move).
     fn window(&self, _seat: Seat) -> Window {
-        Window::STANDARD
+        Self::MOVE_TIME.window()
     }
 
     /// The reserve each seat has for the whole match, in ms (0: none). A window with
     /// `reserve: true` may run past its length by what the seat has left of it; the clock
     /// keeps the account, the rules say whether the reserve may be used.
     fn reserve_allowance_ms(&self) -> u64 {
-        0
+        match Self::MOVE_TIME {
+            MoveTime::Standard => 0,
+            MoveTime::Fixed { reserve_ms, .. } => reserve_ms,
+        }
     }
 
     /// What `viewer` may see now. Built from scratch for that viewer: hidden values are

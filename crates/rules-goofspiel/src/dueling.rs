@@ -4,8 +4,8 @@
 //! comparison is announced. Bouts of 9 rounds, best of 3 or 5, tied bouts replayed.
 
 use rules_core::{
-    Audience, CardSet, EndReason, Game, MatchRng, OptionsError, Outcome, PerSeat, Sealed, Seat,
-    SeatSet, Sink, Viewer, is_permutation,
+    Audience, CardSet, EndReason, Game, MatchRng, MoveTime, OptionsError, Outcome, PerSeat, Sealed,
+    Seat, SeatSet, Sink, Viewer, is_permutation,
 };
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -457,6 +457,8 @@ impl Game for DuelingMonsters {
     const NAME: &'static str = "dueling-monsters";
     const SIMULTANEOUS: bool = true;
     const HIDDEN_INFORMATION: bool = true;
+    /// "1 minute per round" (text 000; the second text: "1 minute to make your submission each battle").
+    const MOVE_TIME: MoveTime = MoveTime::Fixed { move_ms: 60_000, reserve_ms: 0 };
     type Options = DuelingOptions;
     type Move = DuelingMove;
     type Illegal = DuelingIllegal;

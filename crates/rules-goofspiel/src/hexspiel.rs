@@ -19,8 +19,8 @@ pub use moves::{CellList, CellName, Declaration, HexspielMove};
 pub use patterns::PatternKind;
 
 use rules_core::{
-    Audience, CardSet, EndReason, Game, MatchRng, OptionsError, Outcome, PerSeat, Sealed, Seat,
-    SeatSet, Sink, Viewer, is_permutation,
+    Audience, CardSet, EndReason, Game, MatchRng, MoveTime, OptionsError, Outcome, PerSeat, Sealed,
+    Seat, SeatSet, Sink, Viewer, is_permutation,
 };
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -827,6 +827,8 @@ impl Game for Hexspiel {
     const NAME: &'static str = "hexspiel";
     const SIMULTANEOUS: bool = true;
     const HIDDEN_INFORMATION: bool = true;
+    /// "1 minute to submit a bidding card" and "1 minute to make your Hex turn" (text 004).
+    const MOVE_TIME: MoveTime = MoveTime::Fixed { move_ms: 60_000, reserve_ms: 0 };
     type Options = HexspielOptions;
     type Move = HexspielMove;
     type Illegal = HexspielIllegal;

@@ -234,12 +234,15 @@ impl Board {
     /// The index of `c`, if it lies in the window.
     #[inline]
     fn index(&self, c: Cell) -> Option<usize> {
+        // Cells come from clients: any i64 may arrive. `checked_sub` and `unsigned_abs`
+        // keep i64::MIN and friends from overflowing (`abs` of i64::MIN panics or wraps).
         let dx = c.x.checked_sub(self.origin.x)?;
         let dy = c.y.checked_sub(self.origin.y)?;
-        if dx.abs() > LIMIT || dy.abs() > LIMIT {
+        if dx.unsigned_abs() > LIMIT as u64 || dy.unsigned_abs() > LIMIT as u64 {
             return None;
         }
-        Some(((dy + HALF) as usize) * SIDE + (dx + HALF) as usize)
+        let (row, col) = (usize::try_from(dy + HALF).ok()?, usize::try_from(dx + HALF).ok()?);
+        Some(row * SIDE + col)
     }
 
     #[inline]

@@ -4,8 +4,8 @@
 
 use crate::board::{Board, Cell, PlaceError, Score, Shape, TILES_PER_GAME, Tile, shape};
 use rules_core::{
-    Audience, EndReason, Game, MatchRng, OptionsError, Outcome, PerSeat, Seat, SeatSet, Sink,
-    Viewer, Window, WindowLength,
+    Audience, EndReason, Game, MatchRng, MoveTime, OptionsError, Outcome, PerSeat, Seat, SeatSet,
+    Sink, Viewer, Window, WindowLength,
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
@@ -575,6 +575,8 @@ impl Game for CurePlague {
     const NAME: &'static str = "cure-plague";
     const SIMULTANEOUS: bool = false;
     const HIDDEN_INFORMATION: bool = false;
+    /// "You have 1 minute for each move, and 5 minutes of reserve time."
+    const MOVE_TIME: MoveTime = MoveTime::Fixed { move_ms: MOVE_MS, reserve_ms: RESERVE_MS };
     type Options = CurePlagueOptions;
     type Move = CurePlagueMove;
     type Illegal = CurePlagueIllegal;
@@ -730,10 +732,6 @@ impl Game for CurePlague {
                 self.place(tile, None, None, out);
             }
         }
-    }
-
-    fn reserve_allowance_ms(&self) -> u64 {
-        RESERVE_MS
     }
 
     fn window(&self, seat: Seat) -> Window {

@@ -411,3 +411,32 @@ fn every_viewer_sees_the_same_and_the_seed_shows_only_at_the_end() {
     };
     assert_eq!(strip(&a), strip(&b));
 }
+
+/// Issue 12: coordinates at the ends of i64 (and just inside them) are refused as
+/// illegal moves, never a panic. `Board::index` took `abs()` of `i64::MIN - 0`, which
+/// overflows, and then indexed the grid with the wrapped value.
+#[test]
+fn extreme_coordinates_are_illegal_never_a_panic() {
+    let vals = [i64::MIN, i64::MIN + 1, i64::MIN + 2, -1 << 62, 1 << 62, i64::MAX - 1, i64::MAX];
+    for items in [&[][..], &Item::ALL[..]] {
+        let (mut m, mut log) = start(with_items(items, items));
+        let before = (json(&m.summary()), json(&m.view(Viewer::Spectator)), log.len());
+        for &a in &vals {
+            for &b in &vals {
+                for item in [None, Some(Item::Permute), Some(Item::Transform)] {
+                    for t in [
+                        mv([a, b], [a, b], [a, b], item),
+                        mv([a, 0], [b, 0], [0, 0], item),
+                        mv([a, b], [a.wrapping_add(1), b], [a.wrapping_add(2), b], item),
+                        mv([0, a], [0, b], [1, 0], item),
+                    ] {
+                        let r = m.submit(S0, &t, &mut log);
+                        let Err(e) = r else { panic!("{t:?} was accepted") };
+                        assert_eq!(e.code().as_str(), "illegal_move", "{t:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(before, (json(&m.summary()), json(&m.view(Viewer::Spectator)), log.len()));
+    }
+}

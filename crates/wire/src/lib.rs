@@ -159,16 +159,28 @@ struct MoveFromJson<'a>(&'a serde_json::Value);
 impl VisitWire for MoveFromJson<'_> {
     type Out = Result<v1::Move, String>;
     fn visit<G: Wire>(self) -> Self::Out {
-        let mv: G::Move = serde_json::from_value(self.0.clone())
-            .map_err(|e| format!("not a {} move: {e}", G::NAME))?;
-        Ok(G::move_to_proto(&mv))
+        let mv: G::Move =
+            rules_core::parse_strict(self.0).map_err(|e| format!("not a {} move: {e}", G::NAME))?;
+        let proto = G::move_to_proto(&mv);
+        // The message must carry the whole move: a Hexspiel turn of three cells parses
+        // (the rules refuse it by its count) but its message would hold two.
+        if G::move_from_proto(&proto).as_ref() != Ok(&mv) {
+            return Err(format!(
+                "not a {} move the API can carry whole (more cells or values than a move holds)",
+                G::NAME
+            ));
+        }
+        Ok(proto)
     }
 }
 
-/// The public message of a move written as the conformance JSON of `game`.
+/// The public message of a move written as the conformance JSON of `game`: parsed
+/// strictly (objects only, no key left unread) and refused rather than narrowed when the
+/// message cannot carry all of it.
 ///
 /// # Errors
 /// Not a move of that game, in words.
 pub fn move_from_json(game: &str, mv: &serde_json::Value) -> Result<v1::Move, String> {
-    visit(game, MoveFromJson(mv)).unwrap_or_else(|| Err(format!("unknown game {game:?}")))
+    visit(game, MoveFromJson(mv))
+        .unwrap_or_else(|| Err(format!("unknown game {:?}", rules_core::clip(game))))
 }

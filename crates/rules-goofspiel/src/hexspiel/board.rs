@@ -188,7 +188,11 @@ impl Costs {
         for (r, row) in rows.iter().enumerate() {
             let digits = row.as_bytes();
             if digits.len() != SIDE as usize || !digits.iter().all(u8::is_ascii_digit) {
-                return Err(format!("row {} is {row:?}, not eight digits", r + 1));
+                return Err(format!(
+                    "row {} is {:?}, not eight digits",
+                    r + 1,
+                    rules_core::clip(row)
+                ));
             }
             for (col, d) in digits.iter().enumerate() {
                 c[r * SIDE as usize + col] = d - b'0';
@@ -421,7 +425,11 @@ impl<'de> Deserialize<'de> for Board {
         for (r, row) in rows.iter().enumerate() {
             let marks = row.as_bytes();
             if marks.len() != SIDE as usize {
-                return Err(D::Error::custom(format!("row {} is {row:?}, not eight cells", r + 1)));
+                return Err(D::Error::custom(format!(
+                    "row {} is {:?}, not eight cells",
+                    r + 1,
+                    rules_core::clip(row)
+                )));
             }
             for (col, m) in marks.iter().enumerate() {
                 let cell = Cell::from_index(r * SIDE as usize + col);

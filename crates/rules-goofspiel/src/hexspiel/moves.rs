@@ -77,7 +77,8 @@ impl<'de> Deserialize<'de> for CellName {
             fn visit_str<E: de::Error>(self, s: &str) -> Result<CellName, E> {
                 CellName::parse(s).ok_or_else(|| {
                     E::custom(format!(
-                        "{s:?} is not a cell (a lowercase letter and a row number, like \"c3\")"
+                        "{:?} is not a cell (a lowercase letter and a row number, like \"c3\")",
+                        rules_core::clip(s)
                     ))
                 })
             }
