@@ -223,6 +223,14 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
     while !sh.stop.is_cancelled() {
         let info = &games::GAMES[((w + n) % games::GAMES.len() as u64) as usize];
         n += 1;
+        // Where the rules fix the time per move (a minute), the match takes that time and
+        // nobody sleeps past it: the trial would wait a minute a time.
+        let b = match games::catalog::fixed_move_time(info.name, &serde_json::Value::Null) {
+            Some(rules_core::MoveTime::Fixed { move_ms, .. }) => {
+                Behaviour { move_time_ms: move_ms, late_every: 0, ..b }
+            }
+            _ => b,
+        };
         // Keyed: a create retried after UNAVAILABLE answers the match it made, not another.
         let create_key = format!("chaos-create-{w}-{n}");
         let create = || {

@@ -211,6 +211,11 @@ impl Engine {
         move_time_ms: u64,
     ) -> Result<String, ServiceError> {
         self.check_family(game)?;
+        // A game whose rules fix the time per move takes no other (docs/rules.md).
+        let options: serde_json::Value =
+            serde_json::from_str(options_json).unwrap_or(serde_json::Value::Null);
+        games::catalog::check_move_time(game, &options, move_time_ms)
+            .map_err(ServiceError::InvalidArgument)?;
         let seed = Seed::from_array(service_kit::time::os_random_32());
         let hosted = hosted::start(game, options_json, seed)?;
         let commitment = hosted.commitment_hex();
