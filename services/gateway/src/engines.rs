@@ -1,14 +1,13 @@
 //! The rules engines behind the gateway, by family, as gRPC clients: every address a
 //! family was given (`ENGINE_URL` may list several), each match on one of them.
 
-use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use events::MatchId;
 use service_kit::config::{BadUrl, EngineUrls, replica_for};
+use service_kit::internal::{EngineClient, InternalToken, engine_client};
 use service_kit::status::ServiceError;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tonic::transport::Channel;
 
 /// HTTP/2 connections the gateway keeps to each engine address, used in turn: behind a
 /// Kubernetes Service (a layer-4 balancer) one connection would pin every move of the
@@ -19,7 +18,7 @@ pub const CONNECTIONS_PER_ENGINE: usize = 4;
 /// One family's engines: each address and the connections to it, in the same order.
 struct Family {
     urls: Vec<String>,
-    replicas: Vec<Vec<RulesEngineServiceClient<Channel>>>,
+    replicas: Vec<Vec<EngineClient>>,
 }
 
 /// Clients per game family: every address of the family, each with its connections.
@@ -30,11 +29,12 @@ pub struct Engines {
 }
 
 impl Engines {
-    /// Clients for `(family, urls)` pairs; connections are made lazily.
+    /// Clients for `(family, urls)` pairs, each call carrying `token`; connections are made
+    /// lazily.
     ///
     /// # Errors
     /// A URL that does not parse (named, truncated).
-    pub fn new(urls: &[EngineUrls]) -> Result<Self, BadUrl> {
+    pub fn new(urls: &[EngineUrls], token: Option<&InternalToken>) -> Result<Self, BadUrl> {
         let mut by_family = BTreeMap::new();
         for (family, urls) in urls {
             let mut replicas = Vec::new();
@@ -42,7 +42,7 @@ impl Engines {
                 let endpoint = service_kit::config::endpoint(url)?;
                 replicas.push(
                     (0..CONNECTIONS_PER_ENGINE)
-                        .map(|_| RulesEngineServiceClient::new(endpoint.connect_lazy()))
+                        .map(|_| engine_client(endpoint.connect_lazy(), token))
                         .collect(),
                 );
             }
@@ -53,11 +53,7 @@ impl Engines {
 
     /// The next connection to the replica that serves match `id` (or to any replica, for
     /// requests about no one match).
-    fn pick(
-        &self,
-        family: &Family,
-        id: Option<MatchId>,
-    ) -> Option<RulesEngineServiceClient<Channel>> {
+    fn pick(&self, family: &Family, id: Option<MatchId>) -> Option<EngineClient> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let replica = match id {
             Some(id) => family.replicas.get(replica_for(&family.urls, &id.to_string())),
@@ -71,11 +67,7 @@ impl Engines {
     ///
     /// # Errors
     /// INVALID_ARGUMENT for an unknown game, UNAVAILABLE when no engine hosts its family.
-    pub fn for_match(
-        &self,
-        game: &str,
-        id: MatchId,
-    ) -> Result<RulesEngineServiceClient<Channel>, ServiceError> {
+    pub fn for_match(&self, game: &str, id: MatchId) -> Result<EngineClient, ServiceError> {
         let family =
             games::GAMES.iter().find(|g| g.name == game).map(|g| g.family).ok_or_else(|| {
                 ServiceError::InvalidArgument(format!(
@@ -92,7 +84,7 @@ impl Engines {
     ///
     /// # Errors
     /// UNAVAILABLE when there is none.
-    pub fn any(&self) -> Result<RulesEngineServiceClient<Channel>, ServiceError> {
+    pub fn any(&self) -> Result<EngineClient, ServiceError> {
         self.by_family
             .values()
             .next()
