@@ -125,6 +125,9 @@ impl Cluster {
         let at = |p: u16| SocketAddr::from((Ipv4Addr::LOCALHOST, p));
         let redis_port = port()?;
         let redis_url = format!("redis://127.0.0.1:{redis_port}/");
+        // One internal secret per trial, handed to every service as the binaries require.
+        let secret = service_kit::internal::InternalToken::random().expose().to_string();
+        let internal = ("INTERNAL_TOKEN".to_string(), secret);
         let mut services = vec![Service {
             name: "redis".into(),
             addr: at(redis_port),
@@ -164,6 +167,7 @@ impl Cluster {
                     ("ENGINE_ADDR".into(), addr.to_string()),
                     ("FAMILIES".into(), family.into()),
                     ("REDIS_URL".into(), redis_url.clone()),
+                    internal.clone(),
                 ],
             });
         }
@@ -174,6 +178,7 @@ impl Cluster {
             let mut env =
                 vec![(var.to_string(), addr.to_string()), ("REDIS_URL".into(), redis_url.clone())];
             env.extend(engine_urls.iter().cloned());
+            env.push(internal.clone());
             services.push(Service {
                 name: name.into(),
                 addr,
@@ -215,6 +220,8 @@ impl Cluster {
             .env_remove("ENGINE_URL")
             .env_remove("METRICS_ADDR")
             .env_remove("GATEWAY_PUBLIC_URL")
+            .env_remove("INTERNAL_TOKEN_FILE")
+            .env_remove("INTERNAL_AUTH")
             .env("RUST_LOG", std::env::var("CHAOS_SERVICE_LOG").unwrap_or_else(|_| "info".into()));
         for (k, v) in &s.env {
             cmd.env(k, v);

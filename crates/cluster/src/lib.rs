@@ -1,10 +1,12 @@
 //! The whole cluster in one process, each service a real gRPC server on its own loopback
 //! port: a rules engine per family (goofspiel, placement, duel), the clock and the
 //! gateway. `colosseum run` starts it on the embedded store or Redis; the whole-cluster
-//! tests start it on a real Redis and stop and restart single services mid-match.
+//! tests start it on a real Redis and stop and restart single services mid-match. Each
+//! run makes its own internal secret and hands it to every piece.
 
 use events::EventStore;
 use rules_engine::engine::Engine;
+use service_kit::internal::InternalToken;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -55,6 +57,9 @@ pub struct Cluster {
     more_gateways: Vec<Running>,
     /// How long an engine keeps an idle match in memory.
     idle_ms: u64,
+    /// The internal secret of this run: the engines check it, the gateways and the clock
+    /// send it.
+    token: InternalToken,
 }
 
 async fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
@@ -73,6 +78,7 @@ impl Cluster {
         gateway_addr: SocketAddr,
     ) -> std::io::Result<Cluster> {
         let idle_ms = 120_000;
+        let token = InternalToken::random();
         let mut engines = BTreeMap::new();
         for family in FAMILIES {
             let r = start_engine(
@@ -80,15 +86,22 @@ impl Cluster {
                 family,
                 "127.0.0.1:0".parse().expect("an address"),
                 idle_ms,
+                &token,
             )
             .await?;
             engines.insert(family, r);
         }
         let replicas = BTreeMap::new();
         let urls = urls(&engines, &replicas);
-        let clock = Some(start_clock(store.clone(), &urls).await?);
-        let gateway = start_gateway(store.clone(), gateway_addr, &urls).await?;
-        Ok(Cluster { store, engines, replicas, clock, gateway, more_gateways: Vec::new(), idle_ms })
+        let clock = Some(start_clock(store.clone(), &urls, &token).await?);
+        let gateway = start_gateway(store.clone(), gateway_addr, &urls, &token).await?;
+        let more_gateways = Vec::new();
+        Ok(Cluster { store, engines, replicas, clock, gateway, more_gateways, idle_ms, token })
+    }
+
+    /// The internal secret the engines of this run check.
+    pub fn internal_token(&self) -> &InternalToken {
+        &self.token
     }
 
     /// Starts another rules engine for `family` on the same store and a second gateway that
@@ -99,7 +112,7 @@ impl Cluster {
     /// A port cannot be bound.
     pub async fn start_second_gateway(&mut self, family: &'static str) -> std::io::Result<String> {
         let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
-        let r = start_engine(self.store.clone(), family, any, self.idle_ms).await?;
+        let r = start_engine(self.store.clone(), family, any, self.idle_ms, &self.token).await?;
         let mut urls = urls(&self.engines, &BTreeMap::new());
         for (f, list) in &mut urls {
             if f == family {
@@ -107,7 +120,7 @@ impl Cluster {
             }
         }
         self.replicas.entry(family).or_default().push(r);
-        let gateway = start_gateway(self.store.clone(), any, &urls).await?;
+        let gateway = start_gateway(self.store.clone(), any, &urls, &self.token).await?;
         let url = format!("http://{}", gateway.addr);
         self.more_gateways.push(gateway);
         Ok(url)
@@ -121,15 +134,16 @@ impl Cluster {
     /// A port cannot be bound.
     pub async fn start_replica(&mut self, family: &'static str) -> std::io::Result<String> {
         let any = "127.0.0.1:0".parse().expect("an address");
-        let r = start_engine(self.store.clone(), family, any, self.idle_ms).await?;
+        let r = start_engine(self.store.clone(), family, any, self.idle_ms, &self.token).await?;
         let url = format!("http://{}", r.addr);
         self.replicas.entry(family).or_default().push(r);
         let urls = urls(&self.engines, &self.replicas);
         self.gateway.stop.cancel();
         let _ = (&mut self.gateway.task).await;
-        self.gateway = start_gateway(self.store.clone(), self.gateway.addr, &urls).await?;
+        self.gateway =
+            start_gateway(self.store.clone(), self.gateway.addr, &urls, &self.token).await?;
         self.stop_clock().await;
-        self.clock = Some(start_clock(self.store.clone(), &urls).await?);
+        self.clock = Some(start_clock(self.store.clone(), &urls, &self.token).await?);
         Ok(url)
     }
 
@@ -162,7 +176,7 @@ impl Cluster {
             .get(family)
             .map(|r| r.addr)
             .ok_or_else(|| std::io::Error::other("no such family"))?;
-        let r = start_engine(self.store.clone(), family, addr, self.idle_ms).await?;
+        let r = start_engine(self.store.clone(), family, addr, self.idle_ms, &self.token).await?;
         self.engines.insert(family, r);
         Ok(())
     }
@@ -180,8 +194,10 @@ impl Cluster {
     /// # Errors
     /// A bad engine URL.
     pub async fn restart_clock(&mut self) -> std::io::Result<()> {
-        self.clock =
-            Some(start_clock(self.store.clone(), &urls(&self.engines, &self.replicas)).await?);
+        self.clock = Some(
+            start_clock(self.store.clone(), &urls(&self.engines, &self.replicas), &self.token)
+                .await?,
+        );
         Ok(())
     }
 
@@ -239,10 +255,12 @@ async fn start_gateway(
     store: Arc<dyn EventStore>,
     addr: SocketAddr,
     urls: &[service_kit::config::EngineUrls],
+    token: &InternalToken,
 ) -> std::io::Result<Running> {
     let (listener, addr) = bind_again(addr).await?;
     let stop = CancellationToken::new();
-    let engines = gateway::engines::Engines::new(urls).map_err(std::io::Error::other)?;
+    let engines =
+        gateway::engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
     let task = {
         let stop = stop.clone();
         tokio::spawn(async move {
@@ -261,7 +279,9 @@ async fn start_engine(
     family: &'static str,
     addr: SocketAddr,
     idle_ms: u64,
+    token: &InternalToken,
 ) -> std::io::Result<EngineRunning> {
+    let token = token.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name(format!("engine-{family}"))
         .enable_all()
@@ -279,7 +299,9 @@ async fn start_engine(
         let _ = tx.send(Ok(addr));
         let engine = Arc::new(Engine::new(store, vec![family.to_string()], idle_ms));
         // Never cancelled: the engine stops only when its runtime is dropped.
-        if let Err(e) = rules_engine::serve(listener, engine, CancellationToken::new()).await {
+        if let Err(e) =
+            rules_engine::serve(listener, engine, Some(token), CancellationToken::new()).await
+        {
             tracing::error!(error = %e, family, "rules engine stopped");
         }
     });
@@ -291,8 +313,9 @@ async fn start_engine(
 async fn start_clock(
     store: Arc<dyn EventStore>,
     urls: &[service_kit::config::EngineUrls],
+    token: &InternalToken,
 ) -> std::io::Result<Running> {
-    let clock = clock::Clock::new(store, urls).map_err(std::io::Error::other)?;
+    let clock = clock::Clock::new(store, urls, Some(token)).map_err(std::io::Error::other)?;
     let stop = CancellationToken::new();
     let task = tokio::spawn(clock.run(stop.clone()));
     Ok(Running { addr: "127.0.0.1:0".parse().expect("an address"), stop, task })

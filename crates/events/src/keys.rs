@@ -12,9 +12,10 @@
 //! | `colosseum:{<match-id>}:deadline` | hash | `due`: due time (Unix ms); `fence`: fence version. The armed deadline: the truth |
 //! | `colosseum:deadlines` | sorted set | member: match id; score: at or before its due time (Unix ms). An index: a hint |
 //! | `colosseum:session:<sha256-hex>` | hash | `player`: player id; `name`: display name |
+//! | `colosseum:player:<player-id>` | hash | `name`: display name. Written with each session: the players that exist |
 //! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::feed`]) |
 
-use crate::ids::MatchId;
+use crate::ids::{MatchId, PlayerId};
 
 /// The match's stream: its log of entries.
 pub fn log(id: MatchId) -> String {
@@ -60,6 +61,11 @@ pub const APPENDED: &str = "colosseum:appended";
 /// A session, by the SHA-256 of its token in lower-case hex (never the token itself).
 pub fn session(token_sha256_hex: &str) -> String {
     format!("colosseum:session:{token_sha256_hex}")
+}
+
+/// A player, by id: it exists once a session was made for it. Global, like sessions.
+pub fn player(id: PlayerId) -> String {
+    format!("colosseum:player:{id}")
 }
 
 /// The stream entry id of a version: `<version>-1`, so version 0 is `0-1` (Redis refuses

@@ -43,6 +43,8 @@ struct State {
     due: BTreeSet<(u64, MatchId)>,
     /// Token SHA-256 (hex) -> session.
     sessions: BTreeMap<String, Session>,
+    /// Every player a session was made for.
+    players: BTreeSet<PlayerId>,
 }
 
 struct MatchState {
@@ -276,8 +278,14 @@ impl EventStore for MemoryStore {
             return Err(StoreError::InvalidArgument("a session key is a lower-case hex SHA-256"));
         }
         let session = Session { player_id: player, display_name: display_name.into() };
-        self.lock().sessions.insert(token_sha256_hex.into(), session);
+        let mut state = self.lock();
+        state.players.insert(player);
+        state.sessions.insert(token_sha256_hex.into(), session);
         Ok(())
+    }
+
+    async fn player_exists(&self, player: PlayerId) -> Result<bool, StoreError> {
+        Ok(self.lock().players.contains(&player))
     }
 
     async fn session(&self, token_sha256_hex: &str) -> Result<Option<Session>, StoreError> {

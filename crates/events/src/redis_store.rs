@@ -846,6 +846,14 @@ impl EventStore for RedisStore {
         if !is_sha256_hex(token_sha256_hex) {
             return Err(StoreError::InvalidArgument("a session key is a lower-case hex SHA-256"));
         }
+        // The player first: a session never names a player that does not exist. The two
+        // keys are global (other slots), so they cannot share one transaction.
+        let () = redis::cmd("HSET")
+            .arg(keys::player(player))
+            .arg("name")
+            .arg(display_name)
+            .exec_async(&mut self.conn())
+            .await?;
         let () = redis::cmd("HSET")
             .arg(keys::session(token_sha256_hex))
             .arg("player")
@@ -875,6 +883,12 @@ impl EventStore for RedisStore {
             }
             _ => Err(corrupt(&key, "a session field is missing")),
         }
+    }
+
+    async fn player_exists(&self, player: PlayerId) -> Result<bool, StoreError> {
+        let n: u64 =
+            redis::cmd("EXISTS").arg(keys::player(player)).query_async(&mut self.conn()).await?;
+        Ok(n == 1)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -168,7 +168,7 @@ pub trait EventStore: Send + Sync {
     async fn append_feed(&self) -> Result<AppendFeed, StoreError>;
 
     /// Binds a session token (by its SHA-256, lower-case hex) to a player, replacing any
-    /// earlier binding.
+    /// earlier binding; the player exists from then on ([`EventStore::player_exists`]).
     ///
     /// # Errors
     ///
@@ -186,6 +186,14 @@ pub trait EventStore: Send + Sync {
     ///
     /// [`StoreError::InvalidArgument`] as for [`EventStore::put_session`].
     async fn session(&self, token_sha256_hex: &str) -> Result<Option<Session>, StoreError>;
+
+    /// Whether `player` exists: a session was ever made for it (a challenge to anyone
+    /// else could never be answered).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`] if the store does not answer.
+    async fn player_exists(&self, player: PlayerId) -> Result<bool, StoreError>;
 
     /// Whether the store answers: for readiness probes.
     ///

@@ -152,6 +152,7 @@ suite!(
     the_feed_announces_each_append_once,
     snapshots,
     sessions,
+    players_exist_once_they_have_a_session,
     ping,
 );
 
@@ -454,6 +455,20 @@ async fn sessions(store: Store) {
     }
 }
 
+async fn players_exist_once_they_have_a_session(store: Store) {
+    let (p, q) = (PlayerId::random(), PlayerId::random());
+    assert_eq!(store.player_exists(p).await, Ok(false));
+    store.put_session(&sha(7), p, "Ada").await.expect("put");
+    assert_eq!(store.player_exists(p).await, Ok(true));
+    assert_eq!(store.player_exists(q).await, Ok(false), "another player does not");
+    // A second session of the same player changes nothing about it.
+    store.put_session(&sha(8), p, "Ada again").await.expect("put");
+    assert_eq!(store.player_exists(p).await, Ok(true));
+    // A refused session makes no player.
+    assert!(store.put_session("raw-token", q, "x").await.is_err());
+    assert_eq!(store.player_exists(q).await, Ok(false));
+}
+
 async fn ping(store: Store) {
     assert_eq!(store.ping().await, Ok(()));
 }
@@ -566,6 +581,8 @@ fn key_names_carry_the_match_hash_tag() {
     assert_eq!(keys::DEADLINES, "colosseum:deadlines");
     assert_eq!(keys::APPENDED, "colosseum:appended");
     assert_eq!(keys::session(&sha(10)), format!("colosseum:session:{}", sha(10)));
+    let p: PlayerId = "0b7e2a51-4c1d-4f0e-9a3b-5d6c7e8f9a0b".parse().expect("player id");
+    assert_eq!(keys::player(p), "colosseum:player:0b7e2a51-4c1d-4f0e-9a3b-5d6c7e8f9a0b");
     // Redis Cluster hashes only what is between the first `{` and the next `}`.
     for key in
         [keys::log(id), keys::meta(id), keys::idem(id), keys::snapshot(id), keys::deadline(id)]
@@ -583,7 +600,8 @@ async fn redis_holds_exactly_the_documented_keys() {
     append_n(store, id, 1).await;
     store.put_snapshot(id, 1, b"s").await.expect("snapshot");
     store.set_deadline(id, 10, 1).await.expect("deadline");
-    store.put_session(&sha(3), PlayerId::random(), "x").await.expect("session");
+    let player = PlayerId::random();
+    store.put_session(&sha(3), player, "x").await.expect("session");
     let mut conn = inspect(server).await;
     let mut found: Vec<String> =
         redis::cmd("KEYS").arg("*").query_async(&mut conn).await.expect("KEYS");
@@ -596,6 +614,7 @@ async fn redis_holds_exactly_the_documented_keys() {
         keys::deadline(id),
         keys::DEADLINES.to_string(),
         keys::session(&sha(3)),
+        keys::player(player),
     ];
     expected.sort();
     assert_eq!(found, expected);

@@ -2,6 +2,7 @@
 //!
 //! # Layout
 //! - [`config`]: the one config loader (environment variables, with defaults).
+//! - [`internal`]: the shared secret of internal calls, sent and checked.
 //! - [`fields`]: match ids, seats and seat holders as requests carry them.
 //! - [`telemetry`]: structured logs and W3C trace context carried in gRPC metadata.
 //! - [`status`]: the one mapping from domain errors to gRPC statuses.
@@ -11,6 +12,7 @@
 
 pub mod config;
 pub mod fields;
+pub mod internal;
 pub mod metrics;
 pub mod serve;
 pub mod status;

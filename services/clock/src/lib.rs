@@ -7,16 +7,15 @@
 //! minute the clock also has the store repair its deadline index, so a deadline whose
 //! index entry was lost (a crash between its two writes) still fires.
 
-use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use api::internal::{self, apply_step_request, apply_step_response};
 use events::{Deadline, EventStore};
 use service_kit::config::{BadUrl, EngineUrls, replica_for};
+use service_kit::internal::{EngineClient, InternalToken, engine_client};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tonic::transport::Channel;
 
 /// How often the clock looks for due deadlines.
 pub const POLL_MS: u64 = 50;
@@ -39,25 +38,28 @@ pub struct ClockStats {
 pub struct Clock {
     store: Arc<dyn EventStore>,
     /// Per family: each replica's URL and a client of it, in the same order.
-    engines: BTreeMap<String, (Vec<String>, Vec<RulesEngineServiceClient<Channel>>)>,
+    engines: BTreeMap<String, (Vec<String>, Vec<EngineClient>)>,
     /// Statistics.
     pub stats: ClockStats,
 }
 
 impl Clock {
-    /// A clock over `store`, firing through the engines of `(family, urls)`.
+    /// A clock over `store`, firing through the engines of `(family, urls)`, each call
+    /// carrying `token`.
     ///
     /// # Errors
     /// A URL that does not parse (named, truncated).
-    pub fn new(store: Arc<dyn EventStore>, urls: &[EngineUrls]) -> Result<Arc<Self>, BadUrl> {
+    pub fn new(
+        store: Arc<dyn EventStore>,
+        urls: &[EngineUrls],
+        token: Option<&InternalToken>,
+    ) -> Result<Arc<Self>, BadUrl> {
         let mut engines = BTreeMap::new();
         for (family, urls) in urls {
             let clients = urls
                 .iter()
                 .map(|url| {
-                    Ok(RulesEngineServiceClient::new(
-                        service_kit::config::endpoint(url)?.connect_lazy(),
-                    ))
+                    Ok(engine_client(service_kit::config::endpoint(url)?.connect_lazy(), token))
                 })
                 .collect::<Result<_, BadUrl>>()?;
             engines.insert(family.clone(), (urls.clone(), clients));
@@ -103,7 +105,7 @@ impl Clock {
         n
     }
 
-    async fn engine_for(&self, d: Deadline) -> Option<RulesEngineServiceClient<Channel>> {
+    async fn engine_for(&self, d: Deadline) -> Option<EngineClient> {
         let meta = self.store.meta(d.match_id).await.ok().flatten()?;
         let family = games::GAMES.iter().find(|g| g.name == meta.game)?.family;
         // The replica the gateway sends this match to: it holds the match in memory.
@@ -165,7 +167,7 @@ enum Fired {
 }
 
 async fn fire(
-    engine: Option<RulesEngineServiceClient<Channel>>,
+    engine: Option<EngineClient>,
     store: Arc<dyn EventStore>,
     d: Deadline,
 ) -> Result<Fired, String> {

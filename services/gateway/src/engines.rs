@@ -5,6 +5,7 @@
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use events::MatchId;
 use service_kit::config::{BadUrl, EngineUrls, replica_order};
+use service_kit::internal::{InternalToken, Stamp};
 use service_kit::status::ServiceError;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use tonic::codegen::http;
+use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
 /// How long a replica whose connection failed is passed over before it is tried again.
@@ -60,8 +62,8 @@ impl tower::Service<http::Request<tonic::body::Body>> for Watched {
     }
 }
 
-/// A client of one replica.
-pub type EngineClient = RulesEngineServiceClient<Watched>;
+/// A client of one replica, stamping every call with the internal secret.
+pub type EngineClient = RulesEngineServiceClient<InterceptedService<Watched, Stamp>>;
 
 /// HTTP/2 connections the gateway keeps to each engine address, used in turn: behind a
 /// Kubernetes Service (a layer-4 balancer) one connection would pin every move of the
@@ -89,11 +91,12 @@ pub struct Engines {
 }
 
 impl Engines {
-    /// Clients for `(family, urls)` pairs; connections are made lazily.
+    /// Clients for `(family, urls)` pairs, each call carrying `token`; connections are made
+    /// lazily.
     ///
     /// # Errors
     /// A URL that does not parse (named, truncated).
-    pub fn new(urls: &[EngineUrls]) -> Result<Self, BadUrl> {
+    pub fn new(urls: &[EngineUrls], token: Option<&InternalToken>) -> Result<Self, BadUrl> {
         let mut by_family = BTreeMap::new();
         for (family, urls) in urls {
             let mut replicas = Vec::new();
@@ -104,7 +107,8 @@ impl Engines {
                     .map(|_| {
                         let inner = endpoint.connect_lazy();
                         let down_until_ms = down_until_ms.clone();
-                        RulesEngineServiceClient::new(Watched { inner, down_until_ms })
+                        let watched = Watched { inner, down_until_ms };
+                        RulesEngineServiceClient::with_interceptor(watched, Stamp::new(token))
                     })
                     .collect();
                 replicas.push(Replica { clients, down_until_ms });

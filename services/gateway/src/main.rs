@@ -1,17 +1,19 @@
 //! `gateway`: the public API on `GATEWAY_ADDR`, forwarding to the rules engines at
 //! `ENGINE_URL` (or per family `ENGINE_GOOFSPIEL_URL`, `ENGINE_PLACEMENT_URL`,
 //! `ENGINE_DUEL_URL`; each a comma-separated list of a family's replicas), over Redis at
-//! `REDIS_URL` (in-memory when unset).
+//! `REDIS_URL` (in-memory when unset); engine calls carry the shared secret of
+//! `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`).
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     service_kit::telemetry::init("gateway");
+    let token = service_kit::internal::from_env()?;
     let addr = service_kit::config::addr("GATEWAY_ADDR", "127.0.0.1:50051")?;
     let urls = service_kit::config::engine_urls()?;
     let store = service_kit::config::open_store().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
     service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;
-    let engines = gateway::engines::Engines::new(&urls)?;
+    let engines = gateway::engines::Engines::new(&urls, token.as_ref())?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let public = service_kit::config::string("GATEWAY_PUBLIC_URL", &format!("http://{addr}"));
     tracing::info!(%addr, "gateway listening");

@@ -190,9 +190,26 @@ impl srv::ColosseumService for Gateway {
         let mut bot = None;
         let other = match opponent.and_then(|o| o.kind) {
             None | Some(opponent::Kind::Open(_)) => SeatHolder::Open,
-            Some(opponent::Kind::PlayerId(p)) => SeatHolder::Reserved(p.parse().map_err(|_| {
-                ServiceError::InvalidArgument(format!("opponent player_id {p:?} is not a UUID"))
-            })?),
+            Some(opponent::Kind::PlayerId(p)) => {
+                let them: PlayerId = p.parse().map_err(|_| {
+                    ServiceError::InvalidArgument(format!(
+                        "opponent player_id {:?} is not a UUID",
+                        service_kit::config::truncate(&p, 64)
+                    ))
+                })?;
+                // Both would be one player: a match no one could ever play.
+                if them == me {
+                    return Err(ServiceError::InvalidArgument(
+                        "you cannot challenge yourself".into(),
+                    )
+                    .into());
+                }
+                // A reservation for no one would wait for ever.
+                if !self.store.player_exists(them).await.map_err(ServiceError::from)? {
+                    return Err(ServiceError::NotFound("no such player".into()).into());
+                }
+                SeatHolder::Reserved(them)
+            }
             Some(opponent::Kind::Bot(name)) => {
                 if !crate::bots::has_bot(&game, &name) {
                     return Err(ServiceError::InvalidArgument(format!(

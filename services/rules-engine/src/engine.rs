@@ -276,6 +276,17 @@ impl Engine {
 
     async fn join_now(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, ServiceError> {
         let meta = self.meta(id).await?;
+        // A finished match seats no one new (a seated player's retry still gets its seat).
+        if !Seat::BOTH
+            .iter()
+            .any(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player))
+        {
+            let slot = self.slot_ref(id);
+            let mut guard = slot.lock().await;
+            if self.current(id, &mut guard).await?.hosted.outcome().is_some() {
+                return Err(ServiceError::FailedPrecondition("the match is over".into()));
+            }
+        }
         for seat in Seat::BOTH {
             let mine = matches!(&meta.seats[seat], SeatHolder::Player(p) | SeatHolder::Reserved(p) if *p == player);
             if mine {

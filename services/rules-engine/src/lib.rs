@@ -19,13 +19,15 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 /// Serves `engine` on `listener` until `shutdown` is cancelled, with health and
-/// reflection, evicting idle matches in the background.
+/// reflection, evicting idle matches in the background. Every engine call must carry
+/// `token` (see `service_kit::internal`); `None` checks nothing (`INTERNAL_AUTH=off`).
 ///
 /// # Errors
 /// The server failed.
 pub async fn serve(
     listener: TcpListener,
     engine: Arc<Engine>,
+    token: Option<service_kit::internal::InternalToken>,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
     let (health, health_service) = service_kit::serve::health();
@@ -49,6 +51,8 @@ pub async fn serve(
     };
     let incoming = service_kit::serve::incoming(listener);
     let result = service_kit::serve::server()
+        // Outermost: no handler runs for a caller without the shared secret.
+        .layer(service_kit::internal::InternalAuthLayer::new(token))
         .add_service(health_service)
         .add_service(service_kit::serve::reflection_v1())
         .add_service(service_kit::serve::reflection_v1alpha())
