@@ -50,3 +50,27 @@ async fn a_watch_resumed_after_a_finished_matchs_last_message_ends() {
     }
     env.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_time_the_rules_fix_is_kept_and_another_refused() {
+    let env = Env::start().await;
+    let alice = env.player("alice").await;
+    let week = 7 * 24 * 3600 * 1000;
+    // Cure & Plague's text fixes a minute per move and five minutes of reserve: a week is
+    // refused, naming the fixed time, and nothing is created.
+    let refused = alice
+        .create(cluster_tests::create_request("cure-plague", "", cluster_tests::open(), week))
+        .await;
+    cluster_tests::assert_status(refused, tonic::Code::InvalidArgument, "60000 ms");
+    // Unset, the match takes the rules' own time; GOPS takes the host's week.
+    let id = alice.create_open("cure-plague", "", 0).await;
+    let bob = env.player("bob").await;
+    bob.join(&id).await.expect("bob joins");
+    let left = alice.view(&id).await.deadline_in_ms.expect("armed");
+    assert!((355_000..=360_000).contains(&left), "a minute plus the reserve: {left}");
+    let id = alice.create_open("gops", "", week).await;
+    bob.join(&id).await.expect("bob joins");
+    let left = alice.view(&id).await.deadline_in_ms.expect("armed");
+    assert!(left > week - 60_000, "a week per move: {left}");
+    env.shutdown().await;
+}
