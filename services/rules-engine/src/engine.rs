@@ -552,7 +552,7 @@ impl Engine {
                 && let Some(&v) = s.keys.get(k)
             {
                 if synced {
-                    return Ok(StepResult::Duplicate(v));
+                    return same_step(s, v, &step).map(|()| StepResult::Duplicate(v));
                 }
                 self.sync(id, &mut guard).await?;
                 synced = true;
@@ -781,6 +781,22 @@ impl TimeAccount {
             .max()
             .unwrap_or(standard_ms);
         start + longest
+    }
+}
+
+/// A key seen at version `v` answers a duplicate only for the move it was first used
+/// for: another move under it is refused (ALREADY_EXISTS naming `v`), never dropped
+/// silently. Deadlines and resignations carry no client key.
+fn same_step(s: &Slot, v: u64, step: &StepIn) -> Result<(), ServiceError> {
+    let StepIn::Move { seat, mv } = step else { return Ok(()) };
+    let parse = |j: &str| serde_json::from_str::<serde_json::Value>(j).ok();
+    // `steps[i]` is the step of version i + 1.
+    let stored = v.checked_sub(1).and_then(|i| s.steps.get(usize::try_from(i).ok()?));
+    let stored = stored.and_then(|j| parse(j));
+    let incoming = s.hosted.move_step_json(*seat, mv).and_then(|j| parse(&j));
+    match (stored, incoming) {
+        (Some(a), Some(b)) if a == b => Ok(()),
+        _ => Err(ServiceError::KeyReused { version: v }),
     }
 }
 
