@@ -292,6 +292,31 @@ mod tests {
     }
 
     #[test]
+    fn messages_are_bounded_and_details_survive_a_relay() {
+        let huge = "é".repeat(1 << 19);
+        let s: Status = ServiceError::InvalidArgument(format!("unknown option {huge}")).into();
+        assert!(s.message().len() <= MAX_MESSAGE_BYTES && s.message().ends_with("..."));
+        let quoted = clip(&huge);
+        assert!(quoted.len() < 120 && quoted.ends_with("(1048576 bytes)"), "{quoted}");
+        assert_eq!(clip("ab"), "\"ab\"");
+        let reused: Status = ServiceError::KeyReused { version: 7 }.into();
+        assert_eq!(reused.code(), Code::AlreadyExists);
+        assert!(reused.message().contains("version 7"));
+        let info = reused.get_details_error_info().unwrap();
+        assert_eq!((info.reason.as_str(), info.domain.as_str()), (REASON_KEY_REUSED, ERROR_DOMAIN));
+        assert!(matches!(relay(reused), ServiceError::KeyReused { version: 7 }));
+        let bad: Status =
+            ServiceError::BadField { field: "match_id".into(), message: "m".into() }.into();
+        let again: Status = relay(bad).into();
+        let v = &again.get_details_bad_request().unwrap().field_violations[0];
+        assert_eq!((v.field.as_str(), again.code()), ("match_id", Code::InvalidArgument));
+        let refused: Status =
+            ServiceError::Step(StepError { code: ErrorCode::NotYourTurn, message: "x".into() })
+                .into();
+        assert_eq!(refused.get_details_error_info().unwrap().reason, "not_your_turn");
+    }
+
+    #[test]
     fn internal_errors_say_nothing_inside() {
         let s: Status = ServiceError::Internal("seed 1234 in state".into()).into();
         assert_eq!(s.code(), Code::Internal);

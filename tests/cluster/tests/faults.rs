@@ -278,13 +278,15 @@ async fn moves_spread_over_two_engine_replicas_are_never_wrongly_refused() {
             let mut moves = 0;
             loop {
                 for (seat, p) in seats.iter().enumerate() {
-                    let via = if picker.next_u64().is_multiple_of(2) { p } else { &elsewhere[seat] };
+                    let via =
+                        if picker.next_u64().is_multiple_of(2) { p } else { &elsewhere[seat] };
                     let view = via.view(&id).await;
                     if let Some(o) = view.outcome {
                         return (id, o);
                     }
                     let Some(mv) = picker.pick(&view) else { continue };
-                    let via = if picker.next_u64().is_multiple_of(2) { p } else { &elsewhere[seat] };
+                    let via =
+                        if picker.next_u64().is_multiple_of(2) { p } else { &elsewhere[seat] };
                     via.submit(&id, mv).await.unwrap_or_else(|s| {
                         panic!("a legal move at version {} was refused: {s:?}", view.version)
                     });
