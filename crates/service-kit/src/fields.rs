@@ -1,7 +1,7 @@
 //! Request fields the gateway and the rules engine both parse or write: match ids, seats
 //! and seat holders, with the one INVALID_ARGUMENT message for each.
 
-use crate::status::ServiceError;
+use crate::status::{ServiceError, clip};
 use api::internal::{self, seat_holder};
 use events::{MatchId, PlayerId, SeatHolder};
 use rules_core::Seat;
@@ -12,9 +12,31 @@ use rules_core::Seat;
 /// INVALID_ARGUMENT: empty, or not a UUID (naming it).
 pub fn match_id(s: &str) -> Result<MatchId, ServiceError> {
     if s.is_empty() {
-        return Err(ServiceError::InvalidArgument("match_id is required".into()));
+        return Err(bad("match_id", "match_id is required".into()));
     }
-    s.parse().map_err(|_| ServiceError::InvalidArgument(format!("match_id {s:?} is not a UUID")))
+    uuid_field("match_id", s)
+}
+
+/// The length of a UUID's text.
+pub const UUID_LEN: usize = 36;
+
+/// A `ServiceError::BadField`.
+pub fn bad(field: &str, message: String) -> ServiceError {
+    ServiceError::BadField { field: field.to_string(), message }
+}
+
+/// Parses the UUID in `field`, quoting at most a clipped prefix of it when it is not one.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn uuid_field<T: std::str::FromStr>(field: &str, s: &str) -> Result<T, ServiceError> {
+    if s.len() > UUID_LEN {
+        return Err(bad(
+            field,
+            format!("{field} is a UUID ({UUID_LEN} characters), not {} bytes", s.len()),
+        ));
+    }
+    s.parse().map_err(|_| bad(field, format!("{field} {} is not a UUID", clip(s))))
 }
 
 /// Parses a player id.
@@ -22,7 +44,7 @@ pub fn match_id(s: &str) -> Result<MatchId, ServiceError> {
 /// # Errors
 /// INVALID_ARGUMENT naming the bad id.
 pub fn player_id(s: &str) -> Result<PlayerId, ServiceError> {
-    s.parse().map_err(|_| ServiceError::InvalidArgument(format!("player id {s:?} is not a UUID")))
+    uuid_field("player_id", s)
 }
 
 /// Parses a seat number.
@@ -88,6 +110,11 @@ mod tests {
         assert_eq!(holder_from_proto(None).unwrap(), SeatHolder::Open);
         assert_eq!(match_id("").unwrap_err().to_string(), "match_id is required");
         assert_eq!(match_id("x").unwrap_err().to_string(), "match_id \"x\" is not a UUID");
+        let long = "x".repeat(1 << 20);
+        assert_eq!(
+            match_id(&long).unwrap_err().to_string(),
+            "match_id is a UUID (36 characters), not 1048576 bytes"
+        );
         assert_eq!(seat(2).unwrap_err().to_string(), "seat 2 does not exist: seats are 0 and 1");
         assert_eq!(seat(1).unwrap(), Seat::ONE);
     }

@@ -1,43 +1,135 @@
 //! Serving a gRPC service the house way: grpc.health.v1 and server reflection (v1 and
-//! v1alpha, which grpcurl needs) beside the service, and a graceful stop on a token.
+//! v1alpha, which grpcurl needs) beside the service, the edge layer (panics and
+//! over-limit messages), and a graceful stop on a token.
 
+use crate::status::{MAX_QUOTE_CHARS, refusal_status, truncate};
+use futures_util::{FutureExt, StreamExt};
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use tokio_util::sync::CancellationToken;
-use tonic_health::server::HealthReporter;
+use tonic::codegen::http;
+use tonic::{Code, Request, Response, Status};
+use tonic_health::pb::health_server::{Health, HealthServer};
+use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse, health_check_response};
+use tonic_health::server::{HealthReporter, HealthService};
+
+/// The largest request message any server decodes (set on every service, so the limit is
+/// a choice, not tonic's default). Every public field has its own, far smaller, bound
+/// (proto/colosseum/v1/colosseum.proto): this one only caps what a server buffers before
+/// those checks run. A larger message answers RESOURCE_EXHAUSTED (reason
+/// `message_too_large`).
+pub const MAX_REQUEST_BYTES: usize = 4 << 20;
 
 /// The health reporter and service; the caller marks its services serving once ready.
-pub fn health() -> (
-    HealthReporter,
-    tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
-) {
-    tonic_health::server::health_reporter()
+/// Watch follows grpc.health.v1: an unknown service gets SERVICE_UNKNOWN and the call
+/// stays open, sending the status once the service is registered.
+pub fn health() -> (HealthReporter, HealthServer<impl Health>) {
+    let reporter = HealthReporter::new();
+    let inner = Arc::new(HealthService::from_health_reporter(reporter.clone()));
+    let server =
+        HealthServer::new(HouseHealth { inner }).max_decoding_message_size(MAX_REQUEST_BYTES);
+    (reporter, server)
 }
 
-/// Reflection v1 over every Colosseum proto.
+/// How often a Watch on an unknown service looks for it again.
+const UNKNOWN_SERVICE_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
+struct HouseHealth {
+    inner: Arc<HealthService>,
+}
+
+type HealthStream =
+    Pin<Box<dyn futures_util::Stream<Item = Result<HealthCheckResponse, Status>> + Send>>;
+
+fn watch_request(service: &str) -> Request<HealthCheckRequest> {
+    Request::new(HealthCheckRequest { service: service.to_string() })
+}
+
+#[tonic::async_trait]
+impl Health for HouseHealth {
+    async fn check(
+        &self,
+        req: Request<HealthCheckRequest>,
+    ) -> Result<Response<HealthCheckResponse>, Status> {
+        self.inner.check(req).await
+    }
+
+    type WatchStream = HealthStream;
+
+    async fn watch(
+        &self,
+        req: Request<HealthCheckRequest>,
+    ) -> Result<Response<HealthStream>, Status> {
+        let service = req.into_inner().service;
+        match self.inner.watch(watch_request(&service)).await {
+            Ok(known) => Ok(Response::new(Box::pin(known.into_inner()))),
+            Err(s) if s.code() == Code::NotFound => {
+                let unknown = HealthCheckResponse {
+                    status: health_check_response::ServingStatus::ServiceUnknown.into(),
+                };
+                let inner = self.inner.clone();
+                let later = futures_util::stream::once(async move {
+                    loop {
+                        tokio::time::sleep(UNKNOWN_SERVICE_POLL).await;
+                        if let Ok(known) = inner.watch(watch_request(&service)).await {
+                            return known.into_inner();
+                        }
+                    }
+                })
+                .flatten();
+                Ok(Response::new(Box::pin(futures_util::stream::iter([Ok(unknown)]).chain(later))))
+            }
+            Err(s) => Err(s),
+        }
+    }
+}
+
+/// Reflection v1 over the Colosseum protos, advertising only `services` (the ones this
+/// server serves: a gateway never lists the internal API), health and reflection.
 ///
 /// # Panics
 /// If the compiled descriptor set is corrupt (a build bug).
-pub fn reflection_v1() -> tonic_reflection::server::v1::ServerReflectionServer<
+pub fn reflection_v1(
+    services: &[&str],
+) -> tonic_reflection::server::v1::ServerReflectionServer<
     impl tonic_reflection::server::v1::ServerReflection,
 > {
-    tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(api::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    reflection_builder(services)
         .build_v1()
         .expect("the compiled descriptor set is valid")
+        .max_decoding_message_size(MAX_REQUEST_BYTES)
 }
 
-/// Reflection v1alpha (grpcurl still asks for it).
+/// Reflection v1alpha (grpcurl still asks for it), advertising as [`reflection_v1`].
 ///
 /// # Panics
 /// If the compiled descriptor set is corrupt (a build bug).
-pub fn reflection_v1alpha() -> tonic_reflection::server::v1alpha::ServerReflectionServer<
+pub fn reflection_v1alpha(
+    services: &[&str],
+) -> tonic_reflection::server::v1alpha::ServerReflectionServer<
     impl tonic_reflection::server::v1alpha::ServerReflection,
 > {
-    tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(api::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    reflection_builder(services)
         .build_v1alpha()
         .expect("the compiled descriptor set is valid")
+        .max_decoding_message_size(MAX_REQUEST_BYTES)
+}
+
+fn reflection_builder(services: &[&str]) -> tonic_reflection::server::Builder<'static> {
+    let mut b = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(api::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET);
+    for name in services.iter().copied().chain([
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection",
+        "grpc.reflection.v1alpha.ServerReflection",
+    ]) {
+        b = b.with_service_name(name);
+    }
+    b
 }
 
 /// A token cancelled by ctrl-c or SIGTERM: the binaries pass it, tests pass their own.
@@ -76,14 +168,185 @@ pub fn shutdown_on_signal() -> CancellationToken {
 /// stalls of 50-100 ms under `colosseum load` at 1,000 matches over 8 connections).
 pub const MAX_STREAMS_PER_CONNECTION: u32 = 10_000;
 
-/// A server builder with the house settings (see [`MAX_STREAMS_PER_CONNECTION`]); add the
-/// services and serve [`incoming`].
-pub fn server() -> tonic::transport::Server {
-    tonic::transport::Server::builder().max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
+/// A server builder with the house settings (see [`MAX_STREAMS_PER_CONNECTION`]) and the
+/// [`EdgeLayer`] outermost; add the services and serve [`incoming`].
+pub fn server()
+-> tonic::transport::Server<tower::layer::util::Stack<EdgeLayer, tower::layer::util::Identity>> {
+    tonic::transport::Server::builder()
+        .max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
+        .layer(EdgeLayer)
+}
+
+/// The outermost layer of every server: a panic in any layer or handler inside it is
+/// answered INTERNAL, logged once and counted (`colosseum_panics_total`) instead of
+/// resetting the stream, and tonic's OUT_OF_RANGE for a request over
+/// [`MAX_REQUEST_BYTES`] becomes RESOURCE_EXHAUSTED, as the gRPC spec has it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EdgeLayer;
+
+impl<S> tower::Layer<S> for EdgeLayer {
+    type Service = Edge<S>;
+    fn layer(&self, inner: S) -> Edge<S> {
+        Edge { inner }
+    }
+}
+
+/// The service [`EdgeLayer`] wraps.
+#[derive(Clone, Debug)]
+pub struct Edge<S> {
+    inner: S,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S, B> tower::Service<http::Request<B>> for Edge<S>
+where
+    S: tower::Service<http::Request<B>, Response = http::Response<tonic::body::Body>>,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        let path = truncate(req.uri().path().to_string(), 4 * MAX_QUOTE_CHARS);
+        let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(req)));
+        Box::pin(async move {
+            let outcome = match called {
+                Ok(fut) => AssertUnwindSafe(fut).catch_unwind().await,
+                Err(panic) => Err(panic),
+            };
+            match outcome {
+                Ok(Ok(resp)) => Ok(over_limit(resp)),
+                Ok(Err(e)) => Err(e),
+                Err(panic) => Ok(panicked(&path, &*panic)),
+            }
+        })
+    }
+}
+
+fn panicked(path: &str, panic: &(dyn std::any::Any + Send)) -> http::Response<tonic::body::Body> {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    crate::metrics::add("colosseum_panics_total", 1);
+    tracing::error!(path, panic = %truncate(what, 4096), "a request panicked");
+    refusal_status(Code::Internal, "internal error", "internal", &[], |_| {}).into_http()
+}
+
+/// tonic's own refusal of a request message over the decoding limit, re-coded.
+fn over_limit(resp: http::Response<tonic::body::Body>) -> http::Response<tonic::body::Body> {
+    let too_large = resp.headers().get("grpc-status").is_some_and(|v| v == "11")
+        && Status::from_header_map(resp.headers())
+            .is_some_and(|s| s.message().contains("decoded message length too large"));
+    if !too_large {
+        return resp;
+    }
+    let limit = MAX_REQUEST_BYTES.to_string();
+    refusal_status(
+        Code::ResourceExhausted,
+        format!("the request message is over the limit of {limit} bytes"),
+        "message_too_large",
+        &[("limit_bytes", limit.clone())],
+        |_| {},
+    )
+    .into_http()
 }
 
 /// The connections of `listener` as tonic takes them, with TCP_NODELAY set: without it
 /// Nagle's algorithm and delayed ACKs hold small gRPC frames back for tens of ms.
 pub fn incoming(listener: tokio::net::TcpListener) -> tonic::transport::server::TcpIncoming {
     tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic_health::pb::health_client::HealthClient;
+
+    /// A health service whose Check panics for the service named `panic`.
+    struct Panicky;
+
+    #[tonic::async_trait]
+    impl Health for Panicky {
+        async fn check(
+            &self,
+            req: Request<HealthCheckRequest>,
+        ) -> Result<Response<HealthCheckResponse>, Status> {
+            assert!(req.get_ref().service != "panic", "a handler bug");
+            Ok(Response::new(HealthCheckResponse {
+                status: health_check_response::ServingStatus::Serving.into(),
+            }))
+        }
+
+        type WatchStream = HealthStream;
+
+        async fn watch(
+            &self,
+            _req: Request<HealthCheckRequest>,
+        ) -> Result<Response<HealthStream>, Status> {
+            Err(Status::unimplemented("not here"))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_internal_and_the_connection_lives_on() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let server = tokio::spawn(
+            server()
+                .add_service(HealthServer::new(Panicky))
+                .serve_with_incoming_shutdown(incoming(listener), stop.clone().cancelled_owned()),
+        );
+        let channel =
+            tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
+        let mut client = HealthClient::new(channel);
+        let ask = |s: &str| HealthCheckRequest { service: s.to_string() };
+        let before = crate::metrics::metric("colosseum_panics_total")
+            .load(std::sync::atomic::Ordering::Relaxed);
+        for _ in 0..3 {
+            let s = client.check(ask("panic")).await.unwrap_err();
+            assert_eq!(s.code(), Code::Internal);
+            assert_eq!(s.message(), "internal error");
+            // The same connection still serves.
+            client.check(ask("ok")).await.expect("the next call on the connection");
+        }
+        let after = crate::metrics::metric("colosseum_panics_total")
+            .load(std::sync::atomic::Ordering::Relaxed);
+        assert!(after - before >= 3, "every panic is counted");
+        stop.cancel();
+        server.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_request_over_the_limit_is_resource_exhausted() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let (_reporter, service) = health();
+        let server = tokio::spawn(
+            server()
+                .add_service(service)
+                .serve_with_incoming_shutdown(incoming(listener), stop.clone().cancelled_owned()),
+        );
+        let channel =
+            tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
+        let mut client = HealthClient::new(channel);
+        let big = HealthCheckRequest { service: "x".repeat(MAX_REQUEST_BYTES + 1) };
+        let s = client.check(big).await.unwrap_err();
+        assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+        // Under the limit the service answers (an unknown service: NOT_FOUND).
+        let s = client.check(HealthCheckRequest { service: "x".repeat(1000) }).await.unwrap_err();
+        assert_eq!(s.code(), Code::NotFound);
+        stop.cancel();
+        server.await.unwrap().unwrap();
+    }
 }

@@ -1,11 +1,14 @@
 //! The one mapping from domain errors to gRPC statuses. Handlers return `ServiceError`;
-//! this match, with no wildcard arm, decides every code. Unexpected errors are logged here
-//! and answered generically, so no internal detail (or hidden card) reaches a client.
+//! this match, with no wildcard arm, decides every code and every `google.rpc.ErrorInfo`
+//! reason. Unexpected errors are logged here and answered generically, so no internal
+//! detail (or hidden card) reaches a client; every message is bounded, so no input echoed
+//! in one can outgrow an HTTP/2 header block.
 
 use games::StepError;
 use rules_core::ErrorCode;
 use std::fmt;
 use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
 
 /// Why a request failed.
 #[derive(Debug)]
@@ -14,6 +17,14 @@ pub enum ServiceError {
     Step(StepError),
     /// The request is malformed: what was wrong.
     InvalidArgument(String),
+    /// One field of the request is malformed (too long, not a UUID...): INVALID_ARGUMENT
+    /// with a `google.rpc.BadRequest` naming the field.
+    BadField {
+        /// The field's name as the proto spells it (`match_id`, `move.hexspiel.hex.place`).
+        field: String,
+        /// What is wrong with it (quoting input only through [`clip`]).
+        message: String,
+    },
     /// No such match (or session).
     NotFound(String),
     /// The caller may not do this (e.g. move for the other seat).
@@ -27,6 +38,12 @@ pub enum ServiceError {
     /// The thing to create exists already (a match id taken, an idempotency key used for
     /// another request): final, a retry gets the same answer.
     AlreadyExists(String),
+    /// The idempotency key was used before for another move, applied at `version`:
+    /// ALREADY_EXISTS, with the version in the message and the ErrorInfo metadata.
+    KeyReused {
+        /// The version the key's first move made.
+        version: u64,
+    },
     /// A dependency is down (store, rules engine): retrying later is safe.
     Unavailable(String),
     /// A bug or corrupt data: logged, answered generically.
@@ -37,6 +54,11 @@ impl fmt::Display for ServiceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ServiceError::Step(e) => write!(f, "{e}"),
+            ServiceError::BadField { message, .. } => f.write_str(message),
+            ServiceError::KeyReused { version } => write!(
+                f,
+                "idempotency_key was already used for another move, applied at version {version}"
+            ),
             ServiceError::InvalidArgument(m)
             | ServiceError::NotFound(m)
             | ServiceError::PermissionDenied(m)
@@ -71,6 +93,65 @@ impl From<events::StoreError> for ServiceError {
 /// The metadata key carrying a refusal's conformance code (`illegal_move`...).
 pub const ERROR_CODE_KEY: &str = "colosseum-error-code";
 
+/// The `google.rpc.ErrorInfo` domain of every Colosseum refusal.
+pub const ERROR_DOMAIN: &str = "colosseum.v1";
+
+/// The ErrorInfo reason of a refused idempotency key (see [`ServiceError::KeyReused`]).
+pub const REASON_KEY_REUSED: &str = "idempotency_key_reused";
+
+/// The longest status message sent, in bytes: far below HTTP/2 header limits (a peer's
+/// default is 16 KiB for the whole block) even once percent-encoded.
+pub const MAX_MESSAGE_BYTES: usize = 512;
+
+/// How many characters of a client's input a message may quote.
+pub const MAX_QUOTE_CHARS: usize = 40;
+
+/// `s` quoted for an error message, cut to [`MAX_QUOTE_CHARS`] (on a char boundary, with
+/// its full length) so a message never echoes unbounded input.
+pub fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_QUOTE_CHARS) {
+        None => format!("{s:?}"),
+        Some((end, _)) => format!("{:?}... ({} bytes)", &s[..end], s.len()),
+    }
+}
+
+/// `m` cut to at most `max` bytes on a char boundary, marked `...` when cut.
+pub fn truncate(mut m: String, max: usize) -> String {
+    if m.len() <= max {
+        return m;
+    }
+    let mut end = max.saturating_sub(3);
+    while !m.is_char_boundary(end) {
+        end -= 1;
+    }
+    m.truncate(end);
+    m.push_str("...");
+    m
+}
+
+/// A status with `code`, the message bounded, and an ErrorInfo of `reason` (domain
+/// [`ERROR_DOMAIN`]) carrying `metadata`; `extra` adds more details.
+// tonic-types' ErrorInfo takes a HashMap; its order is never read.
+#[allow(clippy::disallowed_types)]
+pub fn refusal_status(
+    code: Code,
+    message: impl Into<String>,
+    reason: &str,
+    metadata: &[(&str, String)],
+    extra: impl FnOnce(&mut ErrorDetails),
+) -> Status {
+    let metadata: std::collections::HashMap<String, String> =
+        metadata.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect();
+    let mut details = ErrorDetails::new();
+    details.set_error_info(reason, ERROR_DOMAIN, metadata);
+    extra(&mut details);
+    Status::with_error_details(code, truncate(message.into(), MAX_MESSAGE_BYTES), details)
+}
+
+fn plain(code: Code, m: String, reason: &str) -> Status {
+    refusal_status(code, m, reason, &[], |_| {})
+}
+
 impl From<ServiceError> for Status {
     fn from(e: ServiceError) -> Status {
         match e {
@@ -81,26 +162,46 @@ impl From<ServiceError> for Status {
                     }
                     ErrorCode::BadMove => Code::InvalidArgument,
                 };
-                let mut s = Status::new(grpc, format!("{}: {message}", code.as_str()));
-                if let Ok(v) = code.as_str().parse() {
+                let reason = code.as_str();
+                let mut s = plain(grpc, format!("{reason}: {message}"), reason);
+                if let Ok(v) = reason.parse() {
                     s.metadata_mut().insert(ERROR_CODE_KEY, v);
                 }
                 s
             }
-            ServiceError::InvalidArgument(m) => Status::invalid_argument(m),
-            ServiceError::NotFound(m) => Status::not_found(m),
-            ServiceError::PermissionDenied(m) => Status::permission_denied(m),
-            ServiceError::Unauthenticated(m) => Status::unauthenticated(m),
-            ServiceError::FailedPrecondition(m) => Status::failed_precondition(m),
-            ServiceError::Aborted(m) => Status::aborted(m),
-            ServiceError::AlreadyExists(m) => Status::already_exists(m),
+            ServiceError::InvalidArgument(m) => plain(Code::InvalidArgument, m, "invalid_argument"),
+            ServiceError::BadField { field, message } => {
+                let description = truncate(message.clone(), MAX_MESSAGE_BYTES);
+                let meta = [("field", field.clone())];
+                refusal_status(Code::InvalidArgument, message, "invalid_field", &meta, |d| {
+                    d.add_bad_request_violation(field, description);
+                })
+            }
+            ServiceError::NotFound(m) => plain(Code::NotFound, m, "not_found"),
+            ServiceError::PermissionDenied(m) => {
+                plain(Code::PermissionDenied, m, "permission_denied")
+            }
+            ServiceError::Unauthenticated(m) => plain(Code::Unauthenticated, m, "unauthenticated"),
+            ServiceError::FailedPrecondition(m) => {
+                plain(Code::FailedPrecondition, m, "failed_precondition")
+            }
+            ServiceError::Aborted(m) => plain(Code::Aborted, m, "aborted"),
+            ServiceError::AlreadyExists(m) => plain(Code::AlreadyExists, m, "already_exists"),
+            e @ ServiceError::KeyReused { version } => {
+                let meta = [("version", version.to_string())];
+                refusal_status(Code::AlreadyExists, e.to_string(), REASON_KEY_REUSED, &meta, |_| {})
+            }
             ServiceError::Unavailable(m) => {
-                tracing::warn!(error = %m, "dependency unavailable");
-                Status::unavailable("a backing service is unavailable; retry shortly")
+                tracing::warn!(error = %truncate(m, 4096), "dependency unavailable");
+                plain(
+                    Code::Unavailable,
+                    "a backing service is unavailable; retry shortly".into(),
+                    "unavailable",
+                )
             }
             ServiceError::Internal(m) => {
-                tracing::error!(error = %m, "internal error");
-                Status::internal("internal error")
+                tracing::error!(error = %truncate(m, 4096), "internal error");
+                plain(Code::Internal, "internal error".into(), "internal")
             }
         }
     }
@@ -117,12 +218,28 @@ pub fn relay(s: Status) -> ServiceError {
     if std::error::Error::source(&s).is_some()
         && matches!(s.code(), Code::Unknown | Code::Internal | Code::Unavailable)
     {
-        return ServiceError::Unavailable(format!("transport: {}", s.message()));
+        return ServiceError::Unavailable(truncate(
+            format!("transport: {}", s.message()),
+            MAX_MESSAGE_BYTES,
+        ));
     }
     if let Some(step) = refusal(&s) {
         return ServiceError::Step(step);
     }
-    let m = s.message().to_string();
+    let m = truncate(s.message().to_string(), MAX_MESSAGE_BYTES);
+    let details = s.get_error_details();
+    if s.code() == Code::AlreadyExists
+        && let Some(info) = details.error_info()
+        && info.reason == REASON_KEY_REUSED
+        && let Some(Ok(version)) = info.metadata.get("version").map(|v| v.parse())
+    {
+        return ServiceError::KeyReused { version };
+    }
+    if s.code() == Code::InvalidArgument
+        && let Some(v) = details.bad_request().and_then(|b| b.field_violations.first())
+    {
+        return ServiceError::BadField { field: v.field.clone(), message: m };
+    }
     match s.code() {
         Code::InvalidArgument | Code::OutOfRange => ServiceError::InvalidArgument(m),
         Code::NotFound => ServiceError::NotFound(m),
@@ -172,6 +289,31 @@ mod tests {
         let s: Status =
             ServiceError::Step(StepError { code: ErrorCode::BadMove, message: "x".into() }).into();
         assert_eq!(s.code(), Code::InvalidArgument);
+    }
+
+    #[test]
+    fn messages_are_bounded_and_details_survive_a_relay() {
+        let huge = "é".repeat(1 << 19);
+        let s: Status = ServiceError::InvalidArgument(format!("unknown option {huge}")).into();
+        assert!(s.message().len() <= MAX_MESSAGE_BYTES && s.message().ends_with("..."));
+        let quoted = clip(&huge);
+        assert!(quoted.len() < 120 && quoted.ends_with("(1048576 bytes)"), "{quoted}");
+        assert_eq!(clip("ab"), "\"ab\"");
+        let reused: Status = ServiceError::KeyReused { version: 7 }.into();
+        assert_eq!(reused.code(), Code::AlreadyExists);
+        assert!(reused.message().contains("version 7"));
+        let info = reused.get_details_error_info().unwrap();
+        assert_eq!((info.reason.as_str(), info.domain.as_str()), (REASON_KEY_REUSED, ERROR_DOMAIN));
+        assert!(matches!(relay(reused), ServiceError::KeyReused { version: 7 }));
+        let bad: Status =
+            ServiceError::BadField { field: "match_id".into(), message: "m".into() }.into();
+        let again: Status = relay(bad).into();
+        let v = &again.get_details_bad_request().unwrap().field_violations[0];
+        assert_eq!((v.field.as_str(), again.code()), ("match_id", Code::InvalidArgument));
+        let refused: Status =
+            ServiceError::Step(StepError { code: ErrorCode::NotYourTurn, message: "x".into() })
+                .into();
+        assert_eq!(refused.get_details_error_info().unwrap().reason, "not_your_turn");
     }
 
     #[test]

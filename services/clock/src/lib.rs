@@ -217,7 +217,7 @@ pub async fn serve_health(
     health.set_service_status("colosseum.clock", tonic_health::ServingStatus::Serving).await;
     service_kit::serve::server()
         .add_service(service)
-        .add_service(service_kit::serve::reflection_v1())
+        .add_service(service_kit::serve::reflection_v1(&[]))
         .serve_with_incoming_shutdown(
             service_kit::serve::incoming(listener),
             shutdown.cancelled_owned(),

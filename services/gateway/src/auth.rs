@@ -1,9 +1,12 @@
 //! The authentication layer: a tower layer in front of every gateway service that turns
 //! `authorization: Bearer <token>` into the caller's player id (request extension
-//! `Caller`), or answers UNAUTHENTICATED. Only session creation, the game list, health
-//! and reflection pass without a token.
+//! `Caller`), or answers UNAUTHENTICATED. Only the gateway's own methods that need a
+//! session are checked: session creation, the game list, health, reflection and any path
+//! the router does not know (it answers UNIMPLEMENTED) pass without a token; a handler
+//! that finds no `Caller` still refuses, so a method missing from the list fails closed.
 
 use events::{EventStore, PlayerId};
+use service_kit::status::ServiceError;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -26,15 +29,34 @@ pub fn token_key(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-const OPEN_PATHS: &[&str] = &[
-    "/colosseum.v1.ColosseumService/CreateGuestSession",
-    "/colosseum.v1.ColosseumService/ListGames",
+/// The methods that need a session (every other ColosseumService method is open).
+const SESSION_METHODS: &[&str] = &[
+    "CreateMatch",
+    "JoinMatch",
+    "SubmitMove",
+    "Resign",
+    "GetView",
+    "WatchMatch",
+    "GetMatchRecord",
 ];
 
 fn is_open(path: &str) -> bool {
-    OPEN_PATHS.contains(&path)
-        || path.starts_with("/grpc.health.")
-        || path.starts_with("/grpc.reflection.")
+    let Some(method) = path.strip_prefix("/colosseum.v1.ColosseumService/") else {
+        return true;
+    };
+    !SESSION_METHODS.contains(&method)
+}
+
+/// The token of an `authorization` value: the scheme is case-insensitive (RFC 7235
+/// section 2.1), so `bearer T` and `BEARER T` are `Bearer T`.
+fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+fn refuse(e: ServiceError) -> http::Response<Body> {
+    tonic::Status::from(e).into_http()
 }
 
 /// Sessions already looked up: a token's player never changes, so each gateway asks the
@@ -104,15 +126,12 @@ where
                 .headers()
                 .get("authorization")
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
-                .map(str::trim)
-                .filter(|t| !t.is_empty())
+                .and_then(bearer)
                 .map(str::to_string);
             let Some(token) = token else {
-                return Ok(tonic::Status::unauthenticated(
-                    "no session token: send `authorization: Bearer <token>` (CreateGuestSession gives one)",
-                )
-                .into_http());
+                return Ok(refuse(ServiceError::Unauthenticated(
+                    "no session token: send `authorization: Bearer <token>` (CreateGuestSession gives one)".into(),
+                )));
             };
             let key = token_key(&token);
             let cached = known.lock().expect("the session cache lock").get(&key).copied();
@@ -132,16 +151,35 @@ where
                     req.extensions_mut().insert(Caller { player_id: session.player_id });
                     inner.call(req).await
                 }
-                Ok(None) => {
-                    Ok(tonic::Status::unauthenticated("unknown or expired session token")
-                        .into_http())
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "session lookup failed");
-                    Ok(tonic::Status::unavailable("sessions are unavailable; retry shortly")
-                        .into_http())
-                }
+                Ok(None) => Ok(refuse(ServiceError::Unauthenticated(
+                    "unknown or expired session token".into(),
+                ))),
+                Err(e) => Ok(refuse(ServiceError::Unavailable(format!("session lookup: {e}")))),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scheme_is_case_insensitive_and_the_token_required() {
+        for v in ["Bearer t1", "bearer t1", "BEARER  t1 ", " bEaReR t1"] {
+            assert_eq!(bearer(v), Some("t1"), "{v:?}");
+        }
+        for v in ["Bearer", "Bearer ", "Basic t1", "t1", "Bearert1"] {
+            assert_eq!(bearer(v), None, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn only_session_methods_need_a_token() {
+        assert!(!is_open("/colosseum.v1.ColosseumService/SubmitMove"));
+        assert!(is_open("/colosseum.v1.ColosseumService/ListGames"));
+        assert!(is_open("/colosseum.v1.ColosseumService/NoSuchMethod"));
+        assert!(is_open("/colosseum.v2.ColosseumService/SubmitMove"));
+        assert!(is_open("/grpc.health.v1.Health/Check"));
     }
 }

@@ -146,7 +146,8 @@ impl Engines {
         let family =
             games::GAMES.iter().find(|g| g.name == game).map(|g| g.family).ok_or_else(|| {
                 ServiceError::InvalidArgument(format!(
-                    "unknown game {game:?}; the games are {}",
+                    "unknown game {}; the games are {}",
+                    service_kit::status::clip(game),
                     games::catalog::names()
                 ))
             })?;

@@ -9,6 +9,7 @@
 //! - [`auth`]: the tower layer that authenticates tokens.
 //! - [`public`]: the handlers.
 //! - [`hub`]: the fan-out of every watched match's new entries.
+//! - [`limits`]: the bound of every request field.
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
 //! - [`engines`]: clients of the rules engines, by family.
 //! - [`bots`]: the bot runner.
@@ -17,6 +18,7 @@ pub mod auth;
 pub mod bots;
 pub mod engines;
 pub mod hub;
+pub mod limits;
 pub mod public;
 pub mod watch;
 
@@ -46,6 +48,9 @@ pub fn games_info() -> Vec<v1::GameInfo> {
         })
         .collect()
 }
+
+/// The services the gateway serves (beside health and reflection): all reflection lists.
+const PUBLIC: &[&str] = &[<v1::colosseum_service_server::ColosseumServiceServer<public::Gateway> as tonic::server::NamedService>::NAME];
 
 /// Serves the gateway on `listener` until `shutdown`; the bot runner connects back to
 /// `public_url` (this gateway's own address) once the server is up.
@@ -91,8 +96,8 @@ pub async fn serve(
         // Outermost: every request is authenticated before any handler runs.
         .layer(auth::AuthLayer::new(store))
         .add_service(health_service)
-        .add_service(service_kit::serve::reflection_v1())
-        .add_service(service_kit::serve::reflection_v1alpha())
+        .add_service(service_kit::serve::reflection_v1(PUBLIC))
+        .add_service(service_kit::serve::reflection_v1alpha(PUBLIC))
         .add_service(gateway.into_service())
         .serve_with_incoming_shutdown(incoming, shutdown.cancelled_owned())
         .await

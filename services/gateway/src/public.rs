@@ -53,6 +53,7 @@ impl Gateway {
     /// The tonic service.
     pub fn into_service(self) -> srv::ColosseumServiceServer<Self> {
         srv::ColosseumServiceServer::new(self)
+            .max_decoding_message_size(service_kit::serve::MAX_REQUEST_BYTES)
     }
 
     async fn meta(&self, id: MatchId) -> Result<Arc<MatchMeta>, ServiceError> {
@@ -131,13 +132,7 @@ impl srv::ColosseumService for Gateway {
         req: Request<v1::CreateGuestSessionRequest>,
     ) -> Result<Response<v1::CreateGuestSessionResponse>, Status> {
         let v1::CreateGuestSessionRequest { display_name } = req.into_inner();
-        let name = display_name.trim().to_string();
-        if name.chars().count() > 32 {
-            return Err(ServiceError::InvalidArgument(
-                "display_name is at most 32 characters".into(),
-            )
-            .into());
-        }
+        let name = crate::limits::display_name(&display_name)?;
         let player_id = PlayerId::random();
         let name =
             if name.is_empty() { format!("guest-{}", &player_id.to_string()[..8]) } else { name };
@@ -165,6 +160,7 @@ impl srv::ColosseumService for Gateway {
         &self,
         req: Request<v1::CreateMatchRequest>,
     ) -> Result<Response<v1::CreateMatchResponse>, Status> {
+        crate::limits::create_match(req.get_ref())?;
         let me = caller(&req)?;
         let trace = TraceContext::from_metadata(req.metadata());
         let v1::CreateMatchRequest {
@@ -191,12 +187,7 @@ impl srv::ColosseumService for Gateway {
         let other = match opponent.and_then(|o| o.kind) {
             None | Some(opponent::Kind::Open(_)) => SeatHolder::Open,
             Some(opponent::Kind::PlayerId(p)) => {
-                let them: PlayerId = p.parse().map_err(|_| {
-                    ServiceError::InvalidArgument(format!(
-                        "opponent player_id {:?} is not a UUID",
-                        service_kit::config::truncate(&p, 64)
-                    ))
-                })?;
+                let them: PlayerId = service_kit::fields::uuid_field("opponent.player_id", &p)?;
                 // Both would be one player: a match no one could ever play.
                 if them == me {
                     return Err(ServiceError::InvalidArgument(
@@ -213,7 +204,8 @@ impl srv::ColosseumService for Gateway {
             Some(opponent::Kind::Bot(name)) => {
                 if !crate::bots::has_bot(&game, &name) {
                     return Err(ServiceError::InvalidArgument(format!(
-                        "{game} has no bot {name:?}; see ListGames for its bots"
+                        "{game} has no bot {}; see ListGames for its bots",
+                        service_kit::status::clip(&name)
                     ))
                     .into());
                 }
@@ -291,6 +283,7 @@ impl srv::ColosseumService for Gateway {
         &self,
         req: Request<v1::JoinMatchRequest>,
     ) -> Result<Response<v1::JoinMatchResponse>, Status> {
+        crate::limits::join_match(req.get_ref())?;
         let me = caller(&req)?;
         // Joining is idempotent by nature (a seated player gets its seat again): the key
         // is only checked.
@@ -315,17 +308,12 @@ impl srv::ColosseumService for Gateway {
         &self,
         req: Request<v1::SubmitMoveRequest>,
     ) -> Result<Response<v1::SubmitMoveResponse>, Status> {
+        crate::limits::submit_move(req.get_ref())?;
         let me = caller(&req)?;
         let trace = TraceContext::from_metadata(req.metadata());
         let v1::SubmitMoveRequest { match_id: id, r#move, idempotency_key } = req.into_inner();
         let id = match_id(&id)?;
         let mv = r#move.ok_or_else(|| ServiceError::InvalidArgument("move is required".into()))?;
-        if idempotency_key.is_empty() || idempotency_key.len() > 128 {
-            return Err(ServiceError::InvalidArgument(
-                "idempotency_key is required (1 to 128 characters; a UUID per move is fine)".into(),
-            )
-            .into());
-        }
         let meta = self.meta(id).await?;
         let seat = seat_of(&meta, me).ok_or_else(|| {
             ServiceError::PermissionDenied("you hold no seat in this match".into())
@@ -377,6 +365,7 @@ impl srv::ColosseumService for Gateway {
         &self,
         req: Request<v1::ResignRequest>,
     ) -> Result<Response<v1::ResignResponse>, Status> {
+        crate::limits::match_only(&req.get_ref().match_id)?;
         let me = caller(&req)?;
         let v1::ResignRequest { match_id: id } = req.into_inner();
         let id = match_id(&id)?;
@@ -412,6 +401,7 @@ impl srv::ColosseumService for Gateway {
         &self,
         req: Request<v1::GetViewRequest>,
     ) -> Result<Response<v1::GetViewResponse>, Status> {
+        crate::limits::match_only(&req.get_ref().match_id)?;
         let me = caller(&req)?;
         let v1::GetViewRequest { match_id: id } = req.into_inner();
         let id = match_id(&id)?;
@@ -440,6 +430,7 @@ impl srv::ColosseumService for Gateway {
         &self,
         req: Request<v1::WatchMatchRequest>,
     ) -> Result<Response<crate::watch::WatchStream>, Status> {
+        crate::limits::match_only(&req.get_ref().match_id)?;
         let me = caller(&req)?;
         let v1::WatchMatchRequest {
             match_id: id,
@@ -475,6 +466,7 @@ impl srv::ColosseumService for Gateway {
         &self,
         req: Request<v1::GetMatchRecordRequest>,
     ) -> Result<Response<v1::GetMatchRecordResponse>, Status> {
+        crate::limits::match_only(&req.get_ref().match_id)?;
         caller(&req)?;
         let v1::GetMatchRecordRequest { match_id: id } = req.into_inner();
         let id = match_id(&id)?;

@@ -604,6 +604,8 @@ impl Engine {
                 && let Some(&(v, seat_version)) = s.keys.get(k)
             {
                 if synced {
+                    // The key names one move: another one under it is refused.
+                    same_step(s, v, seat_version, &step)?;
                     return Ok(Answer { result: StepResult::Duplicate(v), seat_version });
                 }
                 self.sync(id, &mut guard).await?;
@@ -840,6 +842,23 @@ impl TimeAccount {
             .max()
             .unwrap_or(standard_ms);
         start + longest
+    }
+}
+
+/// A key seen at version `v` answers a duplicate only for the move it was first used
+/// for: another move under it is refused (ALREADY_EXISTS naming `v`), never dropped
+/// silently. Deadlines and resignations carry no client key.
+fn same_step(s: &Slot, v: u64, seat_version: u64, step: &StepIn) -> Result<(), ServiceError> {
+    let StepIn::Move { seat, mv } = step else { return Ok(()) };
+    let parse = |j: &str| serde_json::from_str::<serde_json::Value>(j).ok();
+    // `steps[i]` is the step of version i + 1.
+    let stored = v.checked_sub(1).and_then(|i| s.steps.get(usize::try_from(i).ok()?));
+    let stored = stored.and_then(|j| parse(j));
+    let incoming = s.hosted.move_step_json(*seat, mv).and_then(|j| parse(&j));
+    match (stored, incoming) {
+        (Some(a), Some(b)) if a == b => Ok(()),
+        // The version as the seat numbers it: the one it was told when the key was used.
+        _ => Err(ServiceError::KeyReused { version: seat_version }),
     }
 }
 

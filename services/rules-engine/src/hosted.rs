@@ -52,6 +52,10 @@ pub trait Hosted: Send {
     /// # Errors
     /// The rules' refusal, or a move of the wrong shape.
     fn apply(&mut self, step: StepIn) -> Result<Applied, ServiceError>;
+    /// The stored form (step JSON) of `seat` playing `mv`, without applying it: what tells
+    /// a retry from another move under the same idempotency key. None: not a move of
+    /// this game.
+    fn move_step_json(&self, seat: Seat, mv: &v1::Move) -> Option<String>;
     /// Applies a stored step while rebuilding from the stream.
     ///
     /// # Errors
@@ -113,6 +117,11 @@ impl<G: Wire> Hosted for HostedMatch<G> {
             serde_json::to_string(&typed).map_err(|e| ServiceError::Internal(e.to_string()))?;
         let from = self.logged.apply(typed).map_err(StepError::from)?;
         Ok(Applied { step_json, events: encode::<G>(&self.logged.log()[from..]) })
+    }
+
+    fn move_step_json(&self, seat: Seat, mv: &v1::Move) -> Option<String> {
+        let mv = G::move_from_proto(mv).ok()?;
+        serde_json::to_string(&Step::<G::Move>::Move { seat, mv }).ok()
     }
 
     fn replay(&mut self, step_json: &str) -> Result<(), ServiceError> {

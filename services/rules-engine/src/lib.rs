@@ -18,6 +18,11 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+/// The service the engine serves (beside health and reflection): all reflection lists.
+const SERVED: &[&str] = &[<api::internal::rules_engine_service_server::RulesEngineServiceServer<
+    server::RulesEngineApi,
+> as tonic::server::NamedService>::NAME];
+
 /// Serves `engine` on `listener` until `shutdown` is cancelled, with health and
 /// reflection, evicting idle matches in the background. Every engine call must carry
 /// `token` (see `service_kit::internal`); `None` checks nothing (`INTERNAL_AUTH=off`).
@@ -54,8 +59,8 @@ pub async fn serve(
         // Outermost: no handler runs for a caller without the shared secret.
         .layer(service_kit::internal::InternalAuthLayer::new(token))
         .add_service(health_service)
-        .add_service(service_kit::serve::reflection_v1())
-        .add_service(service_kit::serve::reflection_v1alpha())
+        .add_service(service_kit::serve::reflection_v1(SERVED))
+        .add_service(service_kit::serve::reflection_v1alpha(SERVED))
         .add_service(server::RulesEngineApi::new(engine).into_service())
         .serve_with_incoming_shutdown(incoming, shutdown.cancelled_owned())
         .await;

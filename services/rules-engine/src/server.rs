@@ -31,6 +31,7 @@ impl RulesEngineApi {
     /// The tonic service.
     pub fn into_service(self) -> srv::RulesEngineServiceServer<Self> {
         srv::RulesEngineServiceServer::new(self)
+            .max_decoding_message_size(service_kit::serve::MAX_REQUEST_BYTES)
     }
 }
 

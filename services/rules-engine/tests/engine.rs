@@ -7,6 +7,7 @@ use events::{EventStore, MatchId, MemoryStore, SeatHolder};
 use rules_core::{Seat, Viewer};
 use rules_engine::engine::{Engine, SNAPSHOT_EVERY, StepResult};
 use rules_engine::hosted::StepIn;
+use service_kit::status::ServiceError;
 use std::sync::Arc;
 
 fn engine(idle_ms: u64) -> (Arc<MemoryStore>, Arc<Engine>) {
@@ -31,6 +32,11 @@ async fn new_match_timed(e: &Arc<Engine>, game: &str, move_time_ms: u64) -> Matc
 
 /// Plays the first legal move of whichever seat owes one; returns the version.
 async fn play_one(e: &Arc<Engine>, id: MatchId, key: &str) -> Option<u64> {
+    play_one_move(e, id, key).await.map(|(v, _, _)| v)
+}
+
+/// As [`play_one`], with the seat and move played (what a retry must send again).
+async fn play_one_move(e: &Arc<Engine>, id: MatchId, key: &str) -> Option<(u64, Seat, v1::Move)> {
     for seat in Seat::BOTH {
         let view = e.view(id, Viewer::Seat(seat)).await.unwrap();
         if view.outcome.is_some() {
@@ -42,7 +48,7 @@ async fn play_one(e: &Arc<Engine>, id: MatchId, key: &str) -> Option<u64> {
                 .await
                 .unwrap();
             let StepResult::Applied(v) = r.result else { panic!("{r:?}") };
-            return Some(v);
+            return Some((v, seat, mv.clone()));
         }
     }
     None
@@ -52,15 +58,16 @@ async fn play_one(e: &Arc<Engine>, id: MatchId, key: &str) -> Option<u64> {
 async fn steps_get_versions_and_retries_are_duplicates() {
     let (_store, e) = engine(60_000);
     let id = new_match(&e, "gops").await;
-    let v = play_one(&e, id, "k1").await.unwrap();
+    let (v, seat, first) = play_one_move(&e, id, "k1").await.unwrap();
     assert_eq!(v, 1);
     let view = e.view(id, Viewer::Seat(Seat::ZERO)).await.unwrap();
-    let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
-    let again = e
-        .step(id, StepIn::Move { seat: Seat::ONE, mv }, None, Some("k1".into()), None)
-        .await
-        .unwrap();
+    let again =
+        e.step(id, StepIn::Move { seat, mv: first }, None, Some("k1".into()), None).await.unwrap();
     assert_eq!(again.result, StepResult::Duplicate(1));
+    // Another move under the key is refused, naming the version its first move made.
+    let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
+    let other = e.step(id, StepIn::Move { seat: Seat::ONE, mv }, None, Some("k1".into()), None);
+    assert!(matches!(other.await, Err(ServiceError::KeyReused { version: 1 })));
     assert_eq!(e.view(id, Viewer::Seat(Seat::ZERO)).await.unwrap().version, view.version);
     let stale = e.step(id, StepIn::Deadline, Some(0), Some("d0".into()), None).await.unwrap();
     assert_eq!(stale.result, StepResult::Stale(1));
@@ -70,7 +77,8 @@ async fn steps_get_versions_and_retries_are_duplicates() {
 async fn an_evicted_match_is_rebuilt_to_the_same_state() {
     let (store, e) = engine(0);
     let id = new_match(&e, "dueling-monsters").await;
-    let mut n = 0;
+    let (_, seat0, first) = play_one_move(&e, id, "k0").await.unwrap();
+    let mut n = 1;
     while let Some(v) = play_one(&e, id, &format!("k{n}")).await {
         n += 1;
         if v > SNAPSHOT_EVERY + 5 {
@@ -96,9 +104,8 @@ async fn an_evicted_match_is_rebuilt_to_the_same_state() {
         assert_eq!(b.legal_moves, a.legal_moves);
     }
     // A retried key from before the snapshot is still a duplicate after the rebuild.
-    let mv = after[0].legal_moves.first().cloned().unwrap_or_default();
     let r = e
-        .step(id, StepIn::Move { seat: Seat::ZERO, mv }, None, Some("k0".into()), None)
+        .step(id, StepIn::Move { seat: seat0, mv: first }, None, Some("k0".into()), None)
         .await
         .unwrap();
     assert_eq!(r.result, StepResult::Duplicate(1));
@@ -148,10 +155,14 @@ async fn a_replica_behind_another_catches_up_instead_of_refusing() {
     // Both replicas hold the match in memory at version 0.
     assert_eq!(b.view(id, Viewer::Spectator).await.unwrap().version, 0);
     let mut version = 0;
+    let mut first = None;
     for n in 0..26 {
         let e = if n % 2 == 0 { &a } else { &b };
-        match play_one(e, id, &format!("k{n}")).await {
-            Some(v) => {
+        match play_one_move(e, id, &format!("k{n}")).await {
+            Some((v, seat, mv)) => {
+                if n == 0 {
+                    first = Some((seat, mv));
+                }
                 assert_eq!(v, version + 1, "move {n}");
                 version = v;
             }
@@ -162,8 +173,8 @@ async fn a_replica_behind_another_catches_up_instead_of_refusing() {
     }
     assert_eq!(version, 26, "all 13 rounds of GOPS played");
     // A retry reaching the replica that did not apply it is still a duplicate.
-    let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
-    let r = b.step(id, StepIn::Move { seat: Seat::ZERO, mv }, None, Some("k0".into()), None);
+    let (seat, mv) = first.expect("the first move");
+    let r = b.step(id, StepIn::Move { seat, mv }, None, Some("k0".into()), None);
     assert_eq!(r.await.unwrap().result, StepResult::Duplicate(1));
 }
 

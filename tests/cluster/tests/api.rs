@@ -59,12 +59,9 @@ async fn a_duplicate_submit_is_applied_once() {
         Some(v1::submit_move_response::Outcome::Duplicate(v1::Accepted { version })),
         "the retry is a duplicate at the same version"
     );
-    // Even a different move under the same key is the same submit: nothing changes.
-    let other = alice.submit_with(&id, Some(gops(6)), &key).await.expect("the odd retry");
-    assert_eq!(
-        other.outcome,
-        Some(v1::submit_move_response::Outcome::Duplicate(v1::Accepted { version }))
-    );
+    // A different move under the same key is refused (ALREADY_EXISTS): nothing changes.
+    let other = alice.submit_with(&id, Some(gops(6)), &key).await;
+    assert_status(other, Code::AlreadyExists, "version 1");
     let view = alice.view(&id).await;
     assert_eq!(view.version, version, "the view's version is unchanged");
     assert_eq!(gops_view(&view).my_bid, Some(5));

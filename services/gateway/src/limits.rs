@@ -1,0 +1,203 @@
+//! The bound of every field of every public request, checked before anything is read or
+//! forwarded, so no request can make a backend (or a status header) carry unbounded
+//! input. Each limit is documented on its field in proto/colosseum/v1/colosseum.proto.
+
+use api::v1::{self, hexspiel_move, r#move, opponent};
+use prost::Message;
+use service_kit::fields::{bad, uuid_field};
+use service_kit::status::ServiceError;
+
+/// The longest game name.
+pub const MAX_GAME_LEN: usize = 32;
+/// The longest `options_json`, in bytes.
+pub const MAX_OPTIONS_JSON_BYTES: usize = 4096;
+/// The longest idempotency key, in bytes.
+pub const MAX_KEY_BYTES: usize = 128;
+/// The longest display name, in characters.
+pub const MAX_DISPLAY_NAME_CHARS: usize = 32;
+/// The longest bot name.
+pub const MAX_BOT_NAME_LEN: usize = 32;
+/// The largest move, encoded.
+pub const MAX_MOVE_BYTES: usize = 1024;
+/// The most entries of a move's repeated field.
+pub const MAX_MOVE_LIST: usize = 16;
+/// The longest string inside a move (a cell name such as `c3`).
+pub const MAX_MOVE_STRING: usize = 8;
+
+fn at_most(field: &str, len: usize, max: usize, unit: &str) -> Result<(), ServiceError> {
+    if len > max {
+        return Err(bad(field, format!("{field} is at most {max} {unit}, not {len}")));
+    }
+    Ok(())
+}
+
+/// An idempotency key: at most [`MAX_KEY_BYTES`].
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn key(field: &str, k: &str) -> Result<(), ServiceError> {
+    at_most(field, k.len(), MAX_KEY_BYTES, "bytes")
+}
+
+fn match_id(id: &str) -> Result<(), ServiceError> {
+    service_kit::fields::match_id(id).map(|_| ())
+}
+
+/// CreateGuestSession: the display name, normalized (runs of whitespace become one
+/// space, the ends trimmed), with no control or bidirectional-override characters, at
+/// most [`MAX_DISPLAY_NAME_CHARS`].
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `display_name`.
+pub fn display_name(raw: &str) -> Result<String, ServiceError> {
+    const FIELD: &str = "display_name";
+    // Bounded before any work, so a huge name costs nothing.
+    at_most(FIELD, raw.len(), 4 * MAX_DISPLAY_NAME_CHARS, "bytes")?;
+    let name = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Some(c) = name.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
+        return Err(bad(
+            FIELD,
+            format!("display_name may not hold control characters (found U+{:04X})", u32::from(c)),
+        ));
+    }
+    at_most(FIELD, name.chars().count(), MAX_DISPLAY_NAME_CHARS, "characters")?;
+    Ok(name)
+}
+
+/// Characters that reorder the text around them (Trojan Source): a name must not turn
+/// another player's text around in a client's list.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// CreateMatch.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn create_match(r: &v1::CreateMatchRequest) -> Result<(), ServiceError> {
+    at_most("game", r.game.len(), MAX_GAME_LEN, "bytes")?;
+    at_most("options_json", r.options_json.len(), MAX_OPTIONS_JSON_BYTES, "bytes")?;
+    key("idempotency_key", &r.idempotency_key)?;
+    match r.opponent.as_ref().and_then(|o| o.kind.as_ref()) {
+        Some(opponent::Kind::PlayerId(p)) => {
+            uuid_field::<events::PlayerId>("opponent.player_id", p)?;
+        }
+        Some(opponent::Kind::Bot(b)) => {
+            at_most("opponent.bot", b.len(), MAX_BOT_NAME_LEN, "bytes")?
+        }
+        Some(opponent::Kind::Open(_)) | None => {}
+    }
+    Ok(())
+}
+
+/// JoinMatch.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn join_match(r: &v1::JoinMatchRequest) -> Result<(), ServiceError> {
+    match_id(&r.match_id)?;
+    key("idempotency_key", &r.idempotency_key)
+}
+
+/// SubmitMove: the key is required here (it is what makes a retry safe).
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn submit_move(r: &v1::SubmitMoveRequest) -> Result<(), ServiceError> {
+    match_id(&r.match_id)?;
+    if r.idempotency_key.is_empty() {
+        return Err(bad(
+            "idempotency_key",
+            format!(
+                "idempotency_key is required (1 to {MAX_KEY_BYTES} bytes; a UUID per move is fine)"
+            ),
+        ));
+    }
+    key("idempotency_key", &r.idempotency_key)?;
+    if let Some(mv) = &r.r#move {
+        move_fields(mv)?;
+    }
+    Ok(())
+}
+
+/// A move: at most [`MAX_MOVE_BYTES`] encoded, each repeated field at most
+/// [`MAX_MOVE_LIST`] entries of at most [`MAX_MOVE_STRING`] bytes.
+fn move_fields(mv: &v1::Move) -> Result<(), ServiceError> {
+    at_most("move", mv.encoded_len(), MAX_MOVE_BYTES, "bytes")?;
+    if let Some(r#move::Game::Hexspiel(h)) = &mv.game
+        && let Some(hexspiel_move::Kind::Hex(turn)) = &h.kind
+    {
+        cells("move.hexspiel.hex.place", &turn.place)?;
+        if let Some(p) = &turn.pattern {
+            cells("move.hexspiel.hex.pattern.cells", &p.cells)?;
+        }
+    }
+    Ok(())
+}
+
+fn cells(field: &str, list: &[String]) -> Result<(), ServiceError> {
+    at_most(field, list.len(), MAX_MOVE_LIST, "entries")?;
+    for c in list {
+        at_most(field, c.len(), MAX_MOVE_STRING, "bytes per entry")?;
+    }
+    Ok(())
+}
+
+/// Requests that carry only a match id (Resign, GetView, WatchMatch, GetMatchRecord).
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `match_id`.
+pub fn match_only(id: &str) -> Result<(), ServiceError> {
+    match_id(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_are_normalized_and_control_characters_refused() {
+        assert_eq!(display_name("  Ada \t\n Lovelace  ").unwrap(), "Ada Lovelace");
+        assert_eq!(display_name("").unwrap(), "");
+        for evil in ["a\0b", "\u{1b}[31mred", "x\u{7f}", "abc\u{202E}fed"] {
+            let e = display_name(evil).unwrap_err();
+            assert!(matches!(&e, ServiceError::BadField { field, .. } if field == "display_name"));
+        }
+        assert!(display_name(&"é".repeat(32)).is_ok());
+        assert!(display_name(&"é".repeat(33)).is_err());
+        assert!(display_name(&"a".repeat(1 << 20)).unwrap_err().to_string().len() < 100);
+    }
+
+    #[test]
+    fn every_bound_names_its_field() {
+        let big = "x".repeat(1 << 20);
+        let create = v1::CreateMatchRequest { options_json: big.clone(), ..Default::default() };
+        assert!(create_match(&create).unwrap_err().to_string().starts_with("options_json "));
+        let submit = v1::SubmitMoveRequest {
+            match_id: uuid_like(),
+            idempotency_key: String::new(),
+            r#move: None,
+        };
+        assert!(submit_move(&submit).unwrap_err().to_string().contains("required"));
+        let place = vec!["c3".to_string(); 100];
+        let turn = v1::HexspielHexTurn { place, pattern: None };
+        let mv = v1::Move {
+            game: Some(r#move::Game::Hexspiel(v1::HexspielMove {
+                kind: Some(hexspiel_move::Kind::Hex(turn)),
+            })),
+        };
+        let submit = v1::SubmitMoveRequest {
+            match_id: uuid_like(),
+            idempotency_key: "k".into(),
+            r#move: Some(mv),
+        };
+        let e = submit_move(&submit).unwrap_err();
+        assert!(
+            matches!(&e, ServiceError::BadField { field, .. } if field == "move.hexspiel.hex.place")
+        );
+    }
+
+    fn uuid_like() -> String {
+        "6f1e7a52-0000-4000-8000-000000000001".into()
+    }
+}
