@@ -274,65 +274,47 @@ impl Engine {
         detached(async move { this.join_now(id, player).await }).await
     }
 
+    /// Takes a seat for `player` under the match's lock, so no step of this replica (a
+    /// resignation ending the match) falls between the check that the match is not over
+    /// and the claim.
     async fn join_now(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, ServiceError> {
+        let slot = self.slot_ref(id);
+        let mut guard = slot.lock().await;
         let meta = self.meta(id).await?;
         // A finished match seats no one new (a seated player's retry still gets its seat).
-        if !Seat::BOTH
+        let seated = Seat::BOTH
             .iter()
-            .any(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player))
-        {
-            let slot = self.slot_ref(id);
-            let mut guard = slot.lock().await;
-            if self.current(id, &mut guard).await?.hosted.outcome().is_some() {
-                return Err(ServiceError::FailedPrecondition("the match is over".into()));
-            }
+            .any(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player));
+        if !seated && self.current(id, &mut guard).await?.hosted.outcome().is_some() {
+            return Err(ServiceError::FailedPrecondition("the match is over".into()));
         }
-        for seat in Seat::BOTH {
-            let mine = matches!(&meta.seats[seat], SeatHolder::Player(p) | SeatHolder::Reserved(p) if *p == player);
-            if mine {
-                self.claim(id, seat, player).await?;
-                return Ok(seat);
-            }
-        }
-        for seat in Seat::BOTH {
-            if matches!(meta.seats[seat], SeatHolder::Open) {
-                match self.store.claim_seat(id, seat, player).await? {
-                    events::ClaimOutcome::Claimed | events::ClaimOutcome::AlreadyYours => {
-                        self.after_join(id).await?;
-                        return Ok(seat);
-                    }
-                    events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {
-                        continue;
-                    }
+        let mine = |seat: Seat| matches!(&meta.seats[seat], SeatHolder::Player(p) | SeatHolder::Reserved(p) if *p == player);
+        let candidates = match Seat::BOTH.into_iter().find(|&s| mine(s)) {
+            Some(seat) => vec![seat],
+            None => Seat::BOTH.into_iter().filter(|&s| meta.seats[s] == SeatHolder::Open).collect(),
+        };
+        for seat in candidates {
+            match self.store.claim_seat(id, seat, player).await? {
+                events::ClaimOutcome::Claimed | events::ClaimOutcome::AlreadyYours => {
+                    self.after_join(id, &mut guard).await?;
+                    return Ok(seat);
                 }
+                events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther
+                    if mine(seat) =>
+                {
+                    return Err(ServiceError::FailedPrecondition("that seat is taken".into()));
+                }
+                events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {}
             }
         }
         Err(ServiceError::FailedPrecondition("the match has no open seat for you".into()))
     }
 
-    async fn claim(
-        &self,
-        id: MatchId,
-        seat: Seat,
-        player: events::PlayerId,
-    ) -> Result<(), ServiceError> {
-        match self.store.claim_seat(id, seat, player).await? {
-            events::ClaimOutcome::Claimed | events::ClaimOutcome::AlreadyYours => {
-                self.after_join(id).await
-            }
-            events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {
-                Err(ServiceError::FailedPrecondition("that seat is taken".into()))
-            }
-        }
-    }
-
     /// Once both seats are held, arms the deadline of whoever owes a move, if none is
     /// armed: at version 0, or later if a seat moved before its opponent joined (else
     /// the joiner could stall the match forever).
-    async fn after_join(&self, id: MatchId) -> Result<(), ServiceError> {
-        let slot = self.slot_ref(id);
-        let mut guard = slot.lock().await;
-        let s = self.current(id, &mut guard).await?;
+    async fn after_join(&self, id: MatchId, guard: &mut Option<Slot>) -> Result<(), ServiceError> {
+        let s = self.current(id, guard).await?;
         s.meta = self.meta(id).await?;
         if !s.meta.all_seated() || s.hosted.outcome().is_some() {
             return Ok(());
