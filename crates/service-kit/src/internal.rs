@@ -162,11 +162,12 @@ impl Interceptor for Stamp {
     }
 }
 
-/// A rules-engine client that authenticates its calls.
-pub type EngineClient = RulesEngineServiceClient<InterceptedService<Channel, Stamp>>;
+/// A rules-engine client over one channel that authenticates its calls (the services use
+/// [`crate::engines::Engines`], which also picks the replica; this is for a direct call).
+pub type DirectEngineClient = RulesEngineServiceClient<InterceptedService<Channel, Stamp>>;
 
 /// A client of the engine on `channel`, sending `token`.
-pub fn engine_client(channel: Channel, token: Option<&InternalToken>) -> EngineClient {
+pub fn engine_client(channel: Channel, token: Option<&InternalToken>) -> DirectEngineClient {
     RulesEngineServiceClient::with_interceptor(channel, Stamp::new(token))
 }
 

@@ -11,6 +11,7 @@
 //! - [`metrics`]: counters and gauges, `/metrics`, `/healthz`, `/readyz` over HTTP.
 
 pub mod config;
+pub mod engines;
 pub mod fields;
 pub mod internal;
 pub mod metrics;

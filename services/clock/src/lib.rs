@@ -9,9 +9,9 @@
 
 use api::internal::{self, apply_step_request, apply_step_response};
 use events::{Deadline, EventStore};
-use service_kit::config::{BadUrl, EngineUrls, replica_for};
-use service_kit::internal::{EngineClient, InternalToken, engine_client};
-use std::collections::BTreeMap;
+use service_kit::config::{BadUrl, EngineUrls};
+use service_kit::engines::{EngineClient, Engines};
+use service_kit::internal::InternalToken;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -37,8 +37,8 @@ pub struct ClockStats {
 /// The clock.
 pub struct Clock {
     store: Arc<dyn EventStore>,
-    /// Per family: each replica's URL and a client of it, in the same order.
-    engines: BTreeMap<String, (Vec<String>, Vec<EngineClient>)>,
+    /// The engines, picked per match as the gateway picks them (and past a dead replica).
+    engines: Engines,
     /// Statistics.
     pub stats: ClockStats,
 }
@@ -54,16 +54,7 @@ impl Clock {
         urls: &[EngineUrls],
         token: Option<&InternalToken>,
     ) -> Result<Arc<Self>, BadUrl> {
-        let mut engines = BTreeMap::new();
-        for (family, urls) in urls {
-            let clients = urls
-                .iter()
-                .map(|url| {
-                    Ok(engine_client(service_kit::config::endpoint(url)?.connect_lazy(), token))
-                })
-                .collect::<Result<_, BadUrl>>()?;
-            engines.insert(family.clone(), (urls.clone(), clients));
-        }
+        let engines = Engines::new(urls, token)?;
         Ok(Arc::new(Clock { store, engines, stats: ClockStats::default() }))
     }
 
@@ -107,10 +98,9 @@ impl Clock {
 
     async fn engine_for(&self, d: Deadline) -> Option<EngineClient> {
         let meta = self.store.meta(d.match_id).await.ok().flatten()?;
-        let family = games::GAMES.iter().find(|g| g.name == meta.game)?.family;
-        // The replica the gateway sends this match to: it holds the match in memory.
-        let (urls, clients) = self.engines.get(family)?;
-        clients.get(replica_for(urls, &d.match_id.to_string())).cloned()
+        // The replica the gateway sends this match to (it holds the match in memory), or
+        // the next while that one is down.
+        self.engines.for_match(&meta.game, d.match_id).ok()
     }
 
     /// Has the store repair its deadline index; returns how many entries it restored.

@@ -1,0 +1,171 @@
+//! The rules engines, by family, as gRPC clients for the services that call them (the
+//! gateway, the clock): every address a family was given (`ENGINE_URL` may list
+//! several), each match on one of them, and on the next in its order while that one is
+//! down (a call to it failed to connect). One place, so every caller picks alike.
+
+use crate::config::{BadUrl, EngineUrls, replica_order};
+use crate::internal::{InternalToken, Stamp};
+use crate::status::ServiceError;
+use api::internal::rules_engine_service_client::RulesEngineServiceClient;
+use events::MatchId;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use tonic::codegen::http;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
+
+/// How long a replica whose connection failed is passed over before it is tried again.
+pub const DOWN_FOR_MS: u64 = 1_000;
+
+/// A connection to one replica that notes when calls through it fail to reach it, so the
+/// gateway sends its matches to the next replica meanwhile.
+#[derive(Clone)]
+pub struct Watched {
+    inner: Channel,
+    down_until_ms: Arc<AtomicU64>,
+}
+
+impl Watched {
+    fn note(down_until_ms: &AtomicU64, failed: bool) {
+        let until = if failed { crate::time::now_ms() + DOWN_FOR_MS } else { 0 };
+        down_until_ms.store(until, Ordering::Relaxed);
+    }
+}
+
+impl tower::Service<http::Request<tonic::body::Body>> for Watched {
+    type Response = http::Response<tonic::body::Body>;
+    type Error = tonic::transport::Error;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send + 'static>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        let ready = self.inner.poll_ready(cx);
+        if let Poll::Ready(Err(_)) = &ready {
+            Self::note(&self.down_until_ms, true);
+        }
+        ready
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        let call = self.inner.call(req);
+        let down_until_ms = self.down_until_ms.clone();
+        Box::pin(async move {
+            let answer = call.await;
+            // An error here is the transport's (a refused or broken connection): the
+            // callee's own refusals arrive as answers.
+            Watched::note(&down_until_ms, answer.is_err());
+            answer
+        })
+    }
+}
+
+/// A client of one replica, stamping every call with the internal secret.
+pub type EngineClient = RulesEngineServiceClient<InterceptedService<Watched, Stamp>>;
+
+/// HTTP/2 connections the gateway keeps to each engine address, used in turn: behind a
+/// Kubernetes Service (a layer-4 balancer) one connection would pin every move of the
+/// family to one engine replica. (On the 2-core benchmark machine, with one replica, 4
+/// connections measured the same as 1.)
+pub const CONNECTIONS_PER_ENGINE: usize = 4;
+
+/// One family's engines: each address and the connections to it, in the same order.
+struct Family {
+    urls: Vec<String>,
+    replicas: Vec<Replica>,
+}
+
+/// One replica: its connections, and until when it is passed over (0: it is not).
+struct Replica {
+    clients: Vec<EngineClient>,
+    down_until_ms: Arc<AtomicU64>,
+}
+
+/// Clients per game family: every address of the family, each with its connections.
+#[derive(Clone)]
+pub struct Engines {
+    by_family: Arc<BTreeMap<String, Family>>,
+    next: Arc<AtomicUsize>,
+}
+
+impl Engines {
+    /// Clients for `(family, urls)` pairs, each call carrying `token`; connections are made
+    /// lazily.
+    ///
+    /// # Errors
+    /// A URL that does not parse (named, truncated).
+    pub fn new(urls: &[EngineUrls], token: Option<&InternalToken>) -> Result<Self, BadUrl> {
+        let mut by_family = BTreeMap::new();
+        for (family, urls) in urls {
+            let mut replicas = Vec::new();
+            for url in urls {
+                let endpoint = crate::config::endpoint(url)?;
+                let down_until_ms = Arc::new(AtomicU64::new(0));
+                let clients = (0..CONNECTIONS_PER_ENGINE)
+                    .map(|_| {
+                        let inner = endpoint.connect_lazy();
+                        let down_until_ms = down_until_ms.clone();
+                        let watched = Watched { inner, down_until_ms };
+                        RulesEngineServiceClient::with_interceptor(watched, Stamp::new(token))
+                    })
+                    .collect();
+                replicas.push(Replica { clients, down_until_ms });
+            }
+            by_family.insert(family.clone(), Family { urls: urls.clone(), replicas });
+        }
+        Ok(Engines { by_family: Arc::new(by_family), next: Arc::default() })
+    }
+
+    /// The next connection to the replica that serves match `id` (or to any replica, for
+    /// requests about no one match): the first in the match's order that is not passed
+    /// over, or the first if all are.
+    fn pick(&self, family: &Family, id: Option<MatchId>) -> Option<EngineClient> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let count = family.replicas.len();
+        let order = match id {
+            Some(id) => replica_order(&family.urls, &id.to_string()),
+            None => (0..count).map(|i| (i + n) % count.max(1)).collect(),
+        };
+        let now = crate::time::now_ms();
+        let up = order
+            .iter()
+            .find(|&&i| family.replicas[i].down_until_ms.load(Ordering::Relaxed) <= now)
+            .or(order.first())?;
+        let replica = family.replicas.get(*up)?;
+        replica.clients.get(n % replica.clients.len().max(1)).cloned()
+    }
+
+    /// The engine hosting match `id` of `game`: one replica of the family per match (see
+    /// [`replica_for`]), its connections in turn.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for an unknown game, UNAVAILABLE when no engine hosts its family.
+    pub fn for_match(&self, game: &str, id: MatchId) -> Result<EngineClient, ServiceError> {
+        let family =
+            games::GAMES.iter().find(|g| g.name == game).map(|g| g.family).ok_or_else(|| {
+                ServiceError::InvalidArgument(format!(
+                    "unknown game {}; the games are {}",
+                    crate::status::clip(game),
+                    games::catalog::names()
+                ))
+            })?;
+        self.by_family.get(family).and_then(|r| self.pick(r, Some(id))).ok_or_else(|| {
+            ServiceError::Unavailable(format!("no rules engine for the {family} family"))
+        })
+    }
+
+    /// Any engine (for lookups that work on any: match metadata).
+    ///
+    /// # Errors
+    /// UNAVAILABLE when there is none.
+    pub fn any(&self) -> Result<EngineClient, ServiceError> {
+        self.by_family
+            .values()
+            .next()
+            .and_then(|r| self.pick(r, None))
+            .ok_or_else(|| ServiceError::Unavailable("no rules engine".into()))
+    }
+}
