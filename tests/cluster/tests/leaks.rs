@@ -245,7 +245,8 @@ async fn a_sealed_hexspiel_bid_leaves_no_trace_before_it_is_revealed() {
 }
 
 /// Random play, identical in twin matches, up to a random round of simultaneous moves in
-/// which seat 0 seals a different legal move in each twin (and, with changeable
+/// which seat 0 seals a different legal move in each twin (for Masterminds, at times a real
+/// card in one twin and a Bluff in the other) (and, with changeable
 /// submissions, twin B changes its mind back to twin A's move); then seat 1 and a
 /// spectator must have received the same in both.
 async fn random_twins(
@@ -260,6 +261,7 @@ async fn random_twins(
     let probe = match game {
         "gops" => serde_json::json!({"card": 99}),
         "dueling-monsters" => serde_json::json!({"black": 7, "white": 1}),
+        "masterminds" => serde_json::json!({"card": "bluff", "as": "bluff"}),
         _ => serde_json::json!({"bid": 42}),
     };
     let probe = wire::move_from_json(game, &probe).expect("a probe of the game's shape");
@@ -313,7 +315,7 @@ async fn random_twins(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn random_twins_of_every_game_with_sealed_moves_look_the_same_to_the_others() {
+async fn random_twins_of_every_hidden_information_game_look_the_same_to_the_others() {
     let gops_prizes: Vec<u32> = (1..=13).collect();
     let script = include_str!("../../conformance/dueling-monsters-both-late-round-restarts.json");
     let script: serde_json::Value = serde_json::from_str(script).expect("a script");
@@ -321,6 +323,25 @@ async fn random_twins_of_every_game_with_sealed_moves_look_the_same_to_the_other
     let mut changeable = dueling.clone();
     changeable["submissions"] = serde_json::json!("changeable");
     let hexspiel = serde_json::json!({"prizes": [[2, 4, 6, 1, 3, 5, 7]]});
+    // Masterminds' strengths come from its puzzles (the seed) unless given: give them.
+    let cards = [
+        "bluff",
+        "counterspell",
+        "empower",
+        "fireball",
+        "kill",
+        "mayhem",
+        "offering",
+        "reveal",
+        "swap",
+        "warp_time",
+    ];
+    let strengths = |base: u32| -> serde_json::Value {
+        let each =
+            cards.iter().enumerate().map(|(i, c)| (c.to_string(), (base + i as u32 % 3).into()));
+        serde_json::Value::Object(each.collect())
+    };
+    let masterminds = serde_json::json!({"strengths": {"0": strengths(4), "1": strengths(5)}});
     let env = Env::start().await;
     for seed in 1..=4 {
         let gops = serde_json::json!({ "prizes": gops_prizes });
@@ -328,6 +349,7 @@ async fn random_twins_of_every_game_with_sealed_moves_look_the_same_to_the_other
         random_twins(&env, "dueling-monsters", dueling.clone(), seed, false).await;
         random_twins(&env, "dueling-monsters", changeable.clone(), seed, true).await;
         random_twins(&env, "hexspiel", hexspiel.clone(), seed, false).await;
+        random_twins(&env, "masterminds", masterminds.clone(), seed, false).await;
     }
     env.shutdown().await;
 }
