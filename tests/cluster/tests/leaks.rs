@@ -80,6 +80,24 @@ async fn received(p: &Player, id: &str, probe: &v1::Move) -> Vec<Vec<u8>> {
     out
 }
 
+/// Masterminds' `strengths` option for one seat: card `i` (in card order) gets `of(i)`.
+fn strengths(of: impl Fn(u32) -> u32) -> serde_json::Value {
+    const CARDS: [&str; 10] = [
+        "bluff",
+        "counterspell",
+        "empower",
+        "fireball",
+        "kill",
+        "mayhem",
+        "offering",
+        "reveal",
+        "swap",
+        "warp_time",
+    ];
+    let each = (0u32..).zip(CARDS).map(|(i, c)| (c.to_string(), of(i).into()));
+    serde_json::Value::Object(each.collect())
+}
+
 /// Three players (alice in seat 0, bob in seat 1, carol a spectator) and twin matches of
 /// `game` with `options`, both seats held.
 async fn twin_matches(
@@ -185,22 +203,8 @@ async fn a_changed_sealed_move_is_not_told_to_the_opponent() {
 async fn a_bluff_shown_as_a_card_is_told_apart_from_the_card_by_nothing() {
     // Seat 1 strong, seat 0 weak: seat 1 wins each turn with or without its card's
     // effect, so only the hidden truth (a real card or a Bluff shown as it) differs.
-    let cards = [
-        "bluff",
-        "counterspell",
-        "empower",
-        "fireball",
-        "kill",
-        "mayhem",
-        "offering",
-        "reveal",
-        "swap",
-        "warp_time",
-    ];
-    let strengths = |n: u32| {
-        serde_json::Value::Object(cards.iter().map(|c| (c.to_string(), n.into())).collect())
-    };
-    let options = serde_json::json!({ "strengths": { "0": strengths(1), "1": strengths(9) } });
+    let options =
+        serde_json::json!({ "strengths": { "0": strengths(|_| 1), "1": strengths(|_| 9) } });
     let card = |c: &str| serde_json::json!({ "card": c });
     for x in ["offering", "empower", "swap"] {
         twins(
@@ -324,24 +328,7 @@ async fn random_twins_of_every_hidden_information_game_look_the_same_to_the_othe
     changeable["submissions"] = serde_json::json!("changeable");
     let hexspiel = serde_json::json!({"prizes": [[2, 4, 6, 1, 3, 5, 7]]});
     // Masterminds' strengths come from its puzzles (the seed) unless given: give them.
-    let cards = [
-        "bluff",
-        "counterspell",
-        "empower",
-        "fireball",
-        "kill",
-        "mayhem",
-        "offering",
-        "reveal",
-        "swap",
-        "warp_time",
-    ];
-    let strengths = |base: u32| -> serde_json::Value {
-        let each =
-            cards.iter().enumerate().map(|(i, c)| (c.to_string(), (base + i as u32 % 3).into()));
-        serde_json::Value::Object(each.collect())
-    };
-    let masterminds = serde_json::json!({"strengths": {"0": strengths(4), "1": strengths(5)}});
+    let masterminds = serde_json::json!({"strengths": {"0": strengths(|i| 4 + i % 3), "1": strengths(|i| 5 + i % 3)}});
     let env = Env::start().await;
     for seed in 1..=4 {
         let gops = serde_json::json!({ "prizes": gops_prizes });
