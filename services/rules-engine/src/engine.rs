@@ -858,11 +858,11 @@ fn moving_seat(step_json: &str) -> Option<Seat> {
 }
 
 /// Whose numbering a stored step's answer is in: the seat that moved or resigned, else
-/// the spectators'.
+/// the spectators'. (Reads the step once: `{"seat":S,"move":..}` or `{"resign":S}`.)
 fn actor(step_json: &str) -> Viewer {
-    let seat = moving_seat(step_json).or_else(|| {
-        let v: serde_json::Value = serde_json::from_str(step_json).ok()?;
-        v.get("resign").and_then(serde_json::Value::as_u64).and_then(Seat::new)
+    let seat = serde_json::from_str::<serde_json::Value>(step_json).ok().and_then(|v| {
+        let seat = if v.get("move").is_some() { v.get("seat") } else { v.get("resign") };
+        seat.and_then(serde_json::Value::as_u64).and_then(Seat::new)
     });
     seat.map_or(Viewer::Spectator, Viewer::Seat)
 }
@@ -990,5 +990,8 @@ mod tests {
         assert_eq!(moving_seat(r#"{"move":{"card":3},"seat":1}"#), Some(Seat::ONE));
         assert_eq!(moving_seat(r#"{"deadline":true}"#), None);
         assert_eq!(moving_seat(r#"{"resign":0}"#), None);
+        assert_eq!(actor(r#"{"move":{"card":3},"seat":1}"#), Viewer::Seat(Seat::ONE));
+        assert_eq!(actor(r#"{"resign":0}"#), Viewer::Seat(Seat::ZERO));
+        assert_eq!(actor(r#"{"deadline":true}"#), Viewer::Spectator);
     }
 }
