@@ -176,11 +176,12 @@ impl State {
             return;
         }
         let version = self.seen.of(self.watch.viewer);
-        if let Some(Some(cursor)) = self.verify.map(|tag| self.sent.map(|c| (c, tag)))
-            && version == cursor.0.version
+        // The client's own last version: still the one it saw?
+        if let (Some(tag), Some(cursor)) = (self.verify, self.sent)
+            && version == cursor.version
         {
             self.verify = None;
-            if cursor.1.is_some_and(|t| t != entry.tag) {
+            if tag.is_some_and(|t| t != entry.tag) {
                 return self.resync();
             }
         }
