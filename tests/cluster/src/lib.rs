@@ -72,6 +72,19 @@ impl Env {
 }
 
 impl<R> Env<R> {
+    /// Alice and bob, new guests, in a GOPS match with `move_time_ms` per move: alice
+    /// created it in seat 0, bob joined seat 1. Returns (alice, bob, match id).
+    ///
+    /// # Panics
+    /// If the gateway refuses.
+    pub async fn gops_between(&self, move_time_ms: u64) -> (Player, Player, String) {
+        let alice = self.player("alice").await;
+        let bob = self.player("bob").await;
+        let id = alice.create_open("gops", "", move_time_ms).await;
+        assert_eq!(bob.join(&id).await.expect("bob joins"), 1);
+        (alice, bob, id)
+    }
+
     /// A new guest player on the gateway.
     pub async fn player(&self, name: &str) -> Player {
         Player::guest(&self.cluster.gateway_url(), name).await

@@ -15,10 +15,7 @@ use v1::gops_event::Kind as Gops;
 /// A GOPS match between two fresh players, bob joined; returns (env, alice, bob, id).
 async fn gops_match() -> (Env, Player, Player, String) {
     let env = Env::start().await;
-    let alice = env.player("alice").await;
-    let bob = env.player("bob").await;
-    let id = alice.create_open("gops", "", 0).await;
-    assert_eq!(bob.join(&id).await.expect("bob joins"), 1);
+    let (alice, bob, id) = env.gops_between(0).await;
     (env, alice, bob, id)
 }
 

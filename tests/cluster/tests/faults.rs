@@ -15,10 +15,7 @@ async fn redis(env: &Env) -> redis::aio::MultiplexedConnection {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_submit_cancelled_during_its_append_is_stored_once_and_the_match_goes_on() {
     let mut env = Env::start().await;
-    let alice = env.player("alice").await;
-    let bob = env.player("bob").await;
-    let id = alice.create_open("gops", "", 2_000).await;
-    bob.join(&id).await.expect("bob joins");
+    let (alice, bob, id) = env.gops_between(2_000).await;
 
     // Redis holds every write for a second: alice's append waits, and her client gives up
     // after 200 ms (the gateway and the engine see the call dropped).
@@ -94,10 +91,7 @@ fn v1_submit(id: &str, card: i64, key: &str) -> api::v1::SubmitMoveRequest {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redis_that_loses_its_last_writes_leaves_no_watcher_silent() {
     let mut env = Env::start().await;
-    let alice = env.player("alice").await;
-    let bob = env.player("bob").await;
-    let id = alice.create_open("gops", "", 60_000).await;
-    bob.join(&id).await.expect("bob joins");
+    let (alice, bob, id) = env.gops_between(60_000).await;
     let mut live = bob.watch_with(&id, 0, None, true).await.expect("bob watches");
     assert_eq!(alice.submit(&id, gops(5)).await.expect("bid"), 1);
     assert_eq!(bob.submit(&id, gops(6)).await.expect("bid"), 2);

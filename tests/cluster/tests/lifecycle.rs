@@ -27,10 +27,7 @@ async fn a_move_before_the_opponent_joins_still_starts_the_opponents_clock() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watch_resumed_after_a_finished_matchs_last_message_ends() {
     let env = Env::start().await;
-    let alice = env.player("alice").await;
-    let bob = env.player("bob").await;
-    let id = alice.create_open("gops", "", 0).await;
-    bob.join(&id).await.expect("bob joins");
+    let (alice, bob, id) = env.gops_between(0).await;
     let req = api::v1::ResignRequest { match_id: id.clone() };
     alice.client.api().resign(alice.client.request(req)).await.expect("alice resigns");
     let all = read_to_end(bob.watch_with(&id, 0, None, true).await.expect("watch")).await;
