@@ -239,8 +239,13 @@ pub async fn check(
     }
     let last = entries.last();
     v.finished = last.is_some_and(ends_match);
-    // The stream replays through the rules, from the seed.
-    let replayed = replay(&meta, &entries);
+    // The stream replays through the rules, from the seed (the checker, like the rules
+    // engine, reads the match's secret).
+    let replayed = match store.match_secret(id).await {
+        Ok(Some(secret)) => replay(&meta, &secret, &entries),
+        Ok(None) => Err("the match has no stored seed".to_string()),
+        Err(e) => Err(format!("the stored seed: {}", short(&e.to_string(), 160))),
+    };
     let replayed = match replayed {
         Ok(m) => {
             if m.outcome().is_some() != v.finished {
@@ -376,10 +381,14 @@ pub async fn check(
     v
 }
 
-/// The match replayed from the stream's steps, from the seed in its meta.
-fn replay(meta: &events::MatchMeta, entries: &[Entry]) -> Result<Box<dyn games::DynMatch>, String> {
+/// The match replayed from the stream's steps, from its meta and seed.
+fn replay(
+    meta: &events::MatchMeta,
+    secret: &events::MatchSecret,
+    entries: &[Entry],
+) -> Result<Box<dyn games::DynMatch>, String> {
     let seed =
-        rules_core::Seed::parse(&meta.seed_hex).map_err(|e| format!("the stored seed: {e}"))?;
+        rules_core::Seed::parse(&secret.seed_hex).map_err(|e| format!("the stored seed: {e}"))?;
     let options: serde_json::Value =
         serde_json::from_str(&meta.options_json).map_err(|e| format!("the stored options: {e}"))?;
     let mut m = games::start(&meta.game, &options, seed).map_err(|e| e.to_string())?;

@@ -24,7 +24,7 @@
 //! the claim script compares these strings, so it needs no JSON decoding in Lua.
 
 use crate::ids::PlayerId;
-use crate::model::{Entry, MatchMeta, SeatHolder, StoredEvent};
+use crate::model::{Entry, MatchMeta, MatchSecret, SeatHolder, StoredEvent};
 use rules_core::{Audience, PerSeat, Seat};
 use serde::{Deserialize, Serialize};
 
@@ -181,31 +181,29 @@ pub fn decode_holder(s: &str) -> Result<SeatHolder, String> {
 }
 
 /// The fixed part of [`MatchMeta`] (all but the seats), stored as JSON in the `m` field.
+/// Matches created before the seed had a key of its own also hold `seed` here; decoding
+/// skips it.
 #[derive(Serialize, Deserialize)]
 struct FixedMeta {
     game: String,
     options: String,
-    seed: String,
     commitment: String,
     move_time_ms: u64,
     created_at_ms: u64,
 }
 
+/// Where matches created before the secret hash kept their seed: `seed` in `m`.
+#[derive(Deserialize)]
+struct LegacySeed {
+    seed: Option<String>,
+}
+
 /// The meta hash's fields: `m` (JSON), `seat0`, `seat1`.
 pub fn meta_fields(meta: &MatchMeta) -> [(&'static str, String); 3] {
-    let MatchMeta {
-        game,
-        options_json,
-        seed_hex,
-        commitment_hex,
-        seats,
-        move_time_ms,
-        created_at_ms,
-    } = meta;
+    let MatchMeta { game, options_json, commitment_hex, seats, move_time_ms, created_at_ms } = meta;
     let fixed = FixedMeta {
         game: game.clone(),
         options: options_json.clone(),
-        seed: seed_hex.clone(),
         commitment: commitment_hex.clone(),
         move_time_ms: *move_time_ms,
         created_at_ms: *created_at_ms,
@@ -229,12 +227,29 @@ pub fn meta_from_fields(m: &str, seat0: &str, seat1: &str) -> Result<MatchMeta, 
     Ok(MatchMeta {
         game: fixed.game,
         options_json: fixed.options,
-        seed_hex: fixed.seed,
         commitment_hex: fixed.commitment,
         seats: PerSeat([decode_holder(seat0)?, decode_holder(seat1)?]),
         move_time_ms: fixed.move_time_ms,
         created_at_ms: fixed.created_at_ms,
     })
+}
+
+/// The secret hash's one field: `seed`.
+pub fn secret_fields(secret: &MatchSecret) -> [(&'static str, String); 1] {
+    let MatchSecret { seed_hex } = secret;
+    [("seed", seed_hex.clone())]
+}
+
+/// The secret of a match created before the secret hash, from its meta's `m` field;
+/// `None` if `m` holds no seed.
+///
+/// # Errors
+///
+/// A description of what did not decode (never the seed).
+pub fn legacy_secret(m: &str) -> Result<Option<MatchSecret>, String> {
+    let legacy: LegacySeed =
+        serde_json::from_str(m).map_err(|e| format!("meta JSON: line {}", e.line()))?;
+    Ok(legacy.seed.map(|seed_hex| MatchSecret { seed_hex }))
 }
 
 #[cfg(test)]
@@ -298,6 +313,27 @@ mod tests {
         assert_eq!(e.view_for(rules_core::Viewer::Spectator), Some(&[][..]));
         let old = Entry { views: vec![], ..entry() };
         assert_eq!(old.view_for(rules_core::Viewer::Seat(Seat::ONE)), None);
+    }
+
+    #[test]
+    fn metas_round_trip_without_the_seed() {
+        let meta = MatchMeta {
+            game: "gops".into(),
+            options_json: "{}".into(),
+            commitment_hex: "c0ffee".into(),
+            seats: PerSeat([SeatHolder::Open, SeatHolder::Bot("strong".into())]),
+            move_time_ms: 30_000,
+            created_at_ms: 1,
+        };
+        let [(_, m), (_, s0), (_, s1)] = meta_fields(&meta);
+        assert!(!m.contains("seed"), "{m}");
+        assert_eq!(meta_from_fields(&m, &s0, &s1), Ok(meta.clone()));
+        assert_eq!(legacy_secret(&m), Ok(None));
+        // A match stored before the secret hash: its meta still decodes, and its seed is
+        // found where it was.
+        let old = m.replacen('{', r#"{"seed":"00ff","#, 1);
+        assert_eq!(meta_from_fields(&old, &s0, &s1), Ok(meta));
+        assert_eq!(legacy_secret(&old), Ok(Some(MatchSecret { seed_hex: "00ff".into() })));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! | --- | --- | --- |
 //! | `colosseum:{<match-id>}:log` | stream | one entry per version, id `<version>-1` |
 //! | `colosseum:{<match-id>}:meta` | hash | `m`: the fixed meta as JSON; `seat0`, `seat1`: the seat holders |
+//! | `colosseum:{<match-id>}:secret` | hash | `seed`: the seed in hex, for the rules engine alone (in matches created before it, `m` of the meta held it) |
 //! | `colosseum:{<match-id>}:idem` | hash | idempotency key -> the version it was accepted at |
 //! | `colosseum:{<match-id>}:snap` | hash | `v`: the snapshot's version; `b`: its bytes |
 //! | `colosseum:{<match-id>}:deadline` | hash | `due`: due time (Unix ms); `fence`: fence version. The armed deadline: the truth |
@@ -25,6 +26,12 @@ pub fn log(id: MatchId) -> String {
 /// The match's meta hash.
 pub fn meta(id: MatchId) -> String {
     format!("colosseum:{{{id}}}:meta")
+}
+
+/// The match's secret hash (its seed), apart from the meta so that reading the meta never
+/// returns it.
+pub fn secret(id: MatchId) -> String {
+    format!("colosseum:{{{id}}}:secret")
 }
 
 /// The match's idempotency-key hash.

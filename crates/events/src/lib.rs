@@ -7,13 +7,15 @@
 //! truth: a rules-engine replica rebuilds a match by replaying its steps (from the latest
 //! snapshot, if any), and the gateway streams each entry's events to the watchers their
 //! audience admits. Beside the log the store keeps what the services share: the match's
-//! [`MatchMeta`] and seats, snapshots, deadlines for the clock and guest sessions.
+//! [`MatchMeta`] and seats, snapshots, deadlines for the clock and guest sessions; and what
+//! only the rules engine reads: the match's [`MatchSecret`] (its seed).
 //!
 //! # Layout
 //!
 //! - [`ids`]: [`MatchId`], [`PlayerId`] (UUID newtypes).
-//! - [`model`]: the envelope ([`Entry`], [`StoredEvent`]), [`MatchMeta`] (its `Debug` hides
-//!   the seed), and the typed answers ([`AppendOutcome`], [`ClaimOutcome`], [`Deadline`]...).
+//! - [`model`]: the envelope ([`Entry`], [`StoredEvent`]), [`MatchMeta`] (public, no seed),
+//!   [`MatchSecret`] (the seed; its `Debug` hides it), and the typed answers
+//!   ([`AppendOutcome`], [`ClaimOutcome`], [`Deadline`]...).
 //! - [`store`]: the [`EventStore`] trait (object-safe: services hold `Arc<dyn EventStore>`).
 //! - [`memory`]: [`MemoryStore`]. [`redis_store`]: [`RedisStore`], with its Lua scripts in
 //!   `src/lua/`.
@@ -44,6 +46,9 @@
 //! - **Seats as strings.** A seat holder is `open`, `player:<id>`, `reserved:<id>` or
 //!   `bot:<name>` in its own hash field, so claiming is a string compare in Lua with no
 //!   JSON in scripts; the fixed meta is one JSON field.
+//! - **The seed apart.** The secret is its own key (`colosseum:{<match>}:secret`), written
+//!   by the same create script as the meta, and its own type: what reads the meta (the
+//!   gateway, the clock) never receives the seed, not even as bytes it ignores.
 //! - **Snapshots only move forward.** `put_snapshot` ignores a snapshot older than (or as
 //!   old as) the stored one, so racing replicas cannot move it back.
 //!
@@ -71,8 +76,8 @@ pub use feed::AppendFeed;
 pub use ids::{BadId, MatchId, PlayerId};
 pub use memory::MemoryStore;
 pub use model::{
-    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, SeatHolder, Session,
-    StoredEvent, VIEWERS, ViewerVersions,
+    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
+    SeatHolder, Session, StoredEvent, VIEWERS, ViewerVersions,
 };
 pub use redis_store::RedisStore;
 pub use store::EventStore;

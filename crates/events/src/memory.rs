@@ -6,8 +6,8 @@ use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
 use crate::model::{
-    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, SeatHolder, Session,
-    is_sha256_hex,
+    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
+    SeatHolder, Session, is_sha256_hex,
 };
 use crate::store::EventStore;
 use async_trait::async_trait;
@@ -49,6 +49,7 @@ struct State {
 
 struct MatchState {
     meta: MatchMeta,
+    secret: MatchSecret,
     /// `log[v]` is version `v`.
     log: Vec<Entry>,
     /// Idempotency key -> version.
@@ -96,6 +97,7 @@ impl EventStore for MemoryStore {
         &self,
         id: MatchId,
         meta: &MatchMeta,
+        secret: &MatchSecret,
         opening: &Entry,
     ) -> Result<(), StoreError> {
         if opening.version != 0 {
@@ -112,7 +114,13 @@ impl EventStore for MemoryStore {
             }
             state.matches.insert(
                 id,
-                MatchState { meta: meta.clone(), log: vec![opening.clone()], idem, snapshot: None },
+                MatchState {
+                    meta: meta.clone(),
+                    secret: secret.clone(),
+                    log: vec![opening.clone()],
+                    idem,
+                    snapshot: None,
+                },
             );
         }
         Ok(())
@@ -120,6 +128,10 @@ impl EventStore for MemoryStore {
 
     async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError> {
         Ok(self.lock().matches.get(&id).map(|m| m.meta.clone()))
+    }
+
+    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
+        Ok(self.lock().matches.get(&id).map(|m| m.secret.clone()))
     }
 
     async fn claim_seat(
@@ -324,13 +336,13 @@ mod tests {
         let meta = MatchMeta {
             game: "gops".into(),
             options_json: "{}".into(),
-            seed_hex: "00".repeat(16),
             commitment_hex: "11".repeat(32),
             seats: rules_core::PerSeat([SeatHolder::Open, SeatHolder::Open]),
             move_time_ms: 1,
             created_at_ms: 0,
         };
-        store.create_match(id, &meta, &step(0)).await.expect("create");
+        let secret = MatchSecret { seed_hex: "00".repeat(16) };
+        store.create_match(id, &meta, &secret, &step(0)).await.expect("create");
         let mut feed = store.append_feed().await.expect("subscribe");
         let appended = store.append(id, &step(1), DeadlineChange::Keep).await;
         assert_eq!(appended, Ok(AppendOutcome::Appended { version: 1 }));

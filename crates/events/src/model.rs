@@ -1,5 +1,6 @@
 //! The envelope and the records around it: what one accepted step of a match stores
-//! ([`Entry`]), what a match is ([`MatchMeta`]), and the typed answers of the store.
+//! ([`Entry`]), what a match is ([`MatchMeta`], public) and what it hides ([`MatchSecret`]),
+//! and the typed answers of the store.
 
 use crate::ids::{MatchId, PlayerId};
 use rules_core::{Audience, PerSeat};
@@ -122,18 +123,16 @@ pub enum SeatHolder {
     Bot(String),
 }
 
-/// What a match is, fixed at creation except for its seats.
-///
-/// `Debug` prints `seed_hex` as `<redacted>`: the seed decides every hidden draw until the
-/// match ends, so it must never reach a log.
-#[derive(Clone, PartialEq, Eq)]
+/// What a match is, fixed at creation except for its seats: everything the services share
+/// about it, and nothing secret. The seed is not here but in a [`MatchSecret`], stored
+/// beside it and read only by the rules engine ([`crate::EventStore::match_secret`]), so
+/// the gateway and the clock, which read this, never hold it.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MatchMeta {
     /// The game's name in the catalog, e.g. `gops`.
     pub game: String,
     /// The validated options, as JSON.
     pub options_json: String,
-    /// SECRET until the match ends: the seed, in hex.
-    pub seed_hex: String,
     /// SHA-256 of the seed, in hex: public from the first event.
     pub commitment_hex: String,
     /// Who holds each seat.
@@ -152,26 +151,23 @@ impl MatchMeta {
     }
 }
 
-impl fmt::Debug for MatchMeta {
+/// What only the rules engine may read of a match until it ends: its seed. A type of its
+/// own, written with the match's [`MatchMeta`] in one atomic create and read through
+/// [`crate::EventStore::match_secret`] alone, so what reads the meta cannot reach it (a
+/// test checks that the gateway and the clock never name it).
+///
+/// `Debug` prints `seed_hex` as `<redacted>`: the seed decides every hidden draw until the
+/// match ends, so it must never reach a log.
+#[derive(Clone, PartialEq, Eq)]
+pub struct MatchSecret {
+    /// SECRET until the match ends: the seed, in hex.
+    pub seed_hex: String,
+}
+
+impl fmt::Debug for MatchSecret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let MatchMeta {
-            game,
-            options_json,
-            seed_hex: _,
-            commitment_hex,
-            seats,
-            move_time_ms,
-            created_at_ms,
-        } = self;
-        f.debug_struct("MatchMeta")
-            .field("game", game)
-            .field("options_json", options_json)
-            .field("seed_hex", &"<redacted>")
-            .field("commitment_hex", commitment_hex)
-            .field("seats", seats)
-            .field("move_time_ms", move_time_ms)
-            .field("created_at_ms", created_at_ms)
-            .finish()
+        let MatchSecret { seed_hex: _ } = self;
+        f.debug_struct("MatchSecret").field("seed_hex", &"<redacted>").finish()
     }
 }
 
@@ -261,18 +257,19 @@ mod tests {
 
     #[test]
     fn debug_never_prints_the_seed() {
+        let secret = MatchSecret { seed_hex: "00112233445566778899aabbccddeeff".into() };
+        let printed = format!("{secret:?} {secret:#?}");
+        assert!(!printed.contains("00112233445566778899aabbccddeeff"), "{printed}");
+        assert!(printed.contains("<redacted>"));
         let meta = MatchMeta {
             game: "gops".into(),
             options_json: "{}".into(),
-            seed_hex: "00112233445566778899aabbccddeeff".into(),
             commitment_hex: "c0ffee".into(),
             seats: PerSeat([SeatHolder::Open, SeatHolder::Bot("strong".into())]),
             move_time_ms: 30_000,
             created_at_ms: 1,
         };
-        let printed = format!("{meta:?} {meta:#?}");
-        assert!(!printed.contains("00112233445566778899aabbccddeeff"), "{printed}");
-        assert!(printed.contains("<redacted>") && printed.contains("c0ffee"));
+        assert!(format!("{meta:?}").contains("c0ffee"));
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //!
 //! | operation | Redis |
 //! | --- | --- |
-//! | `create_match` | `create.lua`: `EXISTS`, `XADD 0-1`, `HSET` meta (and idem) |
+//! | `create_match` | `create.lua`: `EXISTS`, `XADD 0-1`, `HSET` meta, `HSET` secret (and idem) |
 //! | `meta` | `HMGET meta m seat0 seat1` |
+//! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`) |
 //! | `claim_seat` | `claim.lua`: `HGET`/`HSET` of `seat0`/`seat1` |
 //! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id, `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
 //! | `read` | `XRANGE log <from>-0 + COUNT limit` |
@@ -60,7 +61,8 @@ use crate::feed::{self, AppendFeed};
 use crate::ids::{MatchId, PlayerId};
 use crate::keys;
 use crate::model::{
-    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, Session, is_sha256_hex,
+    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
+    is_sha256_hex,
 };
 use crate::store::EventStore;
 use async_trait::async_trait;
@@ -558,16 +560,18 @@ impl EventStore for RedisStore {
         &self,
         id: MatchId,
         meta: &MatchMeta,
+        secret: &MatchSecret,
         opening: &Entry,
     ) -> Result<(), StoreError> {
         if opening.version != 0 {
             return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
         }
         let [(_, fixed), (_, seat0), (_, seat1)] = codec::meta_fields(meta);
+        let [(_, seed)] = codec::secret_fields(secret);
         let (has_key, key) = idem_args(opening);
         let mut call = self.scripts.create.prepare_invoke();
-        call.key(keys::meta(id)).key(keys::log(id)).key(keys::idem(id));
-        call.arg(fixed).arg(seat0).arg(seat1).arg(has_key).arg(key);
+        call.key(keys::meta(id)).key(keys::log(id)).key(keys::idem(id)).key(keys::secret(id));
+        call.arg(fixed).arg(seat0).arg(seat1).arg(seed).arg(has_key).arg(key);
         for (field, value) in codec::entry_fields(opening) {
             call.arg(field).arg(value);
         }
@@ -591,6 +595,28 @@ impl EventStore for RedisStore {
                     .map_err(|e| corrupt(&key, e))
             }
             _ => Err(corrupt(&key, "a meta field is missing")),
+        }
+    }
+
+    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
+        let seed: Option<String> = redis::cmd("HGET")
+            .arg(keys::secret(id))
+            .arg("seed")
+            .query_async(&mut self.conn())
+            .await?;
+        if let Some(seed_hex) = seed {
+            return Ok(Some(MatchSecret { seed_hex }));
+        }
+        // A match created before the secret had a key of its own kept it in the meta.
+        let key = keys::meta(id);
+        let fixed: Option<String> =
+            redis::cmd("HGET").arg(&key).arg("m").query_async(&mut self.conn()).await?;
+        match fixed {
+            None => Ok(None),
+            Some(fixed) => match codec::legacy_secret(&fixed).map_err(|e| corrupt(&key, e))? {
+                Some(secret) => Ok(Some(secret)),
+                None => Err(corrupt(&keys::secret(id), "the match has no seed")),
+            },
         }
     }
 

@@ -5,7 +5,7 @@ use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
 use crate::model::{
-    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, Session,
+    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
 use async_trait::async_trait;
 use rules_core::Seat;
@@ -21,7 +21,8 @@ use rules_core::Seat;
 /// test suite (`tests/store.rs`).
 #[async_trait]
 pub trait EventStore: Send + Sync {
-    /// Creates a match with its meta and its opening entry (version 0).
+    /// Creates a match with its meta, its secret and its opening entry (version 0), all
+    /// together or not at all: a match never exists without its seed.
     ///
     /// # Errors
     ///
@@ -31,15 +32,26 @@ pub trait EventStore: Send + Sync {
         &self,
         id: MatchId,
         meta: &MatchMeta,
+        secret: &MatchSecret,
         opening: &Entry,
     ) -> Result<(), StoreError>;
 
     /// The match's meta, with the current seat holders; `None` if there is no such match.
+    /// Never the seed: that is [`EventStore::match_secret`].
     ///
     /// # Errors
     ///
     /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
     async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError>;
+
+    /// The match's secret (its seed); `None` if there is no such match. For the rules
+    /// engine alone, which replays the match from it: the gateway and the clock never call
+    /// it (a test in `tests/secret_readers.rs` checks their sources).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError>;
 
     /// Claims `seat` for `player`, atomically: an open seat, or one reserved for `player`,
     /// becomes theirs; a seat they already hold answers [`ClaimOutcome::AlreadyYours`];

@@ -8,8 +8,8 @@
 
 use events::{
     AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, EventStore, MatchId,
-    MatchMeta, MemoryStore, PlayerId, RedisStore, SeatHolder, Session, StoreError, StoredEvent,
-    keys,
+    MatchMeta, MatchSecret, MemoryStore, PlayerId, RedisStore, SeatHolder, Session, StoreError,
+    StoredEvent, keys,
 };
 use rules_core::{Audience, PerSeat, Seat};
 use std::collections::BTreeMap;
@@ -27,12 +27,15 @@ fn meta(seats: [SeatHolder; 2]) -> MatchMeta {
     MatchMeta {
         game: "gops".into(),
         options_json: r#"{"cards":13}"#.into(),
-        seed_hex: "0123456789abcdef0123456789abcdef".into(),
         commitment_hex: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".into(),
         seats: PerSeat(seats),
         move_time_ms: 30_000,
         created_at_ms: 1_700_000_000_000,
     }
+}
+
+fn secret() -> MatchSecret {
+    MatchSecret { seed_hex: "0123456789abcdef0123456789abcdef".into() }
 }
 
 fn open_meta() -> MatchMeta {
@@ -64,7 +67,7 @@ fn entry(version: u64, key: Option<&str>) -> Entry {
 
 async fn new_match(store: &Store) -> MatchId {
     let id = MatchId::random();
-    store.create_match(id, &open_meta(), &entry(0, None)).await.expect("create");
+    store.create_match(id, &open_meta(), &secret(), &entry(0, None)).await.expect("create");
     id
 }
 
@@ -162,26 +165,30 @@ suite!(
 async fn create_and_meta(store: Store) {
     let id = MatchId::random();
     assert_eq!(store.meta(id).await, Ok(None));
+    assert_eq!(store.match_secret(id).await, Ok(None));
     assert_eq!(store.last_version(id).await, Ok(None));
     let bot = meta([SeatHolder::Open, SeatHolder::Bot("strong".into())]);
     let opening = entry(0, Some("create-1"));
-    store.create_match(id, &bot, &opening).await.expect("create");
+    store.create_match(id, &bot, &secret(), &opening).await.expect("create");
     assert_eq!(store.meta(id).await, Ok(Some(bot.clone())));
+    assert_eq!(store.match_secret(id).await, Ok(Some(secret())));
     assert_eq!(store.last_version(id).await, Ok(Some(0)));
     assert_eq!(store.read(id, 0, 10).await, Ok(vec![opening.clone()]));
 
     // The id is taken: refused, nothing changes.
     let other = meta([SeatHolder::Open, SeatHolder::Open]);
+    let other_secret = MatchSecret { seed_hex: "ff".repeat(16) };
     assert_eq!(
-        store.create_match(id, &other, &entry(0, None)).await,
+        store.create_match(id, &other, &other_secret, &entry(0, None)).await,
         Err(StoreError::AlreadyExists(id))
     );
     assert_eq!(store.meta(id).await, Ok(Some(bot)));
+    assert_eq!(store.match_secret(id).await, Ok(Some(secret())));
     assert_eq!(store.read(id, 0, 10).await, Ok(vec![opening]));
 
     // The opening entry is version 0.
     assert!(matches!(
-        store.create_match(MatchId::random(), &other, &entry(1, None)).await,
+        store.create_match(MatchId::random(), &other, &secret(), &entry(1, None)).await,
         Err(StoreError::InvalidArgument(_))
     ));
     // A retried creation request with the opening key is a duplicate of version 0.
@@ -195,7 +202,12 @@ async fn claim_seat_rules(store: Store) {
     let (alice, bob) = (PlayerId::random(), PlayerId::random());
     let id = MatchId::random();
     store
-        .create_match(id, &meta([SeatHolder::Open, SeatHolder::Reserved(bob)]), &entry(0, None))
+        .create_match(
+            id,
+            &meta([SeatHolder::Open, SeatHolder::Reserved(bob)]),
+            &secret(),
+            &entry(0, None),
+        )
         .await
         .expect("create");
     assert_eq!(store.claim_seat(id, Seat::ZERO, alice).await, Ok(ClaimOutcome::Claimed));
@@ -211,6 +223,7 @@ async fn claim_seat_rules(store: Store) {
         .create_match(
             with_bot,
             &meta([SeatHolder::Open, SeatHolder::Bot("random".into())]),
+            &secret(),
             &entry(0, None),
         )
         .await
@@ -575,6 +588,7 @@ fn key_names_carry_the_match_hash_tag() {
     let id: MatchId = "67e55044-10b1-426f-9247-bb680e5fe0c8".parse().expect("id");
     assert_eq!(keys::log(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:log");
     assert_eq!(keys::meta(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:meta");
+    assert_eq!(keys::secret(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:secret");
     assert_eq!(keys::idem(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:idem");
     assert_eq!(keys::snapshot(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:snap");
     assert_eq!(keys::deadline(id), "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:deadline");
@@ -584,9 +598,14 @@ fn key_names_carry_the_match_hash_tag() {
     let p: PlayerId = "0b7e2a51-4c1d-4f0e-9a3b-5d6c7e8f9a0b".parse().expect("player id");
     assert_eq!(keys::player(p), "colosseum:player:0b7e2a51-4c1d-4f0e-9a3b-5d6c7e8f9a0b");
     // Redis Cluster hashes only what is between the first `{` and the next `}`.
-    for key in
-        [keys::log(id), keys::meta(id), keys::idem(id), keys::snapshot(id), keys::deadline(id)]
-    {
+    for key in [
+        keys::log(id),
+        keys::meta(id),
+        keys::secret(id),
+        keys::idem(id),
+        keys::snapshot(id),
+        keys::deadline(id),
+    ] {
         let tag = key.split_once('{').and_then(|(_, rest)| rest.split_once('}')).map(|t| t.0);
         assert_eq!(tag, Some("67e55044-10b1-426f-9247-bb680e5fe0c8"));
     }
@@ -609,6 +628,7 @@ async fn redis_holds_exactly_the_documented_keys() {
     let mut expected = vec![
         keys::log(id),
         keys::meta(id),
+        keys::secret(id),
         keys::idem(id),
         keys::snapshot(id),
         keys::deadline(id),
@@ -637,6 +657,41 @@ async fn redis_holds_exactly_the_documented_keys() {
         })
         .collect();
     assert_eq!(ids, ["0-1", "1-1"]);
+    // The meta hash, which the gateway and the clock read, holds no seed.
+    let fields: Vec<String> =
+        redis::cmd("HGETALL").arg(keys::meta(id)).query_async(&mut conn).await.expect("HGETALL");
+    assert!(fields.iter().all(|f| !f.contains(&secret().seed_hex)), "{fields:?}");
+}
+
+#[tokio::test]
+async fn redis_finds_the_seed_of_a_match_stored_before_the_secret_key() {
+    let fixture = redis_fixture().await;
+    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let id = new_match(store).await;
+    // The layout before: no secret key, the seed in the meta's JSON.
+    let mut conn = inspect(server).await;
+    let m: String =
+        redis::cmd("HGET").arg(keys::meta(id)).arg("m").query_async(&mut conn).await.expect("m");
+    let old = m.replacen('{', &format!(r#"{{"seed":"{}","#, secret().seed_hex), 1);
+    let () = redis::cmd("HSET")
+        .arg(keys::meta(id))
+        .arg("m")
+        .arg(&old)
+        .query_async(&mut conn)
+        .await
+        .expect("HSET");
+    let () = redis::cmd("DEL").arg(keys::secret(id)).query_async(&mut conn).await.expect("DEL");
+    assert_eq!(store.meta(id).await, Ok(Some(open_meta())));
+    assert_eq!(store.match_secret(id).await, Ok(Some(secret())));
+    // A meta with no seed anywhere is corrupt, not a match without one.
+    let () = redis::cmd("HSET")
+        .arg(keys::meta(id))
+        .arg("m")
+        .arg(&m)
+        .query_async(&mut conn)
+        .await
+        .expect("HSET");
+    assert!(matches!(store.match_secret(id).await, Err(StoreError::Corrupt(_))));
 }
 
 /// `(calls of EVALSHA, calls of ZADD, commands processed)` from `INFO`.
@@ -907,7 +962,7 @@ async fn the_feed_skips_malformed_notes_and_ends_with_its_connection() {
     let mut id = None;
     for _ in 0..50 {
         let candidate = MatchId::random();
-        match store.create_match(candidate, &open_meta(), &entry(0, None)).await {
+        match store.create_match(candidate, &open_meta(), &secret(), &entry(0, None)).await {
             Ok(()) => {
                 id = Some(candidate);
                 break;
@@ -964,7 +1019,7 @@ async fn matches_on_every_node_share_deadlines_repair_and_feed() {
     let mut feed = store.append_feed().await.expect("subscribe");
     let player = PlayerId::random();
     for (i, &id) in ids.iter().enumerate() {
-        store.create_match(id, &open_meta(), &entry(0, None)).await.expect("create");
+        store.create_match(id, &open_meta(), &secret(), &entry(0, None)).await.expect("create");
         assert_eq!(store.claim_seat(id, Seat::ZERO, player).await, Ok(ClaimOutcome::Claimed));
         let arm = DeadlineChange::Set { due_ms: 100 * (i as u64 + 1), fence_version: 1 };
         assert_eq!(
@@ -983,11 +1038,17 @@ async fn matches_on_every_node_share_deadlines_repair_and_feed() {
     // Each node holds its own match's keys.
     for (node, &id) in nodes.iter_mut().zip(&ids) {
         let held: i64 = redis::cmd("EXISTS")
-            .arg(&[keys::log(id), keys::meta(id), keys::idem(id), keys::deadline(id)])
+            .arg(&[
+                keys::log(id),
+                keys::meta(id),
+                keys::secret(id),
+                keys::idem(id),
+                keys::deadline(id),
+            ])
             .query_async(node)
             .await
             .expect("EXISTS");
-        assert_eq!(held, 4, "node of {id}");
+        assert_eq!(held, 5, "node of {id}");
     }
     // The feed hears appends made on every node.
     assert_eq!(next_from(&mut feed, 3).await, ids.iter().map(|&id| (id, vec![1])).collect());

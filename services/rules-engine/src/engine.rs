@@ -13,8 +13,8 @@
 
 use crate::hosted::{self, Hosted, StepIn};
 use events::{
-    AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, SeatHolder, VIEWERS,
-    ViewerVersions,
+    AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, MatchSecret, SeatHolder,
+    VIEWERS, ViewerVersions,
 };
 use rules_core::{Audience, Seat, SeatSet, Seed, Viewer};
 use service_kit::fields::holder_name;
@@ -28,6 +28,8 @@ use std::sync::{Arc, Mutex};
 struct Slot {
     hosted: Box<dyn Hosted>,
     meta: MatchMeta,
+    /// The seed, published in the outcome once the match ends.
+    secret: MatchSecret,
     version: u64,
     /// The tag of the entry at `version`: what tells this copy from a reissued version.
     tag: u64,
@@ -227,12 +229,12 @@ impl Engine {
             } else {
                 options_json.to_string()
             },
-            seed_hex: seed.to_hex(),
             commitment_hex: commitment.clone(),
             seats: rules_core::PerSeat(seats),
             move_time_ms,
             created_at_ms: now,
         };
+        let secret = MatchSecret { seed_hex: seed.to_hex() };
         let due = meta.all_seated().then(|| {
             let windows = hosted.windows(move_time_ms);
             TimeAccount::default().due(&windows, now, hosted.reserve_allowance_ms(), move_time_ms)
@@ -242,7 +244,7 @@ impl Engine {
             step_json: "{\"created\":true}".into(),
             idempotency_key: None,
             events: hosted.opening(),
-            views: stored_views(&*hosted, &meta, ViewerVersions::default(), due),
+            views: stored_views(&*hosted, &meta, &secret, ViewerVersions::default(), due),
             traceparent: None,
             at_ms: now,
             tag: entry_tag(),
@@ -250,7 +252,7 @@ impl Engine {
         let store = self.store.clone();
         let game = game.to_string();
         detached(async move {
-            store.create_match(id, &meta, &opening).await?;
+            store.create_match(id, &meta, &secret, &opening).await?;
             if let Some(due) = due {
                 store.set_deadline(id, due, 0).await?;
             }
@@ -431,13 +433,19 @@ impl Engine {
     async fn rebuild(&self, id: MatchId) -> Result<Slot, ServiceError> {
         let meta = self.meta(id).await?;
         self.check_family(&meta.game)?;
-        let seed = Seed::parse(&meta.seed_hex)
+        let secret = self
+            .store
+            .match_secret(id)
+            .await?
+            .ok_or_else(|| ServiceError::Internal(format!("match {id} has no stored seed")))?;
+        let seed = Seed::parse(&secret.seed_hex)
             .map_err(|e| ServiceError::Internal(format!("stored seed: {e}")))?;
         let hosted = hosted::start(&meta.game, &meta.options_json, seed)?;
         let clock = TimeAccount { window_start_ms: meta.created_at_ms, reserve_used_ms: [0; 2] };
         let mut slot = Slot {
             hosted,
             meta,
+            secret,
             version: 0,
             tag: 0,
             seen: ViewerVersions::default(),
@@ -697,7 +705,7 @@ impl Engine {
             tag,
         };
         let seen = s.seen.after(&entry);
-        entry.views = stored_views(&*s.hosted, &s.meta, seen, due);
+        entry.views = stored_views(&*s.hosted, &s.meta, &s.secret, seen, due);
         match self.store.append(id, &entry, change).await? {
             AppendOutcome::Appended { .. } => {
                 s.version = version;
@@ -762,7 +770,8 @@ impl Engine {
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
         let s = self.current(id, &mut guard).await?;
-        let mut view = view_response(&*s.hosted, &s.meta, s.seen, s.due_ms, viewer, true);
+        let mut view =
+            view_response(&*s.hosted, &s.meta, &s.secret, s.seen, s.due_ms, viewer, true);
         view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
         Ok(view)
     }
@@ -872,6 +881,7 @@ fn actor(step_json: &str) -> Viewer {
 fn view_response(
     hosted: &dyn Hosted,
     meta: &MatchMeta,
+    secret: &MatchSecret,
     seen: ViewerVersions,
     due_ms: Option<u64>,
     viewer: Viewer,
@@ -881,7 +891,7 @@ fn view_response(
     let outcome = hosted.outcome().map(|o| api::v1::Outcome {
         winner: o.winner.map(wire::seat_u32),
         reason: wire::reason(&o),
-        seed: meta.seed_hex.clone(),
+        seed: secret.seed_hex.clone(),
     });
     api::v1::GetViewResponse {
         version: seen.of(viewer),
@@ -903,6 +913,7 @@ fn view_response(
 fn stored_views(
     hosted: &dyn Hosted,
     meta: &MatchMeta,
+    secret: &MatchSecret,
     seen: ViewerVersions,
     due_ms: Option<u64>,
 ) -> Vec<events::StoredEvent> {
@@ -911,7 +922,8 @@ fn stored_views(
         .into_iter()
         .map(|viewer| events::StoredEvent {
             audience: viewer.seat().map_or(Audience::Public, Audience::Seat),
-            payload: view_response(hosted, meta, seen, due_ms, viewer, false).encode_to_vec(),
+            payload: view_response(hosted, meta, secret, seen, due_ms, viewer, false)
+                .encode_to_vec(),
         })
         .collect()
 }
