@@ -5,7 +5,8 @@
 
 use api::v1;
 use clap::Args;
-use gateway::bots::Client;
+use client::requests::{self, opponent};
+use client::{Client, Cursor, Turns};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -150,7 +151,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
                 let a = Client::guest_on(channel.clone(), &format!("load-{w}-a")).await;
                 let b = Client::guest_on(channel, &format!("load-{w}-b")).await;
                 let (a, b) = match (a, b) {
-                    (Ok((a, _)), Ok((b, _))) => (a, b),
+                    (Ok(a), Ok(b)) => (a, b),
                     (Err(e), _) | (_, Err(e)) => {
                         stats.errors.fetch_add(1, Ordering::Relaxed);
                         stats
@@ -219,27 +220,9 @@ async fn one_match(
     move_time: u64,
     stats: &Arc<Stats>,
 ) -> Result<(), tonic::Status> {
-    let created = a
-        .api()
-        .create_match(a.request(v1::CreateMatchRequest {
-            game: game.to_string(),
-            options_json: String::new(),
-            opponent: Some(v1::Opponent { kind: Some(v1::opponent::Kind::Open(v1::OpenSeat {})) }),
-            seat: 0,
-            move_time_ms: move_time * 1000,
-            idempotency_key: String::new(),
-        }))
-        .await?
-        .into_inner();
+    let created = a.create(requests::create(game, "", opponent::open(), move_time * 1000)).await?;
     let id = created.match_id;
-    b.api()
-        .join_match(
-            b.request(v1::JoinMatchRequest {
-                match_id: id.clone(),
-                idempotency_key: String::new(),
-            }),
-        )
-        .await?;
+    b.join(&id, "").await?;
     let pa = tokio::spawn(player(a.clone(), 0, (n, id.clone()), think, stats.clone()));
     let pb = tokio::spawn(player(b.clone(), 1, (n, id), think, stats.clone()));
     let (ra, rb) = (pa.await, pb.await);
@@ -259,17 +242,7 @@ async fn player(
     think: (u64, u64),
     stats: Arc<Stats>,
 ) -> Result<(), tonic::Status> {
-    let mut api = c.api();
-    let mut events = api
-        .watch_match(c.request(v1::WatchMatchRequest {
-            match_id: id.clone(),
-            after_version: 0,
-            include_views: true,
-            after_index: None,
-            after_tag: None,
-        }))
-        .await?
-        .into_inner();
+    let mut events = c.watch(&id, Cursor::START, true).await?;
     // The stream is drained as messages arrive (so receipt times are true while the player
     // thinks), and the player gets the newest view.
     let (view_tx, mut views) = tokio::sync::watch::channel(None::<v1::GetViewResponse>);
@@ -293,8 +266,8 @@ async fn player(
         })
     };
     let mut rng = bots::BotRng::from_seed(service_kit::time::os_random_32());
-    // The newest version this player moved at: its views up to then need nothing.
-    let mut acted_at = None;
+    // The views it has acted on need nothing more.
+    let mut turns = Turns::default();
     loop {
         if views.changed().await.is_err() {
             // The stream ended: the match is over, or the reader saw an error.
@@ -304,7 +277,7 @@ async fn player(
         if view.outcome.is_some() {
             return Ok(());
         }
-        if view.legal_moves.is_empty() || acted_at.is_some_and(|v| v >= view.version) {
+        if !turns.owed(&view) {
             continue;
         }
         if think.0 > 0 {
@@ -315,17 +288,10 @@ async fn player(
         let mv = view.legal_moves[rng.below(view.legal_moves.len() as u32) as usize].clone();
         #[allow(clippy::disallowed_methods)] // The load client measures wall time.
         let t0 = Instant::now();
-        match api
-            .submit_move(c.request(v1::SubmitMoveRequest {
-                match_id: id.clone(),
-                r#move: Some(mv),
-                idempotency_key: format!("load:{}:{}", view.version, uuid::Uuid::new_v4()),
-            }))
-            .await
-        {
+        let key = format!("load:{}:{}", view.version, uuid::Uuid::new_v4());
+        match c.submit(&id, Some(mv), &key).await {
             Ok(r) => {
-                if let Some(v1::submit_move_response::Outcome::Accepted(a)) = r.into_inner().outcome
-                {
+                if let Some(v1::submit_move_response::Outcome::Accepted(a)) = r.outcome {
                     stats.moves.fetch_add(1, Ordering::Relaxed);
                     stats.note((n, a.version), me, t0, true);
                 }
@@ -334,7 +300,7 @@ async fn player(
             Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
             Err(s) => return Err(s),
         }
-        acted_at = Some(view.version);
+        turns.acted(view.version);
     }
 }
 

@@ -14,7 +14,6 @@
 //! - `games`: list the hosted games.
 
 mod chaos;
-mod client;
 mod conformance;
 mod load;
 mod play;

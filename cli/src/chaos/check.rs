@@ -4,8 +4,8 @@
 
 use super::load::{Ack, Tracked, code_name};
 use api::v1;
+use client::Client;
 use events::{Entry, EventStore, MatchId};
-use gateway::bots::Client;
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -273,17 +273,10 @@ pub async fn check(
         }
     };
     // The gateway serves the match.
-    let api = client.api();
-    let view = call(|| {
-        let req = client.request(v1::GetViewRequest { match_id: id_text.to_string() });
-        let mut api = api.clone();
-        async move { api.get_view(req).await }
-    })
-    .await;
+    let view = call(|| client.view(id_text)).await;
     let last_version = spectators_last;
     match &view {
         Ok(r) => {
-            let r = r.get_ref();
             if v.finished && (r.version != last_version || r.outcome.is_none()) {
                 v.note(id_text, game, "unloadable", format!(
                     "GetView shows version {} {}, the stream ends the match at version {last_version}",
@@ -317,12 +310,7 @@ pub async fn check(
     }
     // A finished match's record verifies and is the stream's.
     if v.finished {
-        let rec = call(|| {
-            let req = client.request(v1::GetMatchRecordRequest { match_id: id_text.to_string() });
-            let mut api = api.clone();
-            async move { api.get_match_record(req).await }
-        })
-        .await;
+        let rec = call(|| client.record(id_text)).await;
         match rec {
             Err(s) => v.note(
                 id_text,
@@ -330,7 +318,7 @@ pub async fn check(
                 "unloadable",
                 format!("GetMatchRecord: {}: {}", code_name(s.code()), short(s.message(), 160)),
             ),
-            Ok(r) => match games::Record::parse(&r.into_inner().record_json) {
+            Ok(json) => match games::Record::parse(&json) {
                 Err(e) => v.note(
                     id_text,
                     game,

@@ -4,7 +4,8 @@
 //! acknowledgement they receive.
 
 use api::v1;
-use gateway::bots::Client;
+use client::requests::{self, opponent};
+use client::{Client, Cursor, Turns};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -207,7 +208,7 @@ pub async fn run(channels: Vec<tonic::transport::Channel>, b: Behaviour, sh: Arc
 /// A guest session, retried through gateway restarts.
 async fn guest(channel: &tonic::transport::Channel, name: &str, sh: &Shared) -> Option<Client> {
     match retry(sh, || Client::guest_on(channel.clone(), name)).await? {
-        Ok((c, _)) => Some(c),
+        Ok(c) => Some(c),
         Err(s) => {
             tracing::warn!(code = code_name(s.code()), "no guest session");
             None
@@ -233,23 +234,13 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
         };
         // Keyed: a create retried after UNAVAILABLE answers the match it made, not another.
         let create_key = format!("chaos-create-{w}-{n}");
-        let create = || {
-            let mut api = a.api();
-            let req = a.request(v1::CreateMatchRequest {
-                game: info.name.to_string(),
-                options_json: String::new(),
-                opponent: Some(v1::Opponent {
-                    kind: Some(v1::opponent::Kind::Open(v1::OpenSeat {})),
-                }),
-                seat: 0,
-                move_time_ms: b.move_time_ms,
-                idempotency_key: create_key.clone(),
-            });
-            async move { api.create_match(req).await }
+        let create = v1::CreateMatchRequest {
+            idempotency_key: create_key,
+            ..requests::create(info.name, "", opponent::open(), b.move_time_ms)
         };
-        let created = match retry(&sh, create).await {
+        let created = match retry(&sh, || a.create(create.clone())).await {
             None => return,
-            Some(Ok(r)) => r.into_inner(),
+            Some(Ok(r)) => r,
             Some(Err(_)) => continue,
         };
         let id = created.match_id;
@@ -257,17 +248,10 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
             .lock()
             .expect("the matches lock")
             .insert(id.clone(), Tracked { game: info.name });
-        let join = || {
-            let mut api = bb.api();
-            let req = bb.request(v1::JoinMatchRequest {
-                match_id: id.clone(),
-                idempotency_key: format!("chaos-join-{w}-{n}"),
-            });
-            async move { api.join_match(req).await }
-        };
-        let seat_b = match retry(&sh, join).await {
+        let join_key = format!("chaos-join-{w}-{n}");
+        let seat_b = match retry(&sh, || bb.join(&id, &join_key)).await {
             None => return,
-            Some(Ok(r)) => r.into_inner().seat,
+            Some(Ok(seat)) => seat,
             Some(Err(_)) => continue,
         };
         let seat_a = created.seat;
@@ -293,7 +277,7 @@ async fn player(
     let done = CancellationToken::new();
     let reader = tokio::spawn(watch(c.clone(), id.clone(), tx, sh.clone(), done.clone()));
     let stall = Duration::from_millis(4 * b.move_time_ms + 2000);
-    let mut acted_at = None;
+    let mut turns = Turns::default();
     let mut seen = 0;
     loop {
         tokio::select! {
@@ -301,13 +285,11 @@ async fn player(
             r = tokio::time::timeout(stall, views.changed()) => match r {
                 Err(_) => {
                     // Did the match move on without this watch, or not move at all?
-                    let mut api = c.api();
-                    let req = c.request(v1::GetViewRequest { match_id: id.clone() });
-                    let now_at = tokio::time::timeout(Duration::from_secs(5), api.get_view(req))
+                    let now_at = tokio::time::timeout(Duration::from_secs(5), c.view(&id))
                         .await
                         .ok()
                         .and_then(Result::ok)
-                        .map(|r| r.into_inner().version);
+                        .map(|v| v.version);
                     let behind = now_at.is_some_and(|v| v > seen);
                     if behind {
                         sh.stalled_watch_behind.fetch_add(1, Ordering::Relaxed);
@@ -329,10 +311,10 @@ async fn player(
             }
             break;
         }
-        if view.legal_moves.is_empty() || acted_at.is_some_and(|v| v >= view.version) {
+        if !turns.owed(&view) {
             continue;
         }
-        acted_at = Some(view.version);
+        turns.acted(view.version);
         let late = b.late_every > 0 && rng.below(b.late_every) == 0;
         let think = if late {
             sh.late_moves.fetch_add(1, Ordering::Relaxed);
@@ -377,23 +359,17 @@ async fn submit(
         } else {
             Duration::from_secs(10)
         };
-        let mut req = c.request(v1::SubmitMoveRequest {
-            match_id: id.to_string(),
-            r#move: Some(mv.clone()),
-            idempotency_key: key.clone(),
-        });
-        req.set_timeout(limit);
-        let mut api = c.api();
+        let c = c.with_timeout(limit);
         #[allow(clippy::disallowed_methods)] // The trial measures wall time.
         let sent = Instant::now();
         let r = tokio::select! {
             _ = sh.stop.cancelled() => return,
-            r = tokio::time::timeout(limit, api.submit_move(req)) => r
+            r = tokio::time::timeout(limit, c.submit(id, Some(mv.clone()), &key)) => r
                 .unwrap_or_else(|_| Err(tonic::Status::deadline_exceeded("client deadline"))),
         };
         match r {
             Ok(resp) => {
-                let (version, duplicate) = match resp.into_inner().outcome {
+                let (version, duplicate) = match resp.outcome {
                     Some(v1::submit_move_response::Outcome::Accepted(a)) => (a.version, false),
                     Some(v1::submit_move_response::Outcome::Duplicate(a)) => (a.version, true),
                     None => return,
@@ -437,25 +413,16 @@ async fn watch(
     sh: Arc<Shared>,
     done: CancellationToken,
 ) {
-    // The last message received: its version, index and tag.
-    let mut after: (u64, Option<u32>, Option<u64>) = (0, None, None);
+    // Just after the last message received.
+    let mut after = Cursor::START;
     loop {
-        let mut api = c.api();
-        let req = c.request(v1::WatchMatchRequest {
-            match_id: id.clone(),
-            after_version: after.0,
-            include_views: true,
-            after_index: after.1,
-            after_tag: after.2,
-        });
         let opened = tokio::select! {
             _ = done.cancelled() => return,
-            r = tokio::time::timeout(Duration::from_secs(10), api.watch_match(req)) => r
+            r = tokio::time::timeout(Duration::from_secs(10), c.watch(&id, after, true)) => r
                 .unwrap_or_else(|_| Err(tonic::Status::deadline_exceeded("client timeout"))),
         };
         match opened {
-            Ok(stream) => {
-                let mut stream = stream.into_inner();
+            Ok(mut stream) => {
                 loop {
                     let m = tokio::select! {
                         _ = done.cancelled() => return,
@@ -465,10 +432,10 @@ async fn watch(
                         Ok(Some(m)) if m.resync.is_some() => {
                             // The store lost writes: the match is restated from its start.
                             sh.resyncs.fetch_add(1, Ordering::Relaxed);
-                            after = (0, None, None);
+                            after = after.next(&m);
                         }
                         Ok(Some(m)) => {
-                            after = (m.version, Some(m.index), Some(m.tag));
+                            after = after.next(&m);
                             if let Some(v) = m.view {
                                 let over = v.outcome.is_some();
                                 let _ = tx.send(Some(v));

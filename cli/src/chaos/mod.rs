@@ -240,8 +240,8 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     let checker = {
         let mut attempt = 0;
         loop {
-            match gateway::bots::Client::guest(&gateway, "chaos-checker").await {
-                Ok((c, _)) => break c,
+            match client::Client::guest(&gateway, "chaos-checker").await {
+                Ok(c) => break c,
                 Err(s) if attempt < 20 => {
                     attempt += 1;
                     tracing::debug!(code = load::code_name(s.code()), "checker session: retrying");

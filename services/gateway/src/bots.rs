@@ -1,12 +1,12 @@
 //! The bot runner: built-in bots play through the public API like any client (a guest
 //! session, JoinMatch, WatchMatch, GetView, SubmitMove), never through a side door. The
-//! gateway only tells it which matches reserved a seat for it.
+//! gateway only tells it which matches reserved a seat for it. It plays with the same
+//! client crate as every other player.
 
-use api::v1::{self, colosseum_service_client::ColosseumServiceClient};
+use client::{Client, Cursor, Turns};
 use events::{MatchId, PlayerId};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tonic::transport::Channel;
 
 /// Whether `game` has a bot called `name`.
 pub fn has_bot(game: &str, name: &str) -> bool {
@@ -30,72 +30,14 @@ impl BotDispatch {
     }
 }
 
-/// A client of the public API carrying a session token.
-#[derive(Clone)]
-pub struct Client {
-    inner: ColosseumServiceClient<Channel>,
-    token: String,
-}
-
-impl Client {
-    /// A client of the gateway at `url` with a fresh guest session named `name`.
-    ///
-    /// # Errors
-    /// The gateway cannot be reached.
-    pub async fn guest(url: &str, name: &str) -> Result<(Self, PlayerId), tonic::Status> {
-        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
-            .map_err(|e| tonic::Status::invalid_argument(e.to_string()))?
-            .connect_lazy();
-        Self::guest_on(channel, name).await
-    }
-
-    /// A client with a fresh guest session over an existing channel (many clients can
-    /// share one HTTP/2 connection).
-    ///
-    /// # Errors
-    /// The gateway cannot be reached.
-    pub async fn guest_on(channel: Channel, name: &str) -> Result<(Self, PlayerId), tonic::Status> {
-        let mut inner = ColosseumServiceClient::new(channel);
-        let s = inner
-            .create_guest_session(v1::CreateGuestSessionRequest { display_name: name.to_string() })
-            .await?
-            .into_inner();
-        let player = s.player_id.parse().map_err(|_| tonic::Status::internal("a bad player id"))?;
-        Ok((Client { inner, token: s.token }, player))
-    }
-
-    /// The same session on another gateway (sessions live in the shared store).
-    ///
-    /// # Errors
-    /// A URL that does not parse.
-    pub fn on(&self, url: &str) -> Result<Self, tonic::Status> {
-        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
-            .map_err(|e| tonic::Status::invalid_argument(e.to_string()))?
-            .connect_lazy();
-        Ok(Client { inner: ColosseumServiceClient::new(channel), token: self.token.clone() })
-    }
-
-    /// A request with the session token.
-    pub fn request<T>(&self, msg: T) -> tonic::Request<T> {
-        let mut r = tonic::Request::new(msg);
-        if let Ok(v) = format!("Bearer {}", self.token).parse() {
-            r.metadata_mut().insert("authorization", v);
-        }
-        r
-    }
-
-    /// The raw client.
-    pub fn api(&self) -> ColosseumServiceClient<Channel> {
-        self.inner.clone()
-    }
-}
-
 /// Starts the bot runner against the gateway at `url`; returns its dispatch.
 ///
 /// # Errors
 /// The gateway cannot be reached.
 pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch, tonic::Status> {
-    let (client, player_id) = Client::guest(url, "bots").await?;
+    let client = Client::guest(url, "bots").await?;
+    let player_id =
+        client.player_id().parse().map_err(|_| tonic::Status::internal("a bad player id"))?;
     let (tx, mut rx) = mpsc::unbounded_channel::<(MatchId, String, String)>();
     // The matches being played: a match handed over twice (a retried CreateMatch) is
     // played once.
@@ -129,50 +71,31 @@ pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch
 
 /// Plays one match to its end.
 async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), tonic::Status> {
-    let mut api = client.api();
-    let seat = api
-        .join_match(client.request(v1::JoinMatchRequest {
-            match_id: id.to_string(),
-            idempotency_key: String::new(),
-        }))
-        .await?
-        .into_inner()
-        .seat;
+    let match_id = id.to_string();
+    let seat = client.join(&match_id, "").await?;
     let seat = rules_core::Seat::new(u64::from(seat))
         .ok_or_else(|| tonic::Status::internal("a bad seat"))?;
     let mut brain = bots::json_bot(game, bot, service_kit::time::os_random_32())
         .ok_or_else(|| tonic::Status::invalid_argument(format!("{game} has no bot {bot}")))?;
     // The stream's views say when the bot owes a move; only then does it ask GetView for
     // the JSON form its brain reads.
-    let mut events = api
-        .watch_match(client.request(v1::WatchMatchRequest {
-            match_id: id.to_string(),
-            after_version: 0,
-            include_views: true,
-            after_index: None,
-            after_tag: None,
-        }))
-        .await?
-        .into_inner();
-    let mut acted_at = None;
+    let mut events = client.watch(&match_id, Cursor::START, true).await?;
+    let mut turns = Turns::default();
     while let Some(msg) = events.message().await? {
         if msg.resync.is_some() {
             // The store lost its last writes: versions are being reissued, so a version
             // acted at may come again with a new step.
-            acted_at = None;
+            turns.forget();
             continue;
         }
         let Some(seen) = msg.view else { continue };
         if seen.outcome.is_some() {
             return Ok(());
         }
-        if seen.legal_moves.is_empty() || acted_at.is_some_and(|v| v >= seen.version) {
+        if !turns.owed(&seen) {
             continue;
         }
-        let view = api
-            .get_view(client.request(v1::GetViewRequest { match_id: id.to_string() }))
-            .await?
-            .into_inner();
+        let view = client.view(&match_id).await?;
         if view.legal_moves.is_empty() || view.outcome.is_some() {
             continue;
         }
@@ -182,21 +105,14 @@ async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), 
             brain.choose(seat, &view.view_json, &legal).map_err(tonic::Status::internal)?;
         let mv = wire::move_from_json(game, &choice).map_err(tonic::Status::internal)?;
         let key = format!("bot:{id}:{}", view.version);
-        match api
-            .submit_move(client.request(v1::SubmitMoveRequest {
-                match_id: id.to_string(),
-                r#move: Some(mv),
-                idempotency_key: key,
-            }))
-            .await
-        {
+        match client.submit(&match_id, Some(mv), &key).await {
             Ok(_) => {}
             // The match moved on between the view and the move (a deadline): the stream
             // brings the next view.
             Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
             Err(s) => return Err(s),
         }
-        acted_at = Some(view.version);
+        turns.acted(view.version);
     }
     Ok(())
 }

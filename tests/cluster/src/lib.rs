@@ -7,9 +7,9 @@
 //! Every test starts its own Redis and cluster, so tests are independent and run in
 //! parallel. Waits are bounded loops of short sleeps, never one long sleep.
 
-use api::v1::{self, opponent};
+use api::v1;
+use client::{Client, Cursor};
 use cluster::Cluster;
-use gateway::bots::Client;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -98,7 +98,8 @@ impl<R> Env<R> {
     }
 }
 
-/// A guest player: a session on the gateway and helpers for each call.
+/// A guest player: a session on the gateway (the public-API client) and the tests' ways
+/// of calling it (fresh keys, panics that name the player).
 #[derive(Clone)]
 pub struct Player {
     /// The authenticated client.
@@ -116,8 +117,9 @@ impl Player {
     /// # Panics
     /// If the gateway refuses a session.
     pub async fn guest(url: &str, name: &str) -> Player {
-        let (client, id) = Client::guest(url, name).await.expect("a guest session");
-        Player { client, id: id.to_string(), name: name.to_string(), keys: Arc::default() }
+        let client = Client::guest(url, name).await.expect("a guest session");
+        let id = client.player_id().to_string();
+        Player { client, id, name: name.to_string(), keys: Arc::default() }
     }
 
     /// The same player (session, name, keys) calling through the gateway at `url`.
@@ -141,7 +143,7 @@ impl Player {
         &self,
         req: v1::CreateMatchRequest,
     ) -> Result<v1::CreateMatchResponse, Status> {
-        Ok(self.client.api().create_match(self.client.request(req)).await?.into_inner())
+        self.client.create(req).await
     }
 
     /// Creates a match of `game` in seat 0 with the other seat open; returns its id.
@@ -168,9 +170,7 @@ impl Player {
     /// # Errors
     /// The gateway's refusal.
     pub async fn join_with(&self, id: &str, key: &str) -> Result<u32, Status> {
-        let req =
-            v1::JoinMatchRequest { match_id: id.to_string(), idempotency_key: key.to_string() };
-        Ok(self.client.api().join_match(self.client.request(req)).await?.into_inner().seat)
+        self.client.join(id, key).await
     }
 
     /// GetView.
@@ -178,8 +178,7 @@ impl Player {
     /// # Errors
     /// The gateway's refusal.
     pub async fn try_view(&self, id: &str) -> Result<v1::GetViewResponse, Status> {
-        let req = v1::GetViewRequest { match_id: id.to_string() };
-        Ok(self.client.api().get_view(self.client.request(req)).await?.into_inner())
+        self.client.view(id).await
     }
 
     /// GetView, which must succeed.
@@ -200,12 +199,7 @@ impl Player {
         mv: Option<v1::Move>,
         key: &str,
     ) -> Result<v1::SubmitMoveResponse, Status> {
-        let req = v1::SubmitMoveRequest {
-            match_id: id.to_string(),
-            r#move: mv,
-            idempotency_key: key.to_string(),
-        };
-        Ok(self.client.api().submit_move(self.client.request(req)).await?.into_inner())
+        self.client.submit(id, mv, key).await
     }
 
     /// SubmitMove with `key`, retried (as the retry contract allows) while the answer is
@@ -263,14 +257,8 @@ impl Player {
         after_index: Option<u32>,
         include_views: bool,
     ) -> Result<Streaming<v1::WatchMatchResponse>, Status> {
-        let req = v1::WatchMatchRequest {
-            match_id: id.to_string(),
-            after_version,
-            include_views,
-            after_index,
-            after_tag: None,
-        };
-        Ok(self.client.api().watch_match(self.client.request(req)).await?.into_inner())
+        let from = Cursor { index: after_index, ..Cursor::after_version(after_version) };
+        self.client.watch(id, from, include_views).await
     }
 
     /// GetMatchRecord's JSON.
@@ -278,14 +266,7 @@ impl Player {
     /// # Errors
     /// The gateway's refusal.
     pub async fn record(&self, id: &str) -> Result<String, Status> {
-        let req = v1::GetMatchRecordRequest { match_id: id.to_string() };
-        Ok(self
-            .client
-            .api()
-            .get_match_record(self.client.request(req))
-            .await?
-            .into_inner()
-            .record_json)
+        self.client.record(id).await
     }
 }
 
@@ -300,32 +281,8 @@ pub fn accepted(r: v1::SubmitMoveResponse) -> Result<u64, Status> {
     }
 }
 
-/// An open seat.
-pub fn open() -> v1::Opponent {
-    v1::Opponent { kind: Some(opponent::Kind::Open(v1::OpenSeat {})) }
-}
-
-/// A built-in bot.
-pub fn bot(name: &str) -> v1::Opponent {
-    v1::Opponent { kind: Some(opponent::Kind::Bot(name.to_string())) }
-}
-
-/// A CreateMatch request with the creator in seat 0.
-pub fn create_request(
-    game: &str,
-    options_json: &str,
-    opponent: v1::Opponent,
-    move_time_ms: u64,
-) -> v1::CreateMatchRequest {
-    v1::CreateMatchRequest {
-        game: game.to_string(),
-        options_json: options_json.to_string(),
-        opponent: Some(opponent),
-        seat: 0,
-        move_time_ms,
-        idempotency_key: String::new(),
-    }
-}
+pub use client::requests::create as create_request;
+pub use client::requests::opponent::{bot, open};
 
 /// A GOPS bid.
 pub fn gops(card: i64) -> v1::Move {

@@ -345,10 +345,8 @@ async fn a_finished_match_takes_no_change() {
 async fn a_challenge_names_another_player_who_exists() {
     let env = Env::start().await;
     let (alice, bob) = (env.player("alice").await, env.player("bob").await);
-    let challenge = |who: &str| {
-        let them = v1::Opponent { kind: Some(v1::opponent::Kind::PlayerId(who.to_string())) };
-        create_request("gops", "", them, 60_000)
-    };
+    let challenge =
+        |who: &str| create_request("gops", "", client::requests::opponent::player(who), 60_000);
     assert_status(alice.create(challenge(&alice.id)).await, Code::InvalidArgument, "yourself");
     let nobody = "6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
     assert_status(alice.create(challenge(nobody)).await, Code::NotFound, "no such player");

@@ -1,0 +1,36 @@
+//! The options of `colosseum play`, apart from what plays them, so the local and the
+//! networked player both read them and neither depends on the other.
+
+use clap::Args;
+
+/// Options of `colosseum play`.
+#[derive(Args)]
+pub struct PlayArgs {
+    /// The game (see `colosseum games`).
+    #[arg(long, default_value = "gops")]
+    pub game: String,
+    /// Who you play: `bot` (a built-in bot) or `open` (an open seat another player joins).
+    #[arg(long, default_value = "bot")]
+    pub vs: String,
+    /// Which bot (default: the game's strongest).
+    #[arg(long)]
+    pub bot: Option<String>,
+    /// The game's options as JSON.
+    #[arg(long, default_value = "{}")]
+    pub options: String,
+    /// Join this match (its id) instead of creating one.
+    #[arg(long)]
+    pub join: Option<String>,
+    /// The gateway to play through.
+    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    pub gateway: String,
+    /// Per-move time in seconds (1 to 604800).
+    #[arg(long, default_value_t = 60)]
+    pub move_time: u64,
+    /// Play on the local rules engine, without a cluster (against a bot only).
+    #[arg(long)]
+    pub local: bool,
+    /// With --local: the match seed (hex); default fresh from the OS.
+    #[arg(long)]
+    pub seed: Option<String>,
+}

@@ -1,0 +1,205 @@
+//! The typed client of Colosseum's public API (`colosseum.v1.ColosseumService`), for
+//! everything that plays through it: the gateway's bot runner, the CLI's `play`, `load`
+//! and `chaos`, and the whole-cluster tests. It depends on the API alone, never on a
+//! service: a third party's client could be this crate.
+//!
+//! # Layout
+//! - this file: [`Client`], a guest session (its token on every call) with one method per
+//!   RPC.
+//! - [`requests`]: the requests that take more than a match id ([`requests::create`], the
+//!   [`requests::opponent`]s).
+//! - [`follow`]: what a player keeps while it follows a match: where its watch resumes
+//!   ([`Cursor`]) and which views ask it for a move ([`Turns`]).
+
+pub mod follow;
+pub mod requests;
+
+pub use follow::{Cursor, Turns};
+
+use api::v1::{self, colosseum_service_client::ColosseumServiceClient};
+use std::time::Duration;
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Status, Streaming};
+
+/// A guest session on a gateway: every call carries its token (`authorization: Bearer`).
+/// Cheap to clone (the channel is shared).
+#[derive(Clone)]
+pub struct Client {
+    api: ColosseumServiceClient<Channel>,
+    authorization: MetadataValue<Ascii>,
+    player_id: String,
+    /// The deadline every call is sent with (`grpc-timeout`), if any.
+    timeout: Option<Duration>,
+}
+
+/// A lazy channel to `url` (it connects on the first call, and again after a failure).
+///
+/// # Errors
+/// INVALID_ARGUMENT: a URL that does not parse.
+pub fn channel(url: &str) -> Result<Channel, Status> {
+    Ok(Endpoint::from_shared(url.to_string())
+        .map_err(|e| Status::invalid_argument(e.to_string()))?
+        .connect_lazy())
+}
+
+impl Client {
+    /// A fresh guest session named `name` on the gateway at `url`.
+    ///
+    /// # Errors
+    /// A URL that does not parse; the gateway cannot be reached or refuses.
+    pub async fn guest(url: &str, name: &str) -> Result<Client, Status> {
+        Client::guest_on(channel(url)?, name).await
+    }
+
+    /// A fresh guest session over an existing channel (many sessions can share one HTTP/2
+    /// connection).
+    ///
+    /// # Errors
+    /// The gateway cannot be reached or refuses.
+    pub async fn guest_on(channel: Channel, name: &str) -> Result<Client, Status> {
+        let mut api = ColosseumServiceClient::new(channel);
+        let s = api
+            .create_guest_session(v1::CreateGuestSessionRequest { display_name: name.to_string() })
+            .await?
+            .into_inner();
+        let authorization = format!("Bearer {}", s.token)
+            .parse()
+            .map_err(|_| Status::internal("the session token is no header value"))?;
+        Ok(Client { api, authorization, player_id: s.player_id, timeout: None })
+    }
+
+    /// The same session through the gateway at `url` (sessions live in the shared store).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT: a URL that does not parse.
+    pub fn on(&self, url: &str) -> Result<Client, Status> {
+        Ok(Client { api: ColosseumServiceClient::new(channel(url)?), ..self.clone() })
+    }
+
+    /// The same session, its calls sent with the deadline `timeout`.
+    #[must_use]
+    pub fn with_timeout(&self, timeout: Duration) -> Client {
+        Client { timeout: Some(timeout), ..self.clone() }
+    }
+
+    /// The session's player id (a UUID), as the gateway gave it.
+    pub fn player_id(&self) -> &str {
+        &self.player_id
+    }
+
+    /// `msg` as a request of this session: its token, and its deadline if it has one.
+    pub fn request<T>(&self, msg: T) -> Request<T> {
+        let mut r = Request::new(msg);
+        r.metadata_mut().insert("authorization", self.authorization.clone());
+        if let Some(t) = self.timeout {
+            r.set_timeout(t);
+        }
+        r
+    }
+
+    /// The generated client, for calls this one does not shape (a request with metadata
+    /// of the caller's own; pass it [`Client::request`]'s requests to authenticate them).
+    pub fn api(&self) -> ColosseumServiceClient<Channel> {
+        self.api.clone()
+    }
+
+    /// ListGames: the hosted games.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn games(&self) -> Result<Vec<v1::GameInfo>, Status> {
+        Ok(self.api().list_games(self.request(v1::ListGamesRequest {})).await?.into_inner().games)
+    }
+
+    /// CreateMatch (see [`requests::create`]).
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn create(
+        &self,
+        req: v1::CreateMatchRequest,
+    ) -> Result<v1::CreateMatchResponse, Status> {
+        Ok(self.api().create_match(self.request(req)).await?.into_inner())
+    }
+
+    /// JoinMatch with `idempotency_key` (empty: none); the seat taken.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn join(&self, match_id: &str, idempotency_key: &str) -> Result<u32, Status> {
+        let req = v1::JoinMatchRequest {
+            match_id: match_id.to_string(),
+            idempotency_key: idempotency_key.to_string(),
+        };
+        Ok(self.api().join_match(self.request(req)).await?.into_inner().seat)
+    }
+
+    /// SubmitMove with `idempotency_key` (a retry with the same key is answered
+    /// `duplicate`, never applied twice). `mv` is optional only so that tests can send
+    /// none.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn submit(
+        &self,
+        match_id: &str,
+        mv: Option<v1::Move>,
+        idempotency_key: &str,
+    ) -> Result<v1::SubmitMoveResponse, Status> {
+        let req = v1::SubmitMoveRequest {
+            match_id: match_id.to_string(),
+            r#move: mv,
+            idempotency_key: idempotency_key.to_string(),
+        };
+        Ok(self.api().submit_move(self.request(req)).await?.into_inner())
+    }
+
+    /// Resign; the match's version after it, in the caller's numbering.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn resign(&self, match_id: &str) -> Result<u64, Status> {
+        let req = v1::ResignRequest { match_id: match_id.to_string() };
+        Ok(self.api().resign(self.request(req)).await?.into_inner().version)
+    }
+
+    /// GetView: what this session may see of the match now.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn view(&self, match_id: &str) -> Result<v1::GetViewResponse, Status> {
+        let req = v1::GetViewRequest { match_id: match_id.to_string() };
+        Ok(self.api().get_view(self.request(req)).await?.into_inner())
+    }
+
+    /// WatchMatch from `from` ([`Cursor::START`] for the whole match), with the caller's
+    /// view after each version when `include_views`.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn watch(
+        &self,
+        match_id: &str,
+        from: Cursor,
+        include_views: bool,
+    ) -> Result<Streaming<v1::WatchMatchResponse>, Status> {
+        let req = v1::WatchMatchRequest {
+            match_id: match_id.to_string(),
+            after_version: from.version,
+            include_views,
+            after_index: from.index,
+            after_tag: from.tag,
+        };
+        Ok(self.api().watch_match(self.request(req)).await?.into_inner())
+    }
+
+    /// GetMatchRecord: the finished match's record, as JSON.
+    ///
+    /// # Errors
+    /// The gateway's refusal (FAILED_PRECONDITION while the match runs).
+    pub async fn record(&self, match_id: &str) -> Result<String, Status> {
+        let req = v1::GetMatchRecordRequest { match_id: match_id.to_string() };
+        Ok(self.api().get_match_record(self.request(req)).await?.into_inner().record_json)
+    }
+}

@@ -1,0 +1,42 @@
+//! The requests that take more than a match id, built in one place: who fills the other
+//! seat, and a CreateMatch.
+
+use api::v1;
+
+/// Who fills the other seat of a new match.
+pub mod opponent {
+    use api::v1::{self, opponent::Kind};
+
+    /// An open seat: anyone may join.
+    pub fn open() -> v1::Opponent {
+        v1::Opponent { kind: Some(Kind::Open(v1::OpenSeat {})) }
+    }
+
+    /// The built-in bot `name`.
+    pub fn bot(name: &str) -> v1::Opponent {
+        v1::Opponent { kind: Some(Kind::Bot(name.to_string())) }
+    }
+
+    /// A challenge: the seat kept for `player_id`.
+    pub fn player(player_id: &str) -> v1::Opponent {
+        v1::Opponent { kind: Some(Kind::PlayerId(player_id.to_string())) }
+    }
+}
+
+/// A CreateMatch of `game` with the creator in seat 0, no idempotency key (set
+/// `idempotency_key` for a create that may be retried).
+pub fn create(
+    game: &str,
+    options_json: &str,
+    opponent: v1::Opponent,
+    move_time_ms: u64,
+) -> v1::CreateMatchRequest {
+    v1::CreateMatchRequest {
+        game: game.to_string(),
+        options_json: options_json.to_string(),
+        opponent: Some(opponent),
+        seat: 0,
+        move_time_ms,
+        idempotency_key: String::new(),
+    }
+}
