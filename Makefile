@@ -1,5 +1,7 @@
 # Colosseum: `make help` lists the targets.
 CARGO ?= cargo
+# Where cargo puts what it builds: CARGO_TARGET_DIR when set, as cargo itself reads it.
+TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
 .PHONY: help build run test lint unit conformance bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services
@@ -23,7 +25,7 @@ build: ## Build everything (debug)
 
 run: ## Bring up the whole cluster (embedded store, or Redis at REDIS_URL); then `colosseum play`
 	$(CARGO) build --release -q -p colosseum
-	./target/release/colosseum run
+	$(TARGET_DIR)/release/colosseum run
 
 test: proto-lint lint unit conformance python-client chaos-short ## Everything CI runs: buf lint, format, lints, all tests, conformance, the Python client, a short chaos trial
 
@@ -36,7 +38,7 @@ unit: ## All Rust tests (unit, property, leak, conformance, records)
 
 conformance: ## Every script in tests/conformance (and ../shared's examples) through the CLI, checked
 	$(CARGO) build -q -p colosseum
-	python3 tests/conformance/check.py ./target/debug/colosseum tests/conformance/*.json tests/conformance/shared/*.json $(SHARED_EXAMPLES)
+	python3 tests/conformance/check.py $(TARGET_DIR)/debug/colosseum tests/conformance/*.json tests/conformance/shared/*.json $(SHARED_EXAMPLES)
 
 proto-lint: $(BUF_STAMP) ## buf lint on proto/ (STANDARD + COMMENTS; installs buf under tools/buf if missing)
 	$(BUF) lint proto
@@ -52,7 +54,7 @@ $(BUF_STAMP):
 
 python-client: $(PY_GEN)/.stamp ## A Python client generated from proto/ plays a full GOPS match against `colosseum run`
 	$(CARGO) build -q -p colosseum
-	$(PY) -m pytest -p no:cacheprovider -v tests/python
+	COLOSSEUM_BIN=$(TARGET_DIR)/debug/colosseum $(PY) -m pytest -p no:cacheprovider -v tests/python
 
 $(PY_STAMP): tests/python/requirements.txt
 	test -x $(PY) || python3 -m venv $(PY_VENV)
@@ -68,23 +70,23 @@ release-services:
 	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock
 
 chaos-short: release-services ## A 20 s chaos trial (kill -9 and restart every 5 s under load; needs redis-server); docs/reliability.md
-	./target/release/colosseum chaos --duration 20 --kill-every 5 --matches 40
+	$(TARGET_DIR)/release/colosseum chaos --duration 20 --kill-every 5 --matches 40
 
 chaos: release-services ## The long chaos trial: 600 s, a kill every 10 s (needs redis-server); docs/reliability.md
-	./target/release/colosseum chaos --duration 600 --kill-every 10 --matches 40
+	$(TARGET_DIR)/release/colosseum chaos --duration 600 --kill-every 10 --matches 40
 
 bench: ## Criterion benchmarks (release)
 	$(CARGO) bench -p bots
 
 load: ## The cluster benchmark of docs/benchmarks.md (needs redis-server on PATH)
 	$(CARGO) build --release -q -p colosseum
-	bash tools/load-bench.sh
+	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum bash tools/load-bench.sh
 
 selfplay: ## The selfplay figures of docs/benchmarks.md
 	$(CARGO) build --release -q -p colosseum
-	./target/release/colosseum selfplay --game gops --matches 1000000 --seed 1
-	./target/release/colosseum selfplay --game gops --matches 10000 --seed 1 --bot strong --vs random
-	./target/release/colosseum selfplay --game gops --matches 10000 --seed 1 --bot strong --vs prize
+	$(TARGET_DIR)/release/colosseum selfplay --game gops --matches 1000000 --seed 1
+	$(TARGET_DIR)/release/colosseum selfplay --game gops --matches 10000 --seed 1 --bot strong --vs random
+	$(TARGET_DIR)/release/colosseum selfplay --game gops --matches 10000 --seed 1 --bot strong --vs prize
 
 fmt: ## Format the code
 	$(CARGO) fmt --all

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 MATCHES=${MATCHES:-1000}
 CONCURRENCY=${CONCURRENCY:-100}
-bin=./target/release/colosseum
+# The release binary: COLOSSEUM_BIN, else cargo's target directory (CARGO_TARGET_DIR or ./target).
+bin=${COLOSSEUM_BIN:-${CARGO_TARGET_DIR:-target}/release/colosseum}
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 run() {

@@ -8,7 +8,8 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --pidfile "/tmp/colosseum-bench-$port.pid" >/dev/null
 trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true' EXIT
 export REDIS_URL="redis://127.0.0.1:$port/"
-bin=./target/release/colosseum
+# The release binary: COLOSSEUM_BIN, else cargo's target directory (CARGO_TARGET_DIR or ./target).
+bin=${COLOSSEUM_BIN:-${CARGO_TARGET_DIR:-target}/release/colosseum}
 calls() { redis-cli -p "$port" info stats | awk -F: '/^total_commands_processed/ {print $2+0}'; }
 run() {
     local before after out moves

@@ -7,8 +7,8 @@ loopback port and stops it at the end, also when a test fails.
 
     make python-client            (venv in tools/py, generate, run this file with pytest)
 
-Environment: COLOSSEUM_BIN (default target/debug/colosseum), COLOSSEUM_PY_GEN (default
-tests/python/build).
+Environment: COLOSSEUM_BIN (default <cargo's target directory>/debug/colosseum, that is
+$CARGO_TARGET_DIR or target), COLOSSEUM_PY_GEN (default tests/python/build).
 """
 
 import hashlib
@@ -44,7 +44,12 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-BIN = pathlib.Path(os.environ.get("COLOSSEUM_BIN", str(ROOT / "target" / "debug" / "colosseum")))
+BIN = pathlib.Path(
+    os.environ.get(
+        "COLOSSEUM_BIN",
+        str(ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "debug" / "colosseum"),
+    )
+)
 GAMES = {"gops", "dueling-monsters", "cure-plague", "masterminds", "hexspiel"}
 CARDS = 13
 STARTUP_TIMEOUT_S = 30
