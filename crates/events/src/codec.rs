@@ -317,14 +317,7 @@ mod tests {
 
     #[test]
     fn metas_round_trip_without_the_seed() {
-        let meta = MatchMeta {
-            game: "gops".into(),
-            options_json: "{}".into(),
-            commitment_hex: "c0ffee".into(),
-            seats: PerSeat([SeatHolder::Open, SeatHolder::Bot("strong".into())]),
-            move_time_ms: 30_000,
-            created_at_ms: 1,
-        };
+        let meta = crate::model::sample_meta();
         let [(_, m), (_, s0), (_, s1)] = meta_fields(&meta);
         assert!(!m.contains("seed"), "{m}");
         assert_eq!(meta_from_fields(&m, &s0, &s1), Ok(meta.clone()));

@@ -251,6 +251,19 @@ pub fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// A match's meta for unit tests.
+#[cfg(test)]
+pub(crate) fn sample_meta() -> MatchMeta {
+    MatchMeta {
+        game: "gops".into(),
+        options_json: "{}".into(),
+        commitment_hex: "c0ffee".into(),
+        seats: PerSeat([SeatHolder::Open, SeatHolder::Bot("strong".into())]),
+        move_time_ms: 30_000,
+        created_at_ms: 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,15 +274,7 @@ mod tests {
         let printed = format!("{secret:?} {secret:#?}");
         assert!(!printed.contains("00112233445566778899aabbccddeeff"), "{printed}");
         assert!(printed.contains("<redacted>"));
-        let meta = MatchMeta {
-            game: "gops".into(),
-            options_json: "{}".into(),
-            commitment_hex: "c0ffee".into(),
-            seats: PerSeat([SeatHolder::Open, SeatHolder::Bot("strong".into())]),
-            move_time_ms: 30_000,
-            created_at_ms: 1,
-        };
-        assert!(format!("{meta:?}").contains("c0ffee"));
+        assert!(format!("{:?}", sample_meta()).contains("c0ffee"));
     }
 
     #[test]
