@@ -6,9 +6,9 @@
 use proptest::prelude::*;
 use rules_core::testkit::{Observed, assert_same_seen};
 use rules_core::{Game, MatchEvent, MatchRng, Seat, Seed, Step, Viewer};
-use rules_goofspiel::dueling::{DuelingEvent, Submissions};
+use rules_goofspiel::dueling_monsters::{DuelingMonstersEvent, Submissions};
 use rules_goofspiel::{
-    DuelingMonsters, DuelingMove, DuelingOptions, Gops, GopsMove, GopsOptions, Ties,
+    DuelingMonsters, DuelingMonstersMove, DuelingMonstersOptions, Gops, GopsMove, GopsOptions, Ties,
 };
 
 const VIEWERS: [Viewer; 3] = [Viewer::Seat(Seat::ZERO), Viewer::Seat(Seat::ONE), Viewer::Spectator];
@@ -98,8 +98,8 @@ fn gops_probe(_: Seat) -> GopsMove {
     GopsMove { card: 0 }
 }
 
-fn dm_probe(_: Seat) -> DuelingMove {
-    DuelingMove { black: 3, white: 0 }
+fn dm_probe(_: Seat) -> DuelingMonstersMove {
+    DuelingMonstersMove { black: 3, white: 0 }
 }
 
 /// Two matches whose prize orders agree up to round `k` and differ after: nobody can
@@ -131,13 +131,17 @@ fn gops_future_prizes(seed: u64) {
     }
 }
 
-fn dm_options(rng: &mut MatchRng) -> DuelingOptions {
+fn dm_options(rng: &mut MatchRng) -> DuelingMonstersOptions {
     let submissions = if rng.below(2) == 0 { Submissions::First } else { Submissions::Changeable };
-    DuelingOptions { bouts_to_win: 2 + rng.below(2) as u8, prizes: None, submissions }
+    DuelingMonstersOptions { bouts_to_win: 2 + rng.below(2) as u8, prizes: None, submissions }
 }
 
 /// Plays a random Dueling Monsters match and returns its steps.
-fn dm_random_steps(opts: &DuelingOptions, s: Seed, rng: &mut MatchRng) -> Vec<Step<DuelingMove>> {
+fn dm_random_steps(
+    opts: &DuelingMonstersOptions,
+    s: Seed,
+    rng: &mut MatchRng,
+) -> Vec<Step<DuelingMonstersMove>> {
     let mut o = Observed::<DuelingMonsters>::new(opts, s).unwrap();
     let mut steps = Vec::new();
     while !o.m.is_over() && steps.len() < 400 {
@@ -155,9 +159,9 @@ fn dm_random_steps(opts: &DuelingOptions, s: Seed, rng: &mut MatchRng) -> Vec<St
 }
 
 fn replay(
-    opts: &DuelingOptions,
+    opts: &DuelingMonstersOptions,
     s: Seed,
-    steps: &[Step<DuelingMove>],
+    steps: &[Step<DuelingMonstersMove>],
 ) -> Observed<DuelingMonsters> {
     let mut m = Observed::<DuelingMonsters>::new(opts, s).unwrap();
     for step in steps {
@@ -172,7 +176,7 @@ fn replay(
 /// found to test.
 fn dm_hidden_whites(seed: u64) -> bool {
     let mut rng = driver(seed);
-    let opts = DuelingOptions { submissions: Submissions::First, ..dm_options(&mut rng) };
+    let opts = DuelingMonstersOptions { submissions: Submissions::First, ..dm_options(&mut rng) };
     let s = Seed::from_array(rng.bytes32());
     let steps = dm_random_steps(&opts, s, &mut rng);
     // Replay, noting for each move step its bout and round.
@@ -198,12 +202,12 @@ fn dm_hidden_whites(seed: u64) -> bool {
     for t in &o.log {
         if let MatchEvent::Game(e) = &t.event {
             match e {
-                DuelingEvent::BoutStarted { bout: b } => bout = *b,
+                DuelingMonstersEvent::BoutStarted { bout: b } => bout = *b,
                 // Blacks differed: the rules keep both whites hidden.
-                DuelingEvent::Resolved { round, higher_white: Some(_), .. } => {
+                DuelingMonstersEvent::Resolved { round, higher_white: Some(_), .. } => {
                     hidden.push((bout, *round - 1))
                 }
-                DuelingEvent::Forfeited { round, late, .. } => {
+                DuelingMonstersEvent::Forfeited { round, late, .. } => {
                     forfeits.push((bout, *round - 1, *late))
                 }
                 _ => {}
@@ -266,13 +270,13 @@ fn dm_future_prizes(seed: u64) {
     let mut q = p.clone();
     q[k + 1..].rotate_left(1);
     let base = dm_options(&mut rng);
-    let opts = |order| DuelingOptions { prizes: Some(vec![order]), ..base.clone() };
+    let opts = |order| DuelingMonstersOptions { prizes: Some(vec![order]), ..base.clone() };
     let s = Seed::from_array(rng.bytes32());
     let mut a = Observed::<DuelingMonsters>::new(&opts(p), s).unwrap();
     let mut b = Observed::<DuelingMonsters>::new(&opts(q), s).unwrap();
     let revealed = |o: &Observed<DuelingMonsters>| {
         o.log.iter().any(|t| {
-            matches!(&t.event, MatchEvent::Game(DuelingEvent::RoundStarted { bout: 1, round, .. })
+            matches!(&t.event, MatchEvent::Game(DuelingMonstersEvent::RoundStarted { bout: 1, round, .. })
                 if *round as usize == k + 2)
         })
     };
