@@ -67,7 +67,11 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, String> {
             None => {
                 let opponent = match args.vs.as_str() {
                     "bot" => opponent::Kind::Bot(args.bot.clone().unwrap_or_else(|| {
-                        bots::bot_names(&args.game).last().copied().unwrap_or("random").to_string()
+                        games::registry::bot_names(&args.game)
+                            .last()
+                            .copied()
+                            .unwrap_or("random")
+                            .to_string()
                     })),
                     "open" => opponent::Kind::Open(v1::OpenSeat {}),
                     other => return Err(format!("--vs is bot or open, not {other:?}")),
@@ -195,7 +199,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, String> {
                         .map_err(status)?;
                         continue;
                     }
-                    let mv = match wire::move_from_json(&game, &shorthand(&game, line)) {
+                    let mv = match games::registry::move_from_json(&game, &shorthand(&game, line)) {
                         Ok(m) => m,
                         Err(e) => {
                             println!("  ! {e} ({})", hint(&game));

@@ -2,10 +2,10 @@
 //! engine. You are seat 0; you see only what your seat may see (your view and the events
 //! addressed to you or the public), exactly what a networked client would get.
 
-use bots::{Roster, Seen, VisitRoster};
+use bots::Seen;
 use clap::Args;
-use games::DynMatch;
-use games::dynamic::{Logged, parse_move, parse_options};
+use games::parse::{parse_move, parse_options};
+use games::{Host, Hostable, Logged, Visit};
 use rules_core::{Seat, Seed, Step, Tagged, Viewer};
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
@@ -115,9 +115,9 @@ fn show_events(events: &[Tagged<Value>], me: Seat) {
 
 struct Play<'a>(&'a PlayArgs);
 
-impl VisitRoster for Play<'_> {
+impl Visit for Play<'_> {
     type Out = Result<(), String>;
-    fn visit<G: Roster>(self) -> Self::Out {
+    fn visit<G: Hostable>(self) -> Self::Out {
         let args = self.0;
         if args.vs != "bot" {
             return Err(
@@ -213,8 +213,8 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     if !args.local {
         return crate::client::play(args);
     }
-    bots::visit_roster(&args.game, Play(&args)).unwrap_or_else(|| {
-        Err(format!("unknown game {:?}; the games are {}", args.game, games::catalog::names()))
+    games::visit(&args.game, Play(&args)).unwrap_or_else(|| {
+        Err(format!("unknown game {:?}; the games are {}", args.game, games::registry::names()))
     })?;
     Ok(ExitCode::SUCCESS)
 }
@@ -246,8 +246,12 @@ mod tests {
         // A third cell is kept, and the rules (or the wire) refuse it, never send two.
         assert_eq!(shorthand("hexspiel", "place c3 d4 e5"), json!({"place": ["c3", "d4", "e5"]}));
         assert!(
-            wire::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4 e5")).is_err()
+            games::registry::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4 e5"))
+                .is_err()
         );
-        assert!(wire::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4")).is_ok());
+        assert!(
+            games::registry::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4"))
+                .is_ok()
+        );
     }
 }

@@ -342,7 +342,7 @@ pub async fn check(
                         );
                     }
                     if let Some(m) = &replayed
-                        && let Some(d) = record_difference(&record, &m.record())
+                        && let Some(d) = record_difference(&record, &games::Record::of(&*m))
                     {
                         v.note(
                             id_text,
@@ -377,7 +377,7 @@ pub async fn check(
 }
 
 /// The match replayed from the stream's steps, from the seed in its meta.
-fn replay(meta: &events::MatchMeta, entries: &[Entry]) -> Result<Box<dyn games::DynMatch>, String> {
+fn replay(meta: &events::MatchMeta, entries: &[Entry]) -> Result<Box<dyn games::Host>, String> {
     let seed =
         rules_core::Seed::parse(&meta.seed_hex).map_err(|e| format!("the stored seed: {e}"))?;
     let options: serde_json::Value =
@@ -386,7 +386,7 @@ fn replay(meta: &events::MatchMeta, entries: &[Entry]) -> Result<Box<dyn games::
     for e in entries.iter().filter(|e| e.version > 0) {
         let raw: serde_json::Value = serde_json::from_str(&e.step_json)
             .map_err(|err| format!("version {}: not JSON: {err}", e.version))?;
-        let step = games::script::parse_step(&raw)
+        let step = games::parse::parse_step(&raw)
             .map_err(|err| format!("version {}: {err}", e.version))?;
         m.step(&step).map_err(|err| format!("version {} refused: {err}", e.version))?;
     }
