@@ -342,7 +342,7 @@ pub async fn check(
                         );
                     }
                     if let Some(m) = &replayed
-                        && let Some(d) = record_difference(&record, &games::Record::of(&*m))
+                        && let Some(d) = record_difference(&record, &games::Record::of(m.as_ref()))
                     {
                         v.note(
                             id_text,

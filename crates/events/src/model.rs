@@ -128,7 +128,7 @@ pub enum SeatHolder {
 /// match ends, so it must never reach a log.
 #[derive(Clone, PartialEq, Eq)]
 pub struct MatchMeta {
-    /// The game's name in the catalog, e.g. `gops`.
+    /// The game's name in the registry (`games::GAMES`), e.g. `gops`.
     pub game: String,
     /// The validated options, as JSON.
     pub options_json: String,

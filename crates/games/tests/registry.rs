@@ -6,7 +6,7 @@ use api::v1;
 use games::host::{Host, StepIn};
 use games::{Family, GAMES, Hostable, Logged, Visit};
 use prost::Message;
-use rules_core::{Game, Seat, Seed, Viewer};
+use rules_core::{Seat, Seed, Viewer};
 
 const VIEWERS: [Viewer; 3] = [Viewer::Seat(Seat::ZERO), Viewer::Seat(Seat::ONE), Viewer::Spectator];
 
