@@ -149,7 +149,7 @@ pub trait Host: Send {
     ///
     /// # Errors
     /// `Refused`: the rules' refusal, or a move of the wrong shape.
-    fn apply(&mut self, step: StepIn) -> Result<Applied, HostError>;
+    fn step_proto(&mut self, step: StepIn) -> Result<Applied, HostError>;
     /// The stored form (step JSON) of `seat` playing `mv`, without applying it: what tells
     /// a retry from another move under the same idempotency key. None: not a move of
     /// this game.
@@ -302,20 +302,14 @@ impl<G: Hostable> Host for Logged<G> {
         let corrupt = |e: &dyn fmt::Display| HostError::Corrupt(e.to_string());
         let raw: Value = serde_json::from_str(step_json).map_err(|e| corrupt(&e))?;
         let step = parse_step(&raw).map_err(|e| corrupt(&e))?;
-        let typed = match step {
-            Step::Move { seat, mv } => {
-                Step::Move { seat, mv: parse_move::<G>(&mv).map_err(|e| corrupt(&e))? }
-            }
-            Step::Deadline => Step::Deadline,
-            Step::Resign(s) => Step::Resign(s),
-        };
-        Logged::apply(self, typed).map_err(|e| corrupt(&StepError::from(e)))?;
+        let typed = self.typed_json(&step).map_err(|e| corrupt(&e))?;
+        self.apply(typed).map_err(|e| corrupt(&StepError::from(e)))?;
         Ok(())
     }
 
     fn step(&mut self, step: &Step<Value>) -> Result<Vec<Tagged<Value>>, StepError> {
         let typed = self.typed_json(step)?;
-        let from = Logged::apply(self, typed)?;
+        let from = self.apply(typed)?;
         Ok(self.log[from..].iter().map(tagged_json).collect())
     }
 
@@ -337,7 +331,7 @@ impl<G: Hostable> Host for Logged<G> {
         self.log.iter().map(tagged_json).collect()
     }
 
-    fn apply(&mut self, step: StepIn) -> Result<Applied, HostError> {
+    fn step_proto(&mut self, step: StepIn) -> Result<Applied, HostError> {
         let typed = match step {
             StepIn::Move { seat, mv } => {
                 // Refusal order: game over, not your turn, then the move's shape.
@@ -350,7 +344,7 @@ impl<G: Hostable> Host for Logged<G> {
             StepIn::Resign(seat) => Step::Resign(seat),
         };
         let step_json = to_json(&typed).to_string();
-        let from = Logged::apply(self, typed).map_err(StepError::from)?;
+        let from = self.apply(typed).map_err(StepError::from)?;
         Ok(Applied { step_json, events: encode::<G>(&self.log[from..]) })
     }
 

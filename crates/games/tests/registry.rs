@@ -54,7 +54,7 @@ impl Visit for Hosts {
                     assert!(!legal.is_empty(), "{}: a seat owing a move has one", G::NAME);
                     StepIn::Move { seat, mv: legal[rng.below(legal.len() as u32) as usize].clone() }
                 };
-                let applied = Host::apply(&mut m, step).expect("a legal move is accepted");
+                let applied = m.step_proto(step).expect("a legal move is accepted");
                 assert!(!applied.step_json.is_empty());
                 for e in &applied.events {
                     assert!(v1::Event::decode(e.payload.as_slice()).unwrap().kind.is_some());

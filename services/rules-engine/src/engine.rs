@@ -665,7 +665,7 @@ impl Engine {
         let before = s.hosted.to_move();
         let windows_before = s.hosted.windows(s.meta.move_time_ms);
         s.dirty = true;
-        let applied = match s.hosted.apply(step) {
+        let applied = match s.hosted.step_proto(step) {
             Ok(a) => a,
             Err(e) => {
                 // The rules refuse without changing anything.
