@@ -343,7 +343,8 @@ impl<G: Hostable> Host for Logged<G> {
             StepIn::Deadline => Step::Deadline,
             StepIn::Resign(seat) => Step::Resign(seat),
         };
-        let step_json = to_json(&typed).to_string();
+        // As serde writes it (field order kept): the stream stores these bytes.
+        let step_json = serde_json::to_string(&typed).expect("rules types serialize to JSON");
         let from = self.apply(typed).map_err(StepError::from)?;
         Ok(Applied { step_json, events: encode::<G>(&self.log[from..]) })
     }
