@@ -418,3 +418,35 @@ pub fn start_text(game: &str, options_json: &str, seed: Seed) -> Result<Box<dyn 
     };
     Ok(start(game, &options, seed)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_say_which_kind_they_are() {
+        let unknown = start_text("chess", "{}", Seed::ZERO).err().unwrap();
+        assert_eq!(unknown, HostError::Setup(SetupError::UnknownGame("chess".into())));
+        let text = start_text("gops", "{", Seed::ZERO).err().unwrap();
+        assert!(matches!(&text, HostError::Setup(SetupError::NotJson(_))), "{text}");
+        assert!(text.to_string().starts_with("options are not JSON: "), "{text}");
+        let bad = start_text("gops", r#"{"cards": 99}"#, Seed::ZERO).err().unwrap();
+        assert!(matches!(bad, HostError::Setup(SetupError::Options(_))), "{bad}");
+
+        let mut m = start_text("gops", "", Seed::ZERO).unwrap();
+        let before = m.event_count();
+        let late = m.step_proto(StepIn::Move { seat: Seat::ZERO, mv: v1::Move { game: None } });
+        assert!(
+            matches!(&late, Err(HostError::Refused(e)) if e.code == ErrorCode::BadMove),
+            "{late:?}"
+        );
+        assert_eq!(m.event_count(), before, "a refusal changes nothing");
+        for corrupt in ["not json", r#"{"seat": 0}"#, r#"{"seat": 0, "move": {"card": 99}}"#] {
+            let e = m.replay(corrupt).unwrap_err();
+            assert!(matches!(e, HostError::Corrupt(_)), "{corrupt}: {e}");
+            assert!(e.to_string().starts_with("the match's stream does not replay: "), "{e}");
+        }
+        m.replay(r#"{"seat": 0, "move": {"card": 1}}"#).unwrap();
+        assert_eq!(m.steps_json(), vec![serde_json::json!({"seat": 0, "move": {"card": 1}})]);
+    }
+}

@@ -6,7 +6,7 @@ use api::v1;
 use games::host::{Host, StepIn};
 use games::{Family, GAMES, Hostable, Logged, Visit};
 use prost::Message;
-use rules_core::{Seat, Seed, Viewer};
+use rules_core::{Seat, Seed, Step, Viewer};
 
 const VIEWERS: [Viewer; 3] = [Viewer::Seat(Seat::ZERO), Viewer::Seat(Seat::ONE), Viewer::Spectator];
 
@@ -54,8 +54,16 @@ impl Visit for Hosts {
                     assert!(!legal.is_empty(), "{}: a seat owing a move has one", G::NAME);
                     StepIn::Move { seat, mv: legal[rng.below(legal.len() as u32) as usize].clone() }
                 };
+                // What the stream stores: the typed step as serde writes it.
+                let typed = match &step {
+                    StepIn::Move { seat, mv } => {
+                        Step::Move { seat: *seat, mv: G::move_from_proto(mv).unwrap() }
+                    }
+                    StepIn::Deadline => Step::Deadline,
+                    StepIn::Resign(s) => Step::Resign(*s),
+                };
                 let applied = m.step_proto(step).expect("a legal move is accepted");
-                assert!(!applied.step_json.is_empty());
+                assert_eq!(applied.step_json, serde_json::to_string(&typed).unwrap());
                 for e in &applied.events {
                     assert!(v1::Event::decode(e.payload.as_slice()).unwrap().kind.is_some());
                 }
