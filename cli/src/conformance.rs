@@ -49,7 +49,10 @@ pub fn run(action: Action) -> Result<ExitCode, String> {
 pub fn record(script: &Path) -> Result<ExitCode, String> {
     let text = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
     let m = games::script::play_text(&text)?;
-    println!("{}", serde_json::to_string_pretty(&m.record()).map_err(|e| e.to_string())?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&games::Record::of(&*m)).map_err(|e| e.to_string())?
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -63,7 +66,7 @@ pub fn show(path: &str) -> Result<ExitCode, String> {
         .ok_or("the match is still running: its seed is secret, so it cannot be replayed")?;
     let mut m = games::start(&record.game, &record.options, seed).map_err(|e| e.to_string())?;
     for (i, raw) in record.steps.iter().enumerate() {
-        let step = games::script::parse_step(raw).map_err(|e| format!("step {}: {e}", i + 1))?;
+        let step = games::parse::parse_step(raw).map_err(|e| format!("step {}: {e}", i + 1))?;
         m.step(&step).map_err(|e| format!("step {} refused: {e}", i + 1))?;
     }
     crate::play::show_view(&m.view(rules_core::Viewer::Spectator));

@@ -26,8 +26,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         let url = cluster.gateway_url();
         println!("Colosseum is running.");
         println!("  gateway (gRPC, public API colosseum.v1): {url}");
-        for f in cluster::FAMILIES {
-            println!("  rules engine {f:<9}: {}", cluster.engine_url(f).unwrap_or_default());
+        for f in games::Family::ALL {
+            println!("  rules engine {f:<9}: {}", cluster.engine_url(f.as_str()).unwrap_or_default());
         }
         println!("  event store: {}", service_kit::config::store_description());
         println!();

@@ -1,8 +1,9 @@
 //! `colosseum selfplay`: bot against bot, as fast as one core goes, with a progress bar
 //! on a terminal and a JSON summary on stdout.
 
-use bots::{Roster, VisitRoster, selfplay};
+use bots::selfplay;
 use clap::Args;
+use games::{Hostable, Visit};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::process::ExitCode;
@@ -56,13 +57,13 @@ fn parse_seed(s: &str) -> Result<[u8; 32], String> {
 
 struct Run<'a>(&'a SelfplayArgs);
 
-impl VisitRoster for Run<'_> {
+impl Visit for Run<'_> {
     type Out = Result<serde_json::Value, String>;
-    fn visit<G: Roster>(self) -> Self::Out {
+    fn visit<G: Hostable>(self) -> Self::Out {
         let args = self.0;
         let options: serde_json::Value =
             serde_json::from_str(&args.options).map_err(|e| format!("--options: {e}"))?;
-        let options = games::dynamic::parse_options::<G>(&options).map_err(|e| e.to_string())?;
+        let options = games::parse::parse_options::<G>(&options).map_err(|e| e.to_string())?;
         let vs = args.vs.clone().unwrap_or_else(|| args.bot.clone());
         let unknown =
             |b: &str| format!("{} has no bot {b:?}; its bots are {}", G::NAME, G::BOTS.join(", "));
@@ -112,8 +113,8 @@ impl VisitRoster for Run<'_> {
 
 /// Runs `colosseum selfplay`.
 pub fn run(args: SelfplayArgs) -> Result<ExitCode, String> {
-    let summary = bots::visit_roster(&args.game, Run(&args)).unwrap_or_else(|| {
-        Err(format!("unknown game {:?}; the games are {}", args.game, games::catalog::names()))
+    let summary = games::visit(&args.game, Run(&args)).unwrap_or_else(|| {
+        Err(format!("unknown game {:?}; the games are {}", args.game, games::registry::names()))
     })?;
     println!("{summary}");
     Ok(ExitCode::SUCCESS)

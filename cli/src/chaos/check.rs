@@ -335,7 +335,7 @@ pub async fn check(
                         );
                     }
                     if let Some(m) = &replayed
-                        && let Some(d) = record_difference(&record, &m.record())
+                        && let Some(d) = record_difference(&record, &games::Record::of(m.as_ref()))
                     {
                         v.note(
                             id_text,
@@ -374,7 +374,7 @@ fn replay(
     meta: &events::MatchMeta,
     secret: &events::MatchSecret,
     entries: &[Entry],
-) -> Result<Box<dyn games::DynMatch>, String> {
+) -> Result<Box<dyn games::Host>, String> {
     let seed =
         rules_core::Seed::parse(&secret.seed_hex).map_err(|e| format!("the stored seed: {e}"))?;
     let options: serde_json::Value =
@@ -383,7 +383,7 @@ fn replay(
     for e in entries.iter().filter(|e| e.version > 0) {
         let raw: serde_json::Value = serde_json::from_str(&e.step_json)
             .map_err(|err| format!("version {}: not JSON: {err}", e.version))?;
-        let step = games::script::parse_step(&raw)
+        let step = games::parse::parse_step(&raw)
             .map_err(|err| format!("version {}: {err}", e.version))?;
         m.step(&step).map_err(|err| format!("version {} refused: {err}", e.version))?;
     }

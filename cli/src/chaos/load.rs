@@ -226,7 +226,7 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
         n += 1;
         // Where the rules fix the time per move (a minute), the match takes that time and
         // nobody sleeps past it: the trial would wait a minute a time.
-        let b = match games::catalog::fixed_move_time(info.name, &serde_json::Value::Null) {
+        let b = match games::registry::fixed_move_time(info.name, &serde_json::Value::Null) {
             Some(rules_core::MoveTime::Fixed { move_ms, .. }) => {
                 Behaviour { move_time_ms: move_ms, late_every: 0, ..b }
             }
@@ -255,8 +255,8 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
             Some(Err(_)) => continue,
         };
         let seat_a = created.seat;
-        let pa = player(a.clone(), id.clone(), seat_a, info.family, b, sh.clone());
-        let pb = player(bb.clone(), id.clone(), seat_b, info.family, b, sh.clone());
+        let pa = player(a.clone(), id.clone(), seat_a, info.family.as_str(), b, sh.clone());
+        let pb = player(bb.clone(), id.clone(), seat_b, info.family.as_str(), b, sh.clone());
         tokio::join!(pa, pb);
     }
 }

@@ -155,7 +155,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     let load_task = tokio::spawn(load::run(channels, behaviour, shared.clone()));
 
     let mut targets: Vec<String> = vec!["gateway".into(), "clock".into()];
-    targets.extend(procs::FAMILIES.iter().map(|f| format!("engine-{f}")));
+    targets.extend(games::Family::ALL.iter().map(|f| format!("engine-{f}")));
     if args.kill_redis {
         targets.push("redis".into());
     }

@@ -11,9 +11,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The game families, each served by its own rules-engine process.
-pub const FAMILIES: [&str; 3] = ["goofspiel", "placement", "duel"];
-
 /// Every child process alive, by service name. A global so that the panic hook and the
 /// signal handler can reach it; [`kill_all`] empties it.
 static CHILDREN: Mutex<BTreeMap<String, Child>> = Mutex::new(BTreeMap::new());
@@ -154,10 +151,10 @@ impl Cluster {
             env: vec![],
         }];
         let mut engine_urls = Vec::new();
-        for family in FAMILIES {
+        // Each family's engine is its own process.
+        for family in games::Family::ALL {
             let addr = at(port()?);
-            engine_urls
-                .push((format!("ENGINE_{}_URL", family.to_uppercase()), format!("http://{addr}")));
+            engine_urls.push((family.env_var().to_string(), format!("http://{addr}")));
             services.push(Service {
                 name: format!("engine-{family}"),
                 addr,
@@ -165,7 +162,7 @@ impl Cluster {
                 args: vec![],
                 env: vec![
                     ("ENGINE_ADDR".into(), addr.to_string()),
-                    ("FAMILIES".into(), family.into()),
+                    ("FAMILIES".into(), family.as_str().into()),
                     ("REDIS_URL".into(), redis_url.clone()),
                     internal.clone(),
                 ],

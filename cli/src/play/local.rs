@@ -4,9 +4,9 @@
 
 use super::args::PlayArgs;
 use super::terminal::{hint, shorthand, show_view};
-use bots::{Roster, Seen, VisitRoster};
-use games::DynMatch;
-use games::dynamic::{Logged, parse_move, parse_options};
+use bots::Seen;
+use games::parse::{parse_move, parse_options};
+use games::{Host, Hostable, Logged, Visit};
 use rules_core::{Seat, Seed, Step, Tagged, Viewer};
 use serde_json::Value;
 use std::io::{BufRead, Write};
@@ -19,9 +19,9 @@ fn show_events(events: &[Tagged<Value>], me: Seat) {
 
 struct Play<'a>(&'a PlayArgs);
 
-impl VisitRoster for Play<'_> {
+impl Visit for Play<'_> {
     type Out = Result<(), String>;
-    fn visit<G: Roster>(self) -> Self::Out {
+    fn visit<G: Hostable>(self) -> Self::Out {
         let args = self.0;
         if args.vs != "bot" {
             return Err(
@@ -117,7 +117,7 @@ fn os_seed() -> [u8; 32] {
 /// # Errors
 /// An unknown game or bot, bad options or seed, or a step the engine refuses.
 pub fn play(args: &PlayArgs) -> Result<(), String> {
-    bots::visit_roster(&args.game, Play(args)).unwrap_or_else(|| {
-        Err(format!("unknown game {:?}; the games are {}", args.game, games::catalog::names()))
+    games::visit(&args.game, Play(args)).unwrap_or_else(|| {
+        Err(format!("unknown game {:?}; the games are {}", args.game, games::registry::names()))
     })
 }

@@ -82,7 +82,7 @@ async fn join(client: &Client, id: &str) -> Result<(String, String), String> {
 async fn create(client: &Client, args: &PlayArgs) -> Result<(String, String), String> {
     let opponent = match args.vs.as_str() {
         "bot" => opponent::bot(&args.bot.clone().unwrap_or_else(|| {
-            bots::bot_names(&args.game).last().copied().unwrap_or("random").to_string()
+            games::registry::bot_names(&args.game).last().copied().unwrap_or("random").to_string()
         })),
         "open" => opponent::open(),
         other => return Err(format!("--vs is bot or open, not {other:?}")),
@@ -146,7 +146,7 @@ async fn typed(client: &Client, match_id: &str, game: &str, line: &str) -> Resul
         client.resign(match_id).await.map_err(status)?;
         return Ok(true);
     }
-    let mv = match wire::move_from_json(game, &shorthand(game, line)) {
+    let mv = match games::registry::move_from_json(game, &shorthand(game, line)) {
         Ok(m) => m,
         Err(e) => {
             println!("  ! {e} ({})", hint(game));

@@ -121,8 +121,12 @@ mod tests {
         // A third cell is kept, and the rules (or the wire) refuse it, never send two.
         assert_eq!(shorthand("hexspiel", "place c3 d4 e5"), json!({"place": ["c3", "d4", "e5"]}));
         assert!(
-            wire::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4 e5")).is_err()
+            games::registry::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4 e5"))
+                .is_err()
         );
-        assert!(wire::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4")).is_ok());
+        assert!(
+            games::registry::move_from_json("hexspiel", &shorthand("hexspiel", "place c3 d4"))
+                .is_ok()
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use bots::{BotRng, RandomBot, selfplay};
 use criterion::{Criterion, criterion_group, criterion_main};
-use rules_goofspiel::{DuelingMonsters, DuelingOptions, Gops, GopsOptions};
+use rules_goofspiel::{DuelingMonsters, DuelingMonstersOptions, Gops, GopsOptions};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
@@ -25,7 +25,7 @@ fn bench(c: &mut Criterion) {
                 .unwrap()
         })
     });
-    let dm = DuelingOptions::default();
+    let dm = DuelingMonstersOptions::default();
     g.bench_function("dueling_monsters", |b| {
         b.iter(|| {
             selfplay::run::<DuelingMonsters>(

@@ -2,8 +2,8 @@
 //! the legal moves, and picks one; it never reads the full state.
 //!
 //! # Layout
-//! - this file: the `Bot` trait, `BotRng`, the random legal bot, and `Roster`, which
-//!   names the bots of each game.
+//! - this file: the `Bot` trait, `BotRng`, the random legal bot, `Roster`, which names
+//!   the bots of each game, and `JsonBot` (bots by game name: `games::registry`).
 //! - [`selfplay`]: the loop that plays bot against bot, allocation-free per move.
 //! - [`gops`]: the strong GOPS bot (equilibrium endgames) and "bid the prize value".
 //! - [`cure_plague`]: the greedy Cure & Plague bot (best immediate score for its role).
@@ -174,27 +174,6 @@ impl Roster for Masterminds {
     }
 }
 
-/// Code to run for one game type that has bots, chosen by name at run time.
-pub trait VisitRoster {
-    /// What the code returns.
-    type Out;
-    /// Runs the code for game `G`.
-    fn visit<G: Roster>(self) -> Self::Out;
-}
-
-/// Runs `v` for the game called `name`; `None` for an unknown name. Each game adds its
-/// arm here, one line, as in `games::catalog::visit`.
-pub fn visit_roster<V: VisitRoster>(name: &str, v: V) -> Option<V::Out> {
-    match name {
-        Gops::NAME => Some(v.visit::<Gops>()),
-        DuelingMonsters::NAME => Some(v.visit::<DuelingMonsters>()),
-        CurePlague::NAME => Some(v.visit::<CurePlague>()),
-        Hexspiel::NAME => Some(v.visit::<Hexspiel>()),
-        Masterminds::NAME => Some(v.visit::<Masterminds>()),
-        _ => None,
-    }
-}
-
 /// A bot for a game chosen at run time, speaking JSON: views and moves in the conformance
 /// shapes, as a client of the public API receives them. The bot runner plays with it.
 pub trait JsonBot: Send {
@@ -239,34 +218,9 @@ impl<G: Roster> JsonBot for Typed<G> {
     }
 }
 
-struct MakeJson<'a> {
-    bot: &'a str,
-    seed: [u8; 32],
-}
-
-impl VisitRoster for MakeJson<'_> {
-    type Out = Option<Box<dyn JsonBot>>;
-    fn visit<G: Roster>(self) -> Self::Out {
-        let bot = G::bot(self.bot)?;
-        Some(Box::new(Typed::<G> { bot, rng: BotRng::from_seed(self.seed) }))
-    }
-}
-
-/// A JSON-speaking bot `bot` of `game`, its choices drawn from `seed`.
-pub fn json_bot(game: &str, bot: &str, seed: [u8; 32]) -> Option<Box<dyn JsonBot>> {
-    visit_roster(game, MakeJson { bot, seed }).flatten()
-}
-
-struct Names;
-
-impl VisitRoster for Names {
-    type Out = &'static [&'static str];
-    fn visit<G: Roster>(self) -> Self::Out {
-        G::BOTS
-    }
-}
-
-/// The bot names of `game` (empty for an unknown game).
-pub fn bot_names(game: &str) -> &'static [&'static str] {
-    visit_roster(game, Names).unwrap_or(&[])
+/// A JSON-speaking bot `bot` of game `G`, its choices drawn from `seed` (by game name:
+/// `games::registry::json_bot`).
+pub fn json_bot<G: Roster>(bot: &str, seed: [u8; 32]) -> Option<Box<dyn JsonBot>> {
+    let bot = G::bot(bot)?;
+    Some(Box::new(Typed::<G> { bot, rng: BotRng::from_seed(seed) }))
 }

@@ -129,7 +129,7 @@ pub enum SeatHolder {
 /// the gateway and the clock, which read this, never hold it.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MatchMeta {
-    /// The game's name in the catalog, e.g. `gops`.
+    /// The game's name in the registry (`games::GAMES`), e.g. `gops`.
     pub game: String,
     /// The validated options, as JSON.
     pub options_json: String,

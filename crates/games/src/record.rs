@@ -2,8 +2,8 @@
 //! game, options, seed commitment, steps, every event with its audience, the result and,
 //! once the match is over, the seed. `verify` replays it and names the first difference.
 
-use crate::dynamic::{self, SetupError, StepError};
-use crate::script::parse_step;
+use crate::host::{self, Host};
+use crate::parse::{SetupError, StepError, parse_step};
 use rules_core::{Commitment, Outcome, Seed, Tagged};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -136,6 +136,20 @@ impl fmt::Display for Mismatch {
 }
 
 impl Record {
+    /// The record of `m` so far (the seed only once the match has ended).
+    pub fn of(m: &dyn Host) -> Record {
+        Record {
+            format: RECORD_FORMAT.to_string(),
+            game: m.game().to_string(),
+            options: m.options_json(),
+            commitment: m.commitment(),
+            seed: m.revealed_seed(),
+            steps: m.steps_json(),
+            events: m.events(),
+            result: m.outcome(),
+        }
+    }
+
     /// Parses a record from JSON text.
     ///
     /// # Errors
@@ -161,7 +175,7 @@ impl Record {
         if computed != self.commitment {
             return Err(Mismatch::Commitment { recorded: self.commitment, computed });
         }
-        let mut m = dynamic::start(&self.game, &self.options, seed).map_err(Mismatch::Setup)?;
+        let mut m = host::start(&self.game, &self.options, seed).map_err(Mismatch::Setup)?;
         for (i, raw) in self.steps.iter().enumerate() {
             let step =
                 parse_step(raw).map_err(|problem| Mismatch::BadStep { step: i + 1, problem })?;

@@ -1,7 +1,8 @@
 //! Match scripts (../shared/conformance/README.md): parsing, strictly, and running one
 //! through the same rules code the services use, giving the one-line JSON result.
 
-use crate::dynamic::{self, DynMatch, StepError};
+use crate::host::{self, Host};
+use crate::parse::{StepError, parse_step};
 use rules_core::{Seat, Seed, Step};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -51,36 +52,6 @@ pub struct ResultLine {
 
 fn is_invalid_winner(w: &Option<Option<Seat>>) -> bool {
     w.is_none()
-}
-
-fn seat_of(v: &Value) -> Result<Seat, String> {
-    v.as_u64()
-        .and_then(Seat::new)
-        .ok_or_else(|| format!("a seat is 0 or 1, not {}", rules_core::clip(&v.to_string())))
-}
-
-/// Parses one step: `{"seat": S, "move": {...}}`, `{"deadline": true}` or `{"resign": S}`.
-///
-/// # Errors
-/// What makes it none of the three forms.
-pub fn parse_step(v: &Value) -> Result<Step<Value>, String> {
-    let obj = v
-        .as_object()
-        .ok_or_else(|| format!("a step is an object, not {}", rules_core::clip(&v.to_string())))?;
-    let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
-    keys.sort_unstable();
-    match keys.as_slice() {
-        ["move", "seat"] => {
-            Ok(Step::Move { seat: seat_of(&obj["seat"])?, mv: obj["move"].clone() })
-        }
-        ["deadline"] if obj["deadline"] == Value::Bool(true) => Ok(Step::Deadline),
-        ["deadline"] => Err("a deadline step is {\"deadline\": true}".into()),
-        ["resign"] => Ok(Step::Resign(seat_of(&obj["resign"])?)),
-        _ => Err(format!(
-            "a step is {{\"seat\", \"move\"}}, {{\"deadline\": true}} or {{\"resign\"}}; this one has keys {}",
-            rules_core::clip(&format!("{keys:?}"))
-        )),
-    }
 }
 
 fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<Option<&'a Value>, String> {
@@ -159,7 +130,7 @@ fn invalid(file: &str, message: String) -> ResultLine {
 }
 
 /// The result line of a script once it has been applied up to `refused`.
-fn line(file: &str, m: &dyn DynMatch, refused: Option<(usize, StepError)>) -> ResultLine {
+fn line(file: &str, m: &dyn Host, refused: Option<(usize, StepError)>) -> ResultLine {
     let outcome = m.outcome();
     let status = match (&refused, outcome) {
         (Some(_), _) => "rejected",
@@ -188,7 +159,7 @@ pub fn run_text(file: &str, text: &str) -> ResultLine {
         Ok(s) => s,
         Err(e) => return invalid(file, e),
     };
-    let mut m = match dynamic::start(&script.game, &script.options, script.seed) {
+    let mut m = match host::start(&script.game, &script.options, script.seed) {
         Ok(m) => m,
         Err(e) => return invalid(file, e.to_string()),
     };
@@ -204,10 +175,10 @@ pub fn run_text(file: &str, text: &str) -> ResultLine {
 ///
 /// # Errors
 /// The result line when the script is invalid or a step is refused.
-pub fn play_text(text: &str) -> Result<Box<dyn DynMatch>, String> {
+pub fn play_text(text: &str) -> Result<Box<dyn Host>, String> {
     let script = parse_script(text)?;
     let mut m =
-        dynamic::start(&script.game, &script.options, script.seed).map_err(|e| e.to_string())?;
+        host::start(&script.game, &script.options, script.seed).map_err(|e| e.to_string())?;
     for (i, step) in script.steps.iter().enumerate() {
         m.step(step).map_err(|e| format!("step {} refused: {e}", i + 1))?;
     }

@@ -27,7 +27,7 @@ fn random_record(game: &str, options: Value, seed: u64, deadline_odds: u32) -> R
         let mv = legal[rng.below(legal.len() as u32) as usize].clone();
         m.step(&Step::Move { seat, mv }).unwrap();
     }
-    m.record()
+    games::Record::of(&*m)
 }
 
 fn golden_cases() -> Vec<(&'static str, &'static str, Value, u64, u32)> {
@@ -71,7 +71,7 @@ fn checked_in_records_verify_and_replay_byte_for_byte() {
 #[test]
 fn a_record_replays_only_when_finished() {
     let m = games::start("gops", &json!({"cards": 3}), Seed::ZERO).unwrap();
-    let r = m.record();
+    let r = games::Record::of(&*m);
     assert!(r.seed.is_none(), "the seed stays secret while the match runs");
     assert_eq!(r.verify(), Err(Mismatch::Unfinished));
 }

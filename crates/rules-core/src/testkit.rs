@@ -1,13 +1,14 @@
 //! Test support shared by every game's leak and determinism tests: a match that records,
 //! per viewer, everything that viewer receives (events it may see, its view after each
 //! step, the messages of its own refused moves), serialized, so two matches that differ
-//! only in what a viewer may not know can be compared item by item.
+//! only in what a viewer may not know can be compared item by item; and the leak checks
+//! every simultaneous game repeats (sealed-move twins, the hidden seed).
 
 use crate::game::{Game, OptionsError};
 use crate::matches::{EventLog, Match, Step};
 use crate::refusal::Refusal;
 use crate::seat::{Seat, Viewer};
-use crate::seed::Seed;
+use crate::seed::{MatchRng, Seed};
 
 const VIEWERS: [Viewer; 3] = [Viewer::Seat(Seat::ZERO), Viewer::Seat(Seat::ONE), Viewer::Spectator];
 
@@ -100,5 +101,83 @@ pub fn assert_same_seen<G: Game>(a: &Observed<G>, b: &Observed<G>, viewer: Viewe
             x.get(i).map_or("<nothing>", String::as_str),
             y.get(i).map_or("<nothing>", String::as_str)
         );
+    }
+}
+
+fn driver(seed: u64) -> MatchRng {
+    Seed::from_bytes(&seed.to_le_bytes()).expect("8 bytes").rng()
+}
+
+fn pick<T: Clone>(rng: &mut MatchRng, xs: &[T]) -> T {
+    xs[rng.below(xs.len() as u32) as usize].clone()
+}
+
+fn legal<G: Game>(o: &Observed<G>, seat: Seat) -> Vec<G::Move> {
+    let mut v = Vec::new();
+    o.m.legal_moves(seat, &mut v);
+    v
+}
+
+/// Plays a random match (moves and deadlines drawn from `seed`); before each first
+/// submission of a round, forks a twin in which that seat submits a different legal
+/// move, and checks that the other seat and the spectator cannot tell the two apart,
+/// also through a refused move of their own (`probe`, which the rules always refuse).
+pub fn sealed_twins<G: Game>(options: &G::Options, seed: u64, probe: &dyn Fn(Seat) -> G::Move) {
+    let mut rng = driver(seed);
+    let mut a = Observed::<G>::new(options, Seed::from_array(rng.bytes32())).unwrap();
+    let mut steps = 0;
+    while !a.m.is_over() && steps < 500 {
+        steps += 1;
+        let owing: Vec<Seat> = a.m.to_move().iter().collect();
+        if owing.is_empty() || rng.below(30) == 0 {
+            a.step(&Step::Deadline).unwrap();
+            continue;
+        }
+        let first = pick(&mut rng, &owing);
+        let moves = legal(&a, first);
+        let x = pick(&mut rng, &moves);
+        let alt: Vec<_> = moves.iter().filter(|m| **m != x).cloned().collect();
+        if owing.len() == 2 && !alt.is_empty() {
+            let y = pick(&mut rng, &alt);
+            let mut b = a.clone();
+            a.step(&Step::Move { seat: first, mv: x }).unwrap();
+            b.step(&Step::Move { seat: first, mv: y }).unwrap();
+            let other = first.other();
+            // The waiting seat probes with a refused move in both worlds.
+            assert!(a.step(&Step::Move { seat: other, mv: probe(other) }).is_err());
+            assert!(b.step(&Step::Move { seat: other, mv: probe(other) }).is_err());
+            assert_same_seen(&a, &b, Viewer::Seat(other), "a sealed move");
+            assert_same_seen(&a, &b, Viewer::Spectator, "a sealed move");
+        } else {
+            a.step(&Step::Move { seat: first, mv: x }).unwrap();
+        }
+    }
+}
+
+/// Plays a random match (drawn from `seed`): the match's seed never reaches anyone
+/// before the match ends, and is revealed to everyone when it does.
+pub fn seed_stays_hidden<G: Game>(options: &G::Options, seed: u64) {
+    let mut rng = driver(seed);
+    let match_seed = Seed::from_array(rng.bytes32());
+    let hex = match_seed.to_hex();
+    let mut o = Observed::<G>::new(options, match_seed).unwrap();
+    let mut steps = 0;
+    while !o.m.is_over() && steps < 2000 {
+        steps += 1;
+        for v in VIEWERS {
+            assert!(o.seen(v).iter().all(|s| !s.contains(&hex)), "{v:?} saw the seed");
+        }
+        let owing: Vec<Seat> = o.m.to_move().iter().collect();
+        if owing.is_empty() {
+            o.step(&Step::Deadline).unwrap();
+            continue;
+        }
+        let seat = pick(&mut rng, &owing);
+        let mv = pick(&mut rng, &legal(&o, seat));
+        o.step(&Step::Move { seat, mv }).unwrap();
+    }
+    assert!(o.m.is_over());
+    for v in VIEWERS {
+        assert!(o.seen(v).iter().any(|s| s.contains(&hex)), "the seed is revealed at the end");
     }
 }

@@ -2,15 +2,15 @@
 //!
 //! # Layout
 //! - [`gops`]: Goofspiel (rules text 003).
-//! - [`dueling`]: 1,2,3 Goofspiel / Dueling Monsters (rules text 000).
+//! - [`dueling_monsters`]: 1,2,3 Goofspiel / Dueling Monsters (rules text 000).
 //! - [`points`]: half-point scores for split ties.
 
-pub mod dueling;
+pub mod dueling_monsters;
 pub mod gops;
 pub mod hexspiel;
 pub mod points;
 
-pub use dueling::{DuelingMonsters, DuelingMove, DuelingOptions};
+pub use dueling_monsters::{DuelingMonsters, DuelingMonstersMove, DuelingMonstersOptions};
 pub use gops::{Gops, GopsMove, GopsOptions, Ties};
 pub use hexspiel::{Hexspiel, HexspielMove, HexspielOptions};
 pub use points::Points;

@@ -4,7 +4,7 @@
 //! events, views after every step, and the messages of its own refused moves.
 
 use proptest::prelude::*;
-use rules_core::testkit::{Observed, assert_same_seen};
+use rules_core::testkit::{Observed, assert_same_seen, sealed_twins, seed_stays_hidden};
 use rules_core::{MatchRng, Seat, Seed, Step, Viewer};
 use rules_goofspiel::hexspiel::{Hexspiel, HexspielMove, HexspielOptions};
 
@@ -33,40 +33,6 @@ fn random_step(o: &Observed<Hexspiel>, rng: &mut MatchRng) -> Step<HexspielMove>
     }
     let seat = pick(rng, &owing);
     Step::Move { seat, mv: pick(rng, &legal(o, seat)) }
-}
-
-/// Before each first bid of a round, forks a twin in which that seat bids another card,
-/// and checks that the other seat and spectators cannot tell the two apart, also
-/// through a refused move of their own.
-fn sealed_twins(seed: u64) {
-    let mut rng = driver(seed);
-    let opts = HexspielOptions::default();
-    let mut a = Observed::<Hexspiel>::new(&opts, Seed::from_array(rng.bytes32())).unwrap();
-    let mut steps = 0;
-    while !a.m.is_over() && steps < 400 {
-        steps += 1;
-        let owing: Vec<Seat> = a.m.to_move().iter().collect();
-        if owing.len() == 2 {
-            let first = pick(&mut rng, &owing);
-            let moves = legal(&a, first);
-            let x = pick(&mut rng, &moves);
-            let alt: Vec<_> = moves.iter().filter(|m| **m != x).copied().collect();
-            let mut b = a.clone();
-            a.step(&Step::Move { seat: first, mv: x }).unwrap();
-            if !alt.is_empty() {
-                b.step(&Step::Move { seat: first, mv: pick(&mut rng, &alt) }).unwrap();
-                let other = first.other();
-                // A probe the rules refuse in both worlds: card 0 does not exist.
-                assert!(a.step(&Step::Move { seat: other, mv: HexspielMove::Bid(0) }).is_err());
-                assert!(b.step(&Step::Move { seat: other, mv: HexspielMove::Bid(0) }).is_err());
-                assert_same_seen(&a, &b, Viewer::Seat(other), "a sealed bid");
-                assert_same_seen(&a, &b, Viewer::Spectator, "a sealed bid");
-            }
-            continue;
-        }
-        let step = random_step(&a, &mut rng);
-        a.step(&step).unwrap();
-    }
 }
 
 /// Two matches whose first prize orders agree up to round `k` and differ after: nobody
@@ -98,30 +64,13 @@ fn future_prizes(seed: u64) {
     }
 }
 
-/// The seed never reaches anyone before the match ends, and is revealed when it does.
-fn seed_stays_hidden(seed: u64) {
-    let mut rng = driver(seed);
-    let match_seed = Seed::from_array(rng.bytes32());
-    let hex = match_seed.to_hex();
-    let mut o = Observed::<Hexspiel>::new(&HexspielOptions::default(), match_seed).unwrap();
-    while !o.m.is_over() {
-        let step = random_step(&o, &mut rng);
-        o.step(&step).unwrap();
-    }
-    for v in VIEWERS {
-        let seen = o.seen(v);
-        let last = seen.len() - 2;
-        assert!(seen[..last].iter().all(|s| !s.contains(&hex)), "{v:?} saw the seed");
-        assert!(seen.iter().any(|s| s.contains(&hex)), "the seed is revealed at the end");
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 60, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn hexspiel_sealed_bids_stay_sealed(seed in any::<u64>()) {
-        sealed_twins(seed);
+        // A probe the rules refuse in both worlds: card 0 does not exist.
+        sealed_twins::<Hexspiel>(&HexspielOptions::default(), seed, &|_| HexspielMove::Bid(0));
     }
 
     #[test]
@@ -131,6 +80,6 @@ proptest! {
 
     #[test]
     fn hexspiel_seed_stays_hidden_until_the_end(seed in any::<u64>()) {
-        seed_stays_hidden(seed);
+        seed_stays_hidden::<Hexspiel>(&HexspielOptions::default(), seed);
     }
 }

@@ -4,11 +4,11 @@
 //! exactly the same: events, views after every step, and messages of its refused moves.
 
 use proptest::prelude::*;
-use rules_core::testkit::{Observed, assert_same_seen};
+use rules_core::testkit::{Observed, assert_same_seen, sealed_twins, seed_stays_hidden};
 use rules_core::{Game, MatchEvent, MatchRng, Seat, Seed, Step, Viewer};
-use rules_goofspiel::dueling::{DuelingEvent, Submissions};
+use rules_goofspiel::dueling_monsters::{DuelingMonstersEvent, Submissions};
 use rules_goofspiel::{
-    DuelingMonsters, DuelingMove, DuelingOptions, Gops, GopsMove, GopsOptions, Ties,
+    DuelingMonsters, DuelingMonstersMove, DuelingMonstersOptions, Gops, GopsMove, GopsOptions, Ties,
 };
 
 const VIEWERS: [Viewer; 3] = [Viewer::Seat(Seat::ZERO), Viewer::Seat(Seat::ONE), Viewer::Spectator];
@@ -27,68 +27,6 @@ fn legal<G: Game>(o: &Observed<G>, seat: Seat) -> Vec<G::Move> {
     v
 }
 
-/// Plays a random match; before each first submission of a round, forks a twin in which
-/// that seat submits a different legal move, and checks that the other seat and the
-/// spectator cannot tell the two apart (also through their own refused moves).
-fn sealed_twins<G: Game>(options: &G::Options, seed: u64, probe: &dyn Fn(Seat) -> G::Move) {
-    let mut rng = driver(seed);
-    let mut a = Observed::<G>::new(options, Seed::from_array(rng.bytes32())).unwrap();
-    let mut steps = 0;
-    while !a.m.is_over() && steps < 500 {
-        steps += 1;
-        let owing: Vec<Seat> = a.m.to_move().iter().collect();
-        if owing.is_empty() || rng.below(30) == 0 {
-            a.step(&Step::Deadline).unwrap();
-            continue;
-        }
-        let first = pick(&mut rng, &owing);
-        let moves = legal(&a, first);
-        let x = pick(&mut rng, &moves);
-        let alt: Vec<_> = moves.iter().filter(|m| **m != x).cloned().collect();
-        if owing.len() == 2 && !alt.is_empty() {
-            let y = pick(&mut rng, &alt);
-            let mut b = a.clone();
-            a.step(&Step::Move { seat: first, mv: x }).unwrap();
-            b.step(&Step::Move { seat: first, mv: y }).unwrap();
-            let other = first.other();
-            // The waiting seat probes with a refused move in both worlds.
-            assert!(a.step(&Step::Move { seat: other, mv: probe(other) }).is_err());
-            assert!(b.step(&Step::Move { seat: other, mv: probe(other) }).is_err());
-            assert_same_seen(&a, &b, Viewer::Seat(other), "a sealed move");
-            assert_same_seen(&a, &b, Viewer::Spectator, "a sealed move");
-        } else {
-            a.step(&Step::Move { seat: first, mv: x }).unwrap();
-        }
-    }
-}
-
-/// The seed never reaches anyone before the match ends, and is revealed when it does.
-fn seed_stays_hidden<G: Game>(options: &G::Options, seed: u64) {
-    let mut rng = driver(seed);
-    let match_seed = Seed::from_array(rng.bytes32());
-    let hex = match_seed.to_hex();
-    let mut o = Observed::<G>::new(options, match_seed).unwrap();
-    let mut steps = 0;
-    while !o.m.is_over() && steps < 2000 {
-        steps += 1;
-        for v in VIEWERS {
-            assert!(o.seen(v).iter().all(|s| !s.contains(&hex)), "{v:?} saw the seed");
-        }
-        let owing: Vec<Seat> = o.m.to_move().iter().collect();
-        if owing.is_empty() {
-            o.step(&Step::Deadline).unwrap();
-            continue;
-        }
-        let seat = pick(&mut rng, &owing);
-        let mv = pick(&mut rng, &legal(&o, seat));
-        o.step(&Step::Move { seat, mv }).unwrap();
-    }
-    assert!(o.m.is_over());
-    for v in VIEWERS {
-        assert!(o.seen(v).iter().any(|s| s.contains(&hex)), "the seed is revealed at the end");
-    }
-}
-
 fn gops_options(rng: &mut MatchRng) -> GopsOptions {
     let ties = [Ties::Rollover, Ties::Discard, Ties::Split][rng.below(3) as usize];
     GopsOptions { cards: 3 + rng.below(11) as u8, ties, prizes: None }
@@ -98,8 +36,8 @@ fn gops_probe(_: Seat) -> GopsMove {
     GopsMove { card: 0 }
 }
 
-fn dm_probe(_: Seat) -> DuelingMove {
-    DuelingMove { black: 3, white: 0 }
+fn dm_probe(_: Seat) -> DuelingMonstersMove {
+    DuelingMonstersMove { black: 3, white: 0 }
 }
 
 /// Two matches whose prize orders agree up to round `k` and differ after: nobody can
@@ -131,13 +69,17 @@ fn gops_future_prizes(seed: u64) {
     }
 }
 
-fn dm_options(rng: &mut MatchRng) -> DuelingOptions {
+fn dm_options(rng: &mut MatchRng) -> DuelingMonstersOptions {
     let submissions = if rng.below(2) == 0 { Submissions::First } else { Submissions::Changeable };
-    DuelingOptions { bouts_to_win: 2 + rng.below(2) as u8, prizes: None, submissions }
+    DuelingMonstersOptions { bouts_to_win: 2 + rng.below(2) as u8, prizes: None, submissions }
 }
 
 /// Plays a random Dueling Monsters match and returns its steps.
-fn dm_random_steps(opts: &DuelingOptions, s: Seed, rng: &mut MatchRng) -> Vec<Step<DuelingMove>> {
+fn dm_random_steps(
+    opts: &DuelingMonstersOptions,
+    s: Seed,
+    rng: &mut MatchRng,
+) -> Vec<Step<DuelingMonstersMove>> {
     let mut o = Observed::<DuelingMonsters>::new(opts, s).unwrap();
     let mut steps = Vec::new();
     while !o.m.is_over() && steps.len() < 400 {
@@ -155,9 +97,9 @@ fn dm_random_steps(opts: &DuelingOptions, s: Seed, rng: &mut MatchRng) -> Vec<St
 }
 
 fn replay(
-    opts: &DuelingOptions,
+    opts: &DuelingMonstersOptions,
     s: Seed,
-    steps: &[Step<DuelingMove>],
+    steps: &[Step<DuelingMonstersMove>],
 ) -> Observed<DuelingMonsters> {
     let mut m = Observed::<DuelingMonsters>::new(opts, s).unwrap();
     for step in steps {
@@ -172,7 +114,7 @@ fn replay(
 /// found to test.
 fn dm_hidden_whites(seed: u64) -> bool {
     let mut rng = driver(seed);
-    let opts = DuelingOptions { submissions: Submissions::First, ..dm_options(&mut rng) };
+    let opts = DuelingMonstersOptions { submissions: Submissions::First, ..dm_options(&mut rng) };
     let s = Seed::from_array(rng.bytes32());
     let steps = dm_random_steps(&opts, s, &mut rng);
     // Replay, noting for each move step its bout and round.
@@ -198,12 +140,12 @@ fn dm_hidden_whites(seed: u64) -> bool {
     for t in &o.log {
         if let MatchEvent::Game(e) = &t.event {
             match e {
-                DuelingEvent::BoutStarted { bout: b } => bout = *b,
+                DuelingMonstersEvent::BoutStarted { bout: b } => bout = *b,
                 // Blacks differed: the rules keep both whites hidden.
-                DuelingEvent::Resolved { round, higher_white: Some(_), .. } => {
+                DuelingMonstersEvent::Resolved { round, higher_white: Some(_), .. } => {
                     hidden.push((bout, *round - 1))
                 }
-                DuelingEvent::Forfeited { round, late, .. } => {
+                DuelingMonstersEvent::Forfeited { round, late, .. } => {
                     forfeits.push((bout, *round - 1, *late))
                 }
                 _ => {}
@@ -266,13 +208,13 @@ fn dm_future_prizes(seed: u64) {
     let mut q = p.clone();
     q[k + 1..].rotate_left(1);
     let base = dm_options(&mut rng);
-    let opts = |order| DuelingOptions { prizes: Some(vec![order]), ..base.clone() };
+    let opts = |order| DuelingMonstersOptions { prizes: Some(vec![order]), ..base.clone() };
     let s = Seed::from_array(rng.bytes32());
     let mut a = Observed::<DuelingMonsters>::new(&opts(p), s).unwrap();
     let mut b = Observed::<DuelingMonsters>::new(&opts(q), s).unwrap();
     let revealed = |o: &Observed<DuelingMonsters>| {
         o.log.iter().any(|t| {
-            matches!(&t.event, MatchEvent::Game(DuelingEvent::RoundStarted { bout: 1, round, .. })
+            matches!(&t.event, MatchEvent::Game(DuelingMonstersEvent::RoundStarted { bout: 1, round, .. })
                 if *round as usize == k + 2)
         })
     };

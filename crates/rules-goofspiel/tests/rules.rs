@@ -5,9 +5,9 @@
 use proptest::prelude::*;
 use rules_core::testkit::Observed;
 use rules_core::{Game, MatchEvent, Refusal, Seat, Seed, Step, Viewer};
-use rules_goofspiel::dueling::{DuelingEvent, Submissions};
+use rules_goofspiel::dueling_monsters::{DuelingMonstersEvent, Submissions};
 use rules_goofspiel::{
-    DuelingMonsters, DuelingMove, DuelingOptions, Gops, GopsMove, GopsOptions, Ties,
+    DuelingMonsters, DuelingMonstersMove, DuelingMonstersOptions, Gops, GopsMove, GopsOptions, Ties,
 };
 
 /// Plays a random match; at every step checks that each legal move is accepted (on a
@@ -51,11 +51,11 @@ fn gops_candidates() -> Vec<GopsMove> {
     (-1..=15).map(|card| GopsMove { card }).collect()
 }
 
-fn dm_candidates() -> Vec<DuelingMove> {
+fn dm_candidates() -> Vec<DuelingMonstersMove> {
     let mut v = Vec::new();
     for black in 0..=4 {
         for white in 0..=10 {
-            v.push(DuelingMove { black, white });
+            v.push(DuelingMonstersMove { black, white });
         }
     }
     v
@@ -73,7 +73,7 @@ proptest! {
     #[test]
     fn dueling_legal_moves_are_exactly_the_accepted_ones(seed in any::<u64>(), changeable in any::<bool>()) {
         let submissions = if changeable { Submissions::Changeable } else { Submissions::First };
-        let opts = DuelingOptions { submissions, ..DuelingOptions::default() };
+        let opts = DuelingMonstersOptions { submissions, ..DuelingMonstersOptions::default() };
         legal_and_illegal::<DuelingMonsters>(&opts, seed, &dm_candidates());
     }
 
@@ -106,22 +106,23 @@ proptest! {
 
 #[test]
 fn dueling_one_late_seat_forfeits_with_random_discards_shown() {
-    let opts = DuelingOptions {
+    let opts = DuelingMonstersOptions {
         prizes: Some(vec![vec![5, 1, 2, 3, 4, 6, 7, 8, 9]]),
-        ..DuelingOptions::default()
+        ..DuelingMonstersOptions::default()
     };
     let mut o = Observed::<DuelingMonsters>::new(&opts, Seed::ZERO).unwrap();
-    o.step(&Step::Move { seat: Seat::ONE, mv: DuelingMove { black: 2, white: 7 } }).unwrap();
+    o.step(&Step::Move { seat: Seat::ONE, mv: DuelingMonstersMove { black: 2, white: 7 } })
+        .unwrap();
     let before = o.log.len();
     o.step(&Step::Deadline).unwrap();
     let forfeit = o.log[before..]
         .iter()
         .find_map(|t| match &t.event {
-            MatchEvent::Game(e @ DuelingEvent::Forfeited { .. }) => Some(e.clone()),
+            MatchEvent::Game(e @ DuelingMonstersEvent::Forfeited { .. }) => Some(e.clone()),
             _ => None,
         })
         .expect("a forfeit event");
-    let DuelingEvent::Forfeited {
+    let DuelingMonstersEvent::Forfeited {
         late,
         on_time_black,
         discarded_black,
@@ -150,15 +151,18 @@ fn dueling_one_late_seat_forfeits_with_random_discards_shown() {
 
 #[test]
 fn dueling_first_and_changeable_submissions() {
-    let mv = |black, white| DuelingMove { black, white };
+    let mv = |black, white| DuelingMonstersMove { black, white };
     let mut first =
-        Observed::<DuelingMonsters>::new(&DuelingOptions::default(), Seed::ZERO).unwrap();
+        Observed::<DuelingMonsters>::new(&DuelingMonstersOptions::default(), Seed::ZERO).unwrap();
     first.step(&Step::Move { seat: Seat::ZERO, mv: mv(1, 1) }).unwrap();
     let err = first.step(&Step::Move { seat: Seat::ZERO, mv: mv(2, 2) }).unwrap_err();
     assert_eq!(err, Refusal::NotYourTurn { already_moved: true });
     assert_eq!(err.to_string(), "you have already made your move this round");
 
-    let opts = DuelingOptions { submissions: Submissions::Changeable, ..DuelingOptions::default() };
+    let opts = DuelingMonstersOptions {
+        submissions: Submissions::Changeable,
+        ..DuelingMonstersOptions::default()
+    };
     let mut ch = Observed::<DuelingMonsters>::new(&opts, Seed::ZERO).unwrap();
     ch.step(&Step::Move { seat: Seat::ZERO, mv: mv(1, 1) }).unwrap();
     ch.step(&Step::Move { seat: Seat::ZERO, mv: mv(3, 9) }).unwrap();
@@ -225,6 +229,6 @@ fn gops_and_dueling_views_round_trip_through_json() {
     for seed in 0..40 {
         let ties = [Ties::Rollover, Ties::Discard, Ties::Split][seed as usize % 3];
         views_round_trip::<Gops>(&GopsOptions { cards: 13, ties, prizes: None }, seed);
-        views_round_trip::<DuelingMonsters>(&DuelingOptions::default(), seed);
+        views_round_trip::<DuelingMonsters>(&DuelingMonstersOptions::default(), seed);
     }
 }

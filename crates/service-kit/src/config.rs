@@ -110,21 +110,18 @@ pub type EngineUrls = (String, Vec<String>);
 /// A variable that lists no URL, or a URL that does not parse (named, truncated).
 pub fn engine_urls() -> Result<Vec<EngineUrls>, ConfigError> {
     let default = string("ENGINE_URL", "http://127.0.0.1:50061");
-    [
-        ("goofspiel", "ENGINE_GOOFSPIEL_URL"),
-        ("placement", "ENGINE_PLACEMENT_URL"),
-        ("duel", "ENGINE_DUEL_URL"),
-    ]
-    .iter()
-    .map(|&(family, var)| {
-        // A family's own variable, when set, is the one a bad value came from.
-        let (var, value) = match optional(var) {
-            Some(v) => (var, v),
-            None => ("ENGINE_URL", default.clone()),
-        };
-        Ok((family.to_string(), url_list(var, &value)?))
-    })
-    .collect()
+    games::Family::ALL
+        .iter()
+        .map(|&family| {
+            let var = family.env_var();
+            // A family's own variable, when set, is the one a bad value came from.
+            let (var, value) = match optional(var) {
+                Some(v) => (var, v),
+                None => ("ENGINE_URL", default.clone()),
+            };
+            Ok((family.as_str().to_string(), url_list(var, &value)?))
+        })
+        .collect()
 }
 
 /// The URLs of a comma-separated list: blanks ignored, each checked with [`endpoint`].

@@ -144,15 +144,14 @@ impl Engines {
     /// # Errors
     /// INVALID_ARGUMENT for an unknown game, UNAVAILABLE when no engine hosts its family.
     pub fn for_match(&self, game: &str, id: MatchId) -> Result<EngineClient, ServiceError> {
-        let family =
-            games::GAMES.iter().find(|g| g.name == game).map(|g| g.family).ok_or_else(|| {
-                ServiceError::InvalidArgument(format!(
-                    "unknown game {}; the games are {}",
-                    crate::status::clip(game),
-                    games::catalog::names()
-                ))
-            })?;
-        self.by_family.get(family).and_then(|r| self.pick(r, Some(id))).ok_or_else(|| {
+        let family = games::registry::family_of(game).ok_or_else(|| {
+            ServiceError::InvalidArgument(format!(
+                "unknown game {}; the games are {}",
+                crate::status::clip(game),
+                games::registry::names()
+            ))
+        })?;
+        self.by_family.get(family.as_str()).and_then(|r| self.pick(r, Some(id))).ok_or_else(|| {
             ServiceError::Unavailable(format!("no rules engine for the {family} family"))
         })
     }

@@ -3,8 +3,10 @@
 use crate::{Wire, WireError, cards, pair, seat_u32, seats_where};
 use api::v1::{self, dueling_monsters_event, event, r#move, view};
 use rules_core::Seat;
-use rules_goofspiel::dueling::{DuelingEvent, DuelingView, Submissions, WhiteComparison};
-use rules_goofspiel::{DuelingMonsters, DuelingMove};
+use rules_goofspiel::dueling_monsters::{
+    DuelingMonstersEvent, DuelingMonstersView, Submissions, WhiteComparison,
+};
+use rules_goofspiel::{DuelingMonsters, DuelingMonstersMove};
 
 fn submissions(s: Submissions) -> i32 {
     (match s {
@@ -18,17 +20,17 @@ fn blacks(b: [u8; 3]) -> Option<v1::Blacks> {
 }
 
 impl Wire for DuelingMonsters {
-    fn move_from_proto(mv: &v1::Move) -> Result<DuelingMove, WireError> {
+    fn move_from_proto(mv: &v1::Move) -> Result<DuelingMonstersMove, WireError> {
         match &mv.game {
             Some(r#move::Game::DuelingMonsters(m)) => {
-                Ok(DuelingMove { black: m.black, white: m.white })
+                Ok(DuelingMonstersMove { black: m.black, white: m.white })
             }
             Some(_) => Err(WireError::WrongGame { expected: "dueling-monsters" }),
             None => Err(WireError::Missing("game")),
         }
     }
 
-    fn move_to_proto(mv: &DuelingMove) -> v1::Move {
+    fn move_to_proto(mv: &DuelingMonstersMove) -> v1::Move {
         v1::Move {
             game: Some(r#move::Game::DuelingMonsters(v1::DuelingMonstersMove {
                 black: mv.black,
@@ -37,36 +39,36 @@ impl Wire for DuelingMonsters {
         }
     }
 
-    fn event_to_proto(e: &DuelingEvent) -> v1::Event {
+    fn event_to_proto(e: &DuelingMonstersEvent) -> v1::Event {
         use dueling_monsters_event::Kind;
         let kind = match e {
-            DuelingEvent::Setup { bouts_to_win, submissions: s } => {
+            DuelingMonstersEvent::Setup { bouts_to_win, submissions: s } => {
                 Kind::Setup(v1::DuelingMonstersSetup {
                     bouts_to_win: u32::from(*bouts_to_win),
                     submissions: submissions(*s),
                 })
             }
-            DuelingEvent::BoutStarted { bout } => {
+            DuelingMonstersEvent::BoutStarted { bout } => {
                 Kind::BoutStarted(v1::DuelingMonstersBoutStarted { bout: u32::from(*bout) })
             }
-            DuelingEvent::RoundStarted { bout, round, prize } => {
+            DuelingMonstersEvent::RoundStarted { bout, round, prize } => {
                 Kind::RoundStarted(v1::DuelingMonstersRoundStarted {
                     bout: u32::from(*bout),
                     round: u32::from(*round),
                     prize: u32::from(*prize),
                 })
             }
-            DuelingEvent::Moved { seat } => {
+            DuelingMonstersEvent::Moved { seat } => {
                 Kind::Moved(v1::DuelingMonstersMoved { seat: seat_u32(*seat) })
             }
-            DuelingEvent::MoveSealed { seat, black, white } => {
+            DuelingMonstersEvent::MoveSealed { seat, black, white } => {
                 Kind::MoveSealed(v1::DuelingMonstersMoveSealed {
                     seat: seat_u32(*seat),
                     black: u32::from(*black),
                     white: u32::from(*white),
                 })
             }
-            DuelingEvent::Resolved {
+            DuelingMonstersEvent::Resolved {
                 round,
                 blacks: b,
                 whites,
@@ -91,7 +93,7 @@ impl Wire for DuelingMonsters {
                     scores: pair(*scores),
                 })
             }
-            DuelingEvent::Forfeited {
+            DuelingMonstersEvent::Forfeited {
                 round,
                 late,
                 on_time_black,
@@ -108,10 +110,10 @@ impl Wire for DuelingMonsters {
                 prize: u32::from(*prize),
                 scores: pair(*scores),
             }),
-            DuelingEvent::Restarted { restarts } => {
+            DuelingMonstersEvent::Restarted { restarts } => {
                 Kind::Restarted(v1::DuelingMonstersRestarted { restarts: u32::from(*restarts) })
             }
-            DuelingEvent::BoutEnded { bout, winner, scores, bout_wins } => {
+            DuelingMonstersEvent::BoutEnded { bout, winner, scores, bout_wins } => {
                 Kind::BoutEnded(v1::DuelingMonstersBoutEnded {
                     bout: u32::from(*bout),
                     winner: winner.map(seat_u32),
@@ -125,8 +127,8 @@ impl Wire for DuelingMonsters {
         }
     }
 
-    fn view_to_proto(v: &DuelingView) -> v1::View {
-        let DuelingView {
+    fn view_to_proto(v: &DuelingMonstersView) -> v1::View {
+        let DuelingMonstersView {
             viewer: _,
             bouts_to_win,
             submissions: s,

@@ -3,8 +3,8 @@
 //! events (start, resignation, end) are converted here once for every game.
 //!
 //! # Layout
-//! - this file: the trait, the error, match events, and `visit`, which turns a game's
-//!   name into its type for code that needs the wire.
+//! - this file: the trait, the error, match events, and moves as JSON for one game
+//!   (by name: `games::registry`).
 //! - one module per game.
 
 pub mod cure_plague;
@@ -114,73 +114,32 @@ pub fn seats_where(f: impl Fn(Seat) -> bool) -> Vec<u32> {
     Seat::BOTH.into_iter().filter(|s| f(*s)).map(seat_u32).collect()
 }
 
-/// Code to run for one game type with its wire, chosen by name at run time.
-pub trait VisitWire {
-    /// What the code returns.
-    type Out;
-    /// Runs the code for game `G`.
-    fn visit<G: Wire>(self) -> Self::Out;
-}
-
-/// Runs `v` for the game called `name`; `None` for an unknown name. Each game adds its
-/// arm here, one line, as in `games::catalog::visit`.
-pub fn visit<V: VisitWire>(name: &str, v: V) -> Option<V::Out> {
-    use rules_goofspiel::{DuelingMonsters, Gops};
-    match name {
-        Gops::NAME => Some(v.visit::<Gops>()),
-        DuelingMonsters::NAME => Some(v.visit::<DuelingMonsters>()),
-        rules_goofspiel::Hexspiel::NAME => Some(v.visit::<rules_goofspiel::Hexspiel>()),
-        rules_placement::CurePlague::NAME => Some(v.visit::<rules_placement::CurePlague>()),
-        rules_duel::Masterminds::NAME => Some(v.visit::<rules_duel::Masterminds>()),
-        _ => None,
-    }
-}
-
-struct MoveToJson<'a>(&'a v1::Move);
-
-impl VisitWire for MoveToJson<'_> {
-    type Out = Result<serde_json::Value, WireError>;
-    fn visit<G: Wire>(self) -> Self::Out {
-        let mv = G::move_from_proto(self.0)?;
-        Ok(serde_json::to_value(mv).unwrap_or(serde_json::Value::Null))
-    }
-}
-
-/// A public move as the conformance JSON of `game` (for clients that think in JSON).
+/// A public move as the conformance JSON of game `G` (for clients that think in JSON).
 ///
 /// # Errors
 /// A move of another game or of the wrong shape.
-pub fn move_to_json(game: &str, mv: &v1::Move) -> Result<serde_json::Value, WireError> {
-    visit(game, MoveToJson(mv)).unwrap_or(Err(WireError::Missing("known game")))
+pub fn move_to_json<G: Wire>(mv: &v1::Move) -> Result<serde_json::Value, WireError> {
+    let mv = G::move_from_proto(mv)?;
+    Ok(serde_json::to_value(mv).unwrap_or(serde_json::Value::Null))
 }
 
-struct MoveFromJson<'a>(&'a serde_json::Value);
-
-impl VisitWire for MoveFromJson<'_> {
-    type Out = Result<v1::Move, String>;
-    fn visit<G: Wire>(self) -> Self::Out {
-        let mv: G::Move =
-            rules_core::parse_strict(self.0).map_err(|e| format!("not a {} move: {e}", G::NAME))?;
-        let proto = G::move_to_proto(&mv);
-        // The message must carry the whole move: a Hexspiel turn of three cells parses
-        // (the rules refuse it by its count) but its message would hold two.
-        if G::move_from_proto(&proto).as_ref() != Ok(&mv) {
-            return Err(format!(
-                "not a {} move the API can carry whole (more cells or values than a move holds)",
-                G::NAME
-            ));
-        }
-        Ok(proto)
-    }
-}
-
-/// The public message of a move written as the conformance JSON of `game`: parsed
+/// The public message of a move written as the conformance JSON of game `G`: parsed
 /// strictly (objects only, no key left unread) and refused rather than narrowed when the
 /// message cannot carry all of it.
 ///
 /// # Errors
 /// Not a move of that game, in words.
-pub fn move_from_json(game: &str, mv: &serde_json::Value) -> Result<v1::Move, String> {
-    visit(game, MoveFromJson(mv))
-        .unwrap_or_else(|| Err(format!("unknown game {:?}", rules_core::clip(game))))
+pub fn move_from_json<G: Wire>(mv: &serde_json::Value) -> Result<v1::Move, String> {
+    let mv: G::Move =
+        rules_core::parse_strict(mv).map_err(|e| format!("not a {} move: {e}", G::NAME))?;
+    let proto = G::move_to_proto(&mv);
+    // The message must carry the whole move: a Hexspiel turn of three cells parses
+    // (the rules refuse it by its count) but its message would hold two.
+    if G::move_from_proto(&proto).as_ref() != Ok(&mv) {
+        return Err(format!(
+            "not a {} move the API can carry whole (more cells or values than a move holds)",
+            G::NAME
+        ));
+    }
+    Ok(proto)
 }

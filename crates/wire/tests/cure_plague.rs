@@ -497,11 +497,11 @@ fn bad_moves_are_refused_by_name() {
 #[test]
 fn the_wire_visits_cure_plague_by_name() {
     struct Name;
-    impl wire::VisitWire for Name {
+    impl games::Visit for Name {
         type Out = &'static str;
-        fn visit<G: Wire>(self) -> &'static str {
+        fn visit<G: games::Hostable>(self) -> &'static str {
             G::NAME
         }
     }
-    assert_eq!(wire::visit("cure-plague", Name), Some("cure-plague"));
+    assert_eq!(games::visit("cure-plague", Name), Some("cure-plague"));
 }

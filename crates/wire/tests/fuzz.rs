@@ -8,7 +8,7 @@
 //! --test-threads 1` (inputs per target, a progress line every 10% of them).
 
 use api::v1::{self, r#move};
-use games::dynamic::{parse_move, parse_options};
+use games::parse::{parse_move, parse_options};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use prost::Message;

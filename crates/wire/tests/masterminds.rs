@@ -645,15 +645,15 @@ fn every_card_and_move_round_trips() {
             assert_eq!(Masterminds::move_from_proto(&Masterminds::move_to_proto(&m)), Ok(m));
         }
     }
-    assert_eq!(wire::visit("masterminds", NameOf), Some(Masterminds::NAME));
+    assert_eq!(games::visit("masterminds", NameOf), Some(Masterminds::NAME));
 }
 
-/// Which game `wire::visit` picked.
+/// Which game `games::visit` picked.
 struct NameOf;
 
-impl wire::VisitWire for NameOf {
+impl games::Visit for NameOf {
     type Out = &'static str;
-    fn visit<G: Wire>(self) -> &'static str {
+    fn visit<G: games::Hostable>(self) -> &'static str {
         G::NAME
     }
 }

@@ -1,8 +1,8 @@
-//! JSON moves into protobuf messages (`wire::move_from_json`, what `colosseum play` sends
+//! JSON moves into protobuf messages (`wire::move_from_json` by name, what `colosseum play` sends
 //! through the cluster): objects of the game's shape only, and nothing dropped on the way.
 
+use games::registry::move_from_json;
 use serde_json::json;
-use wire::move_from_json;
 
 #[test]
 fn list_forms_are_not_moves() {
@@ -33,5 +33,8 @@ fn a_move_the_message_cannot_carry_whole_is_refused() {
     let pattern = json!({"place": [], "pattern": {"kind": "y7", "cells": cells}});
     assert!(move_from_json("hexspiel", &pattern).is_err());
     let ok = move_from_json("hexspiel", &json!({"place": ["c3", "d4"]})).unwrap();
-    assert_eq!(wire::move_to_json("hexspiel", &ok).unwrap(), json!({"place": ["c3", "d4"]}));
+    assert_eq!(
+        games::registry::move_to_json("hexspiel", &ok).unwrap(),
+        json!({"place": ["c3", "d4"]})
+    );
 }

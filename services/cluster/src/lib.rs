@@ -5,6 +5,7 @@
 //! run makes its own internal secret and hands it to every piece.
 
 use events::EventStore;
+use games::Family;
 use rules_engine::engine::Engine;
 use service_kit::internal::InternalToken;
 use std::collections::BTreeMap;
@@ -13,9 +14,6 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-
-/// The game families, each served by its own rules engine.
-pub const FAMILIES: [&str; 3] = ["goofspiel", "placement", "duel"];
 
 /// A rules engine on a runtime of its own, so stopping it can drop everything it runs at
 /// once (its open connections and requests in flight too), as a crash would.
@@ -80,7 +78,7 @@ impl Cluster {
         let idle_ms = 120_000;
         let token = InternalToken::random();
         let mut engines = BTreeMap::new();
-        for family in FAMILIES {
+        for family in Family::ALL.map(Family::as_str) {
             let r = start_engine(
                 store.clone(),
                 family,
@@ -210,7 +208,7 @@ impl Cluster {
             let _ = (&mut g.task).await;
         }
         self.stop_clock().await;
-        for family in FAMILIES {
+        for family in Family::ALL.map(Family::as_str) {
             self.stop_engine(family).await;
         }
         for mut r in self.replicas.into_values().flatten() {
@@ -297,7 +295,9 @@ async fn start_engine(
             }
         };
         let _ = tx.send(Ok(addr));
-        let engine = Arc::new(Engine::new(store, vec![family.to_string()], idle_ms));
+        // An unknown name hosts nothing, as a misconfigured deployment would.
+        let families = Family::parse(family).into_iter().collect();
+        let engine = Arc::new(Engine::new(store, families, idle_ms));
         // Never cancelled: the engine stops only when its runtime is dropped.
         if let Err(e) =
             rules_engine::serve(listener, engine, Some(token), CancellationToken::new()).await

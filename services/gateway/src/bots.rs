@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Whether `game` has a bot called `name`.
 pub fn has_bot(game: &str, name: &str) -> bool {
-    bots::bot_names(game).contains(&name)
+    games::registry::bot_names(game).contains(&name)
 }
 
 /// How the gateway hands a match to the bot runner.
@@ -75,7 +75,7 @@ async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), 
     let seat = client.join(&match_id, "").await?;
     let seat = rules_core::Seat::new(u64::from(seat))
         .ok_or_else(|| tonic::Status::internal("a bad seat"))?;
-    let mut brain = bots::json_bot(game, bot, service_kit::time::os_random_32())
+    let mut brain = games::registry::json_bot(game, bot, service_kit::time::os_random_32())
         .ok_or_else(|| tonic::Status::invalid_argument(format!("{game} has no bot {bot}")))?;
     // The stream's views say when the bot owes a move; only then does it ask GetView for
     // the JSON form its brain reads.
@@ -99,11 +99,14 @@ async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), 
         if view.legal_moves.is_empty() || view.outcome.is_some() {
             continue;
         }
-        let legal: Vec<serde_json::Value> =
-            view.legal_moves.iter().filter_map(|m| wire::move_to_json(game, m).ok()).collect();
+        let legal: Vec<serde_json::Value> = view
+            .legal_moves
+            .iter()
+            .filter_map(|m| games::registry::move_to_json(game, m).ok())
+            .collect();
         let choice =
             brain.choose(seat, &view.view_json, &legal).map_err(tonic::Status::internal)?;
-        let mv = wire::move_from_json(game, &choice).map_err(tonic::Status::internal)?;
+        let mv = games::registry::move_from_json(game, &choice).map_err(tonic::Status::internal)?;
         let key = format!("bot:{id}:{}", view.version);
         match client.submit(&match_id, Some(mv), &key).await {
             Ok(_) => {}

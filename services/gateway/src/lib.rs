@@ -33,7 +33,7 @@ pub fn games_info() -> Vec<v1::GameInfo> {
     struct Defaults;
     impl games::Visit for Defaults {
         type Out = String;
-        fn visit<G: rules_core::Game>(self) -> String {
+        fn visit<G: games::Hostable>(self) -> String {
             serde_json::to_string(&G::Options::default()).unwrap_or_default()
         }
     }
@@ -44,7 +44,7 @@ pub fn games_info() -> Vec<v1::GameInfo> {
             family: g.family.to_string(),
             title: g.title.to_string(),
             default_options_json: games::visit(g.name, Defaults).unwrap_or_default(),
-            bots: ::bots::bot_names(g.name).iter().map(|b| b.to_string()).collect(),
+            bots: games::registry::bot_names(g.name).iter().map(|b| b.to_string()).collect(),
         })
         .collect()
 }

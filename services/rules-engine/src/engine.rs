@@ -11,11 +11,12 @@
 //!   checked against the stream's head first, so a replica behind another never refuses a
 //!   legal move, and one whose store lost its last writes rebuilds.
 
-use crate::hosted::{self, Hosted, StepIn};
 use events::{
     AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, MatchSecret, SeatHolder,
     VIEWERS, ViewerVersions,
 };
+use games::host::{self, Encoded, Host, HostError, StepIn};
+use games::{Family, Record};
 use rules_core::{Audience, Seat, SeatSet, Seed, Viewer};
 use service_kit::fields::holder_name;
 use service_kit::status::ServiceError;
@@ -26,7 +27,7 @@ use std::sync::{Arc, Mutex};
 
 /// One cached match.
 struct Slot {
-    hosted: Box<dyn Hosted>,
+    hosted: Box<dyn Host>,
     meta: MatchMeta,
     /// The seed, published in the outcome once the match ends.
     secret: MatchSecret,
@@ -56,7 +57,7 @@ impl Slot {
     fn absorb(&mut self, e: Entry) -> Result<(), ServiceError> {
         let before = self.hosted.to_move();
         let windows = self.hosted.windows(self.meta.move_time_ms);
-        self.hosted.replay(&e.step_json)?;
+        self.hosted.replay(&e.step_json).map_err(host_error)?;
         let moving = moving_seat(&e.step_json);
         if let Some(seat) = moving {
             self.clock.charge(&windows, seat, e.at_ms, self.hosted.reserve_allowance_ms());
@@ -161,15 +162,15 @@ fn entry_tag() -> u64 {
 /// The rules engine of one or more families.
 pub struct Engine {
     store: Arc<dyn EventStore>,
-    families: Vec<String>,
+    families: Vec<Family>,
     hot: Mutex<BTreeMap<MatchId, SlotRef>>,
     /// Idle matches are evicted after this long, so memory follows live matches.
     idle_ms: u64,
 }
 
 impl Engine {
-    /// An engine for `families` (e.g. `["goofspiel"]`) over `store`.
-    pub fn new(store: Arc<dyn EventStore>, families: Vec<String>, idle_ms: u64) -> Self {
+    /// An engine for `families` (e.g. `[Family::Goofspiel]`) over `store`.
+    pub fn new(store: Arc<dyn EventStore>, families: Vec<Family>, idle_ms: u64) -> Self {
         Engine { store, families, hot: Mutex::new(BTreeMap::new()), idle_ms }
     }
 
@@ -184,16 +185,15 @@ impl Engine {
     }
 
     fn check_family(&self, game: &str) -> Result<(), ServiceError> {
-        let family = games::GAMES.iter().find(|g| g.name == game).map(|g| g.family);
-        match family {
-            Some(f) if self.families.iter().any(|x| x == f) => Ok(()),
+        match games::registry::family_of(game) {
+            Some(f) if self.families.contains(&f) => Ok(()),
             Some(f) => Err(ServiceError::FailedPrecondition(format!(
                 "{game} is a {f} game; this engine hosts {}",
-                self.families.join(", ")
+                self.families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")
             ))),
             None => Err(ServiceError::InvalidArgument(format!(
                 "unknown game {game:?}; the games are {}",
-                games::catalog::names()
+                games::registry::names()
             ))),
         }
     }
@@ -216,11 +216,11 @@ impl Engine {
         // A game whose rules fix the time per move takes no other (docs/rules.md).
         let options: serde_json::Value =
             serde_json::from_str(options_json).unwrap_or(serde_json::Value::Null);
-        games::catalog::check_move_time(game, &options, move_time_ms)
+        games::registry::check_move_time(game, &options, move_time_ms)
             .map_err(ServiceError::InvalidArgument)?;
         let seed = Seed::from_array(service_kit::time::os_random_32());
-        let hosted = hosted::start(game, options_json, seed)?;
-        let commitment = hosted.commitment_hex();
+        let hosted = host::start_text(game, options_json, seed).map_err(host_error)?;
+        let commitment = hosted.commitment().to_hex();
         let now = now_ms();
         let meta = MatchMeta {
             game: game.to_string(),
@@ -243,7 +243,7 @@ impl Engine {
             version: 0,
             step_json: "{\"created\":true}".into(),
             idempotency_key: None,
-            events: hosted.opening(),
+            events: hosted.opening().into_iter().map(stored).collect(),
             views: stored_views(&*hosted, &meta, &secret, ViewerVersions::default(), due),
             traceparent: None,
             at_ms: now,
@@ -440,7 +440,7 @@ impl Engine {
             .ok_or_else(|| ServiceError::Internal(format!("match {id} has no stored seed")))?;
         let seed = Seed::parse(&secret.seed_hex)
             .map_err(|e| ServiceError::Internal(format!("stored seed: {e}")))?;
-        let hosted = hosted::start(&meta.game, &meta.options_json, seed)?;
+        let hosted = host::start_text(&meta.game, &meta.options_json, seed).map_err(host_error)?;
         let clock = TimeAccount { window_start_ms: meta.created_at_ms, reserve_used_ms: [0; 2] };
         let mut slot = Slot {
             hosted,
@@ -472,7 +472,7 @@ impl Engine {
                 at.first().is_some_and(|e| e.version == v && (snap.tag == 0 || e.tag == snap.tag));
             if let (true, Some(seen)) = (held, snap.seen) {
                 for step in &snap.steps {
-                    slot.hosted.replay(step)?;
+                    slot.hosted.replay(step).map_err(host_error)?;
                 }
                 slot.version = v;
                 slot.tag = snap.tag;
@@ -673,12 +673,12 @@ impl Engine {
         let before = s.hosted.to_move();
         let windows_before = s.hosted.windows(s.meta.move_time_ms);
         s.dirty = true;
-        let applied = match s.hosted.apply(step) {
+        let applied = match s.hosted.step_proto(step) {
             Ok(a) => a,
             Err(e) => {
                 // The rules refuse without changing anything.
                 s.dirty = false;
-                return Ok(Commit::Refused(e));
+                return Ok(Commit::Refused(host_error(e)));
             }
         };
         let version = s.version + 1;
@@ -698,7 +698,7 @@ impl Engine {
             version,
             step_json: step_json.clone(),
             idempotency_key: key.clone(),
-            events: applied.events,
+            events: applied.events.into_iter().map(stored).collect(),
             views: Vec::new(),
             traceparent,
             at_ms: now,
@@ -789,7 +789,7 @@ impl Engine {
                 "the match is still running: its record is published when it ends".into(),
             ));
         }
-        Ok(s.hosted.record_json())
+        Ok(serde_json::to_string(&Record::of(&*s.hosted)).unwrap_or_default())
     }
 }
 
@@ -836,6 +836,20 @@ impl TimeAccount {
     }
 }
 
+/// What a refusal or a failure of the host answers.
+fn host_error(e: HostError) -> ServiceError {
+    match e {
+        HostError::Refused(e) => ServiceError::Step(e),
+        HostError::Setup(e) => ServiceError::InvalidArgument(e.to_string()),
+        HostError::Corrupt(_) => ServiceError::Internal(e.to_string()),
+    }
+}
+
+/// An event of the host as the store keeps it.
+fn stored(e: Encoded) -> events::StoredEvent {
+    events::StoredEvent { audience: e.audience, payload: e.payload }
+}
+
 /// A key seen at version `v` answers a duplicate only for the move it was first used
 /// for: another move under it is refused (ALREADY_EXISTS naming `v`), never dropped
 /// silently. Deadlines and resignations carry no client key.
@@ -879,7 +893,7 @@ fn actor(step_json: &str) -> Viewer {
 /// What `viewer` sees of a match (at the versions `seen`, in the viewer's own numbering),
 /// as GetView answers it (but for `deadline_in_ms`, which depends on when it is read).
 fn view_response(
-    hosted: &dyn Hosted,
+    hosted: &dyn Host,
     meta: &MatchMeta,
     secret: &MatchSecret,
     seen: ViewerVersions,
@@ -887,7 +901,7 @@ fn view_response(
     viewer: Viewer,
     json: bool,
 ) -> api::v1::GetViewResponse {
-    let out = hosted.view(viewer, json);
+    let out = hosted.view_proto(viewer, json);
     let outcome = hosted.outcome().map(|o| api::v1::Outcome {
         winner: o.winner.map(wire::seat_u32),
         reason: wire::reason(&o),
@@ -911,7 +925,7 @@ fn view_response(
 /// Each viewer's view after a step, stored with it so watchers need not ask. The seats'
 /// own views are built by the rules, never filtered from another's.
 fn stored_views(
-    hosted: &dyn Hosted,
+    hosted: &dyn Host,
     meta: &MatchMeta,
     secret: &MatchSecret,
     seen: ViewerVersions,

@@ -1,15 +1,13 @@
-//! The rules-engine service: one generic host over the rules trait (`rules_core::Game`),
+//! The rules-engine service: the one host of any game (`games::host`, in protobuf terms),
 //! deployed once per game family (goofspiel, placement, duel). A match's Redis stream is
 //! its source of truth: any replica can serve any match, rebuilding it from the stream;
 //! hot matches stay cached and idle ones are evicted.
 //!
 //! # Layout
-//! - [`hosted`]: a match of any game behind one object-safe trait, in protobuf terms.
 //! - [`engine`]: the cache, rebuilds, one step at a time per match, appends, deadlines.
 //! - [`server`]: the gRPC service.
 
 pub mod engine;
-pub mod hosted;
 pub mod server;
 
 use engine::Engine;

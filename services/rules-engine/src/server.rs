@@ -2,10 +2,10 @@
 //! engine, encode. Errors become statuses in `service_kit::status` only.
 
 use crate::engine::{Answer, Engine, StepResult};
-use crate::hosted::StepIn;
 use api::internal::{
     self, apply_step_request, apply_step_response, rules_engine_service_server as srv,
 };
+use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use service_kit::fields::{
     holder_from_proto, holder_to_proto, match_id, player_id as player_id_of, seat,

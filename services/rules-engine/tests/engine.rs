@@ -4,15 +4,16 @@
 
 use api::v1;
 use events::{EventStore, MatchId, MemoryStore, SeatHolder};
+use games::Family;
+use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use rules_engine::engine::{Engine, SNAPSHOT_EVERY, StepResult};
-use rules_engine::hosted::StepIn;
 use service_kit::status::ServiceError;
 use std::sync::Arc;
 
 fn engine(idle_ms: u64) -> (Arc<MemoryStore>, Arc<Engine>) {
     let store = Arc::new(MemoryStore::new());
-    let e = Arc::new(Engine::new(store.clone(), vec!["goofspiel".into()], idle_ms));
+    let e = Arc::new(Engine::new(store.clone(), vec![Family::Goofspiel], idle_ms));
     (store, e)
 }
 
@@ -130,7 +131,7 @@ async fn games_of_another_family_are_refused() {
 #[tokio::test]
 async fn a_window_with_reserve_runs_for_the_move_time_plus_the_reserve() {
     let store = Arc::new(MemoryStore::new());
-    let e = Arc::new(Engine::new(store.clone(), vec!["placement".into()], 60_000));
+    let e = Arc::new(Engine::new(store.clone(), vec![Family::Placement], 60_000));
     let id = new_match(&e, "cure-plague").await;
     // Cure & Plague: a minute per move plus a five-minute reserve.
     let d = store.deadline(id).await.unwrap().expect("armed at creation");
@@ -150,7 +151,7 @@ async fn a_replica_behind_another_catches_up_instead_of_refusing() {
     // whose cached copy is a version behind. Every legal move is accepted, and each
     // replica's view is the stream's head.
     let (store, a) = engine(60_000);
-    let b = Arc::new(Engine::new(store.clone(), vec!["goofspiel".into()], 60_000));
+    let b = Arc::new(Engine::new(store.clone(), vec![Family::Goofspiel], 60_000));
     let id = new_match(&a, "gops").await;
     // Both replicas hold the match in memory at version 0.
     assert_eq!(b.view(id, Viewer::Spectator).await.unwrap().version, 0);

@@ -136,7 +136,7 @@ async fn twins(
     for (n, step) in steps.iter().enumerate() {
         for (twin, id) in ids.iter().enumerate() {
             let Some(json) = (if twin == 0 { &step.a } else { &step.b }) else { continue };
-            let mv = wire::move_from_json(game, json).expect("a move of the game");
+            let mv = games::registry::move_from_json(game, json).expect("a move of the game");
             seats[step.seat]
                 .submit(id, mv)
                 .await
@@ -144,7 +144,8 @@ async fn twins(
         }
     }
     tokio::time::sleep(settle).await;
-    let probe = wire::move_from_json(game, &probe).expect("the probe is of the game's shape");
+    let probe =
+        games::registry::move_from_json(game, &probe).expect("the probe is of the game's shape");
     let people = [&alice, &bob, &carol];
     for &viewer in viewers {
         let a = received(people[viewer], &ids[0], &probe).await;
@@ -268,7 +269,7 @@ async fn random_twins(
         "masterminds" => serde_json::json!({"card": "bluff", "as": "bluff"}),
         _ => serde_json::json!({"bid": 42}),
     };
-    let probe = wire::move_from_json(game, &probe).expect("a probe of the game's shape");
+    let probe = games::registry::move_from_json(game, &probe).expect("a probe of the game's shape");
     let ([alice, bob, carol], ids) = twin_matches(env, game, &options, 60_000).await;
     let seats = [&alice, &bob];
     let mut picker = cluster_tests::Picker::new(seed);

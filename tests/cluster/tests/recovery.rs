@@ -87,7 +87,7 @@ async fn an_engine_restarted_mid_match_loses_nothing_acknowledged() {
     let expected: Vec<serde_json::Value> = acked
         .iter()
         .map(|(seat, mv)| {
-            serde_json::json!({"seat": seat, "move": wire::move_to_json("gops", mv).expect("json")})
+            serde_json::json!({"seat": seat, "move": games::registry::move_to_json("gops", mv).expect("json")})
         })
         .collect();
     assert_eq!(record.steps, expected, "the record holds every acknowledged move, in order");

@@ -28,7 +28,7 @@ pub enum Submissions {
 /// Dueling Monsters options (conformance names).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct DuelingOptions {
+pub struct DuelingMonstersOptions {
     /// Bouts needed to win: 2 (best of 3) or 3 (best of 5).
     pub bouts_to_win: u8,
     /// Prize orders, one per bout played (replays count); later bouts draw from the seed.
@@ -38,16 +38,16 @@ pub struct DuelingOptions {
     pub submissions: Submissions,
 }
 
-impl Default for DuelingOptions {
+impl Default for DuelingMonstersOptions {
     fn default() -> Self {
-        DuelingOptions { bouts_to_win: 2, prizes: None, submissions: Submissions::First }
+        DuelingMonstersOptions { bouts_to_win: 2, prizes: None, submissions: Submissions::First }
     }
 }
 
 /// A move: `{"black": 1..3, "white": 1..9}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DuelingMove {
+pub struct DuelingMonstersMove {
     /// The black card (monster level).
     pub black: i64,
     /// The white card (weapon strength).
@@ -56,7 +56,7 @@ pub struct DuelingMove {
 
 /// Why a move is against the rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DuelingIllegal {
+pub enum DuelingMonstersIllegal {
     /// Blacks are 1, 2 or 3.
     NoSuchBlack(i64),
     /// Whites are 1 to 9.
@@ -67,17 +67,21 @@ pub enum DuelingIllegal {
     WhiteSpent(u8),
 }
 
-impl fmt::Display for DuelingIllegal {
+impl fmt::Display for DuelingMonstersIllegal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DuelingIllegal::NoSuchBlack(b) => {
+            DuelingMonstersIllegal::NoSuchBlack(b) => {
                 write!(f, "black {b} does not exist: blacks are 1, 2 or 3")
             }
-            DuelingIllegal::NoSuchWhite(w) => {
+            DuelingMonstersIllegal::NoSuchWhite(w) => {
                 write!(f, "white {w} does not exist: whites run from 1 to 9")
             }
-            DuelingIllegal::BlackSpent(b) => write!(f, "you have no black {b} left this bout"),
-            DuelingIllegal::WhiteSpent(w) => write!(f, "white {w} was already played this bout"),
+            DuelingMonstersIllegal::BlackSpent(b) => {
+                write!(f, "you have no black {b} left this bout")
+            }
+            DuelingMonstersIllegal::WhiteSpent(w) => {
+                write!(f, "white {w} was already played this bout")
+            }
         }
     }
 }
@@ -97,7 +101,7 @@ pub enum WhiteComparison {
 /// A Dueling Monsters event.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum DuelingEvent {
+pub enum DuelingMonstersEvent {
     /// The public rules of this match.
     Setup {
         /// Bouts needed to win.
@@ -247,7 +251,7 @@ pub struct DuelingMonsters {
 
 /// What one viewer sees of a Dueling Monsters match.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DuelingView {
+pub struct DuelingMonstersView {
     /// Whose view (none: a spectator).
     pub viewer: Option<Seat>,
     /// Bouts needed to win.
@@ -284,7 +288,7 @@ pub struct DuelingView {
 
 /// The Dueling Monsters summary.
 #[derive(Serialize)]
-pub struct DuelingSummary {
+pub struct DuelingMonstersSummary {
     bouts: PerSeat<u8>,
     bout: u16,
     scores: PerSeat<u8>,
@@ -304,7 +308,7 @@ impl DuelingMonsters {
         self.prizes[self.round as usize..].iter().sum()
     }
 
-    fn start_bout(&mut self, rng: &mut MatchRng, out: &mut impl Sink<DuelingEvent>) {
+    fn start_bout(&mut self, rng: &mut MatchRng, out: &mut impl Sink<DuelingMonstersEvent>) {
         self.prizes = match self.given_prizes.get(self.bout as usize - 1) {
             Some(p) => *p,
             None => {
@@ -317,15 +321,15 @@ impl DuelingMonsters {
         self.scores = PerSeat::splat(0);
         self.hands = PerSeat::splat(Hand::FULL);
         self.shown_whites = PerSeat::splat(CardSet::EMPTY);
-        out.emit(Audience::Public, DuelingEvent::BoutStarted { bout: self.bout });
+        out.emit(Audience::Public, DuelingMonstersEvent::BoutStarted { bout: self.bout });
         self.start_round(out);
     }
 
-    fn start_round(&mut self, out: &mut impl Sink<DuelingEvent>) {
+    fn start_round(&mut self, out: &mut impl Sink<DuelingMonstersEvent>) {
         self.sealed.clear();
         out.emit(
             Audience::Public,
-            DuelingEvent::RoundStarted {
+            DuelingMonstersEvent::RoundStarted {
                 bout: self.bout,
                 round: self.round + 1,
                 prize: self.prize(),
@@ -337,7 +341,7 @@ impl DuelingMonsters {
         &mut self,
         moves: PerSeat<(u8, u8)>,
         rng: &mut MatchRng,
-        out: &mut impl Sink<DuelingEvent>,
+        out: &mut impl Sink<DuelingMonstersEvent>,
     ) {
         let prize = self.prize();
         let blacks = moves.map(|_, m| m.0);
@@ -372,7 +376,7 @@ impl DuelingMonsters {
         self.restarts = 0;
         out.emit(
             Audience::Public,
-            DuelingEvent::Resolved {
+            DuelingMonstersEvent::Resolved {
                 round: self.round,
                 blacks,
                 whites: shown,
@@ -385,7 +389,12 @@ impl DuelingMonsters {
         self.after_round(rng, out);
     }
 
-    fn forfeit(&mut self, late: Seat, rng: &mut MatchRng, out: &mut impl Sink<DuelingEvent>) {
+    fn forfeit(
+        &mut self,
+        late: Seat,
+        rng: &mut MatchRng,
+        out: &mut impl Sink<DuelingMonstersEvent>,
+    ) {
         let on_time = late.other();
         let prize = self.prize();
         let (ob, ow) = self.sealed.get(on_time).expect("the on-time seat has submitted");
@@ -402,7 +411,7 @@ impl DuelingMonsters {
         self.restarts = 0;
         out.emit(
             Audience::Public,
-            DuelingEvent::Forfeited {
+            DuelingMonstersEvent::Forfeited {
                 round: self.round,
                 late,
                 on_time_black: ob,
@@ -415,7 +424,7 @@ impl DuelingMonsters {
         self.after_round(rng, out);
     }
 
-    fn after_round(&mut self, rng: &mut MatchRng, out: &mut impl Sink<DuelingEvent>) {
+    fn after_round(&mut self, rng: &mut MatchRng, out: &mut impl Sink<DuelingMonstersEvent>) {
         let to_come = self.prizes_to_come();
         let [a, b] = self.scores.0;
         let decided = if a > b + to_come {
@@ -436,7 +445,7 @@ impl DuelingMonsters {
         }
         out.emit(
             Audience::Public,
-            DuelingEvent::BoutEnded {
+            DuelingMonstersEvent::BoutEnded {
                 bout: self.bout,
                 winner,
                 scores: self.scores,
@@ -459,17 +468,17 @@ impl Game for DuelingMonsters {
     const HIDDEN_INFORMATION: bool = true;
     /// "1 minute per round" (text 000; the second text: "1 minute to make your submission each battle").
     const MOVE_TIME: MoveTime = MoveTime::Fixed { move_ms: 60_000, reserve_ms: 0 };
-    type Options = DuelingOptions;
-    type Move = DuelingMove;
-    type Illegal = DuelingIllegal;
-    type Event = DuelingEvent;
-    type View = DuelingView;
-    type Summary = DuelingSummary;
+    type Options = DuelingMonstersOptions;
+    type Move = DuelingMonstersMove;
+    type Illegal = DuelingMonstersIllegal;
+    type Event = DuelingMonstersEvent;
+    type View = DuelingMonstersView;
+    type Summary = DuelingMonstersSummary;
 
     fn new(
-        options: &DuelingOptions,
+        options: &DuelingMonstersOptions,
         rng: &mut MatchRng,
-        out: &mut impl Sink<DuelingEvent>,
+        out: &mut impl Sink<DuelingMonstersEvent>,
     ) -> Result<Self, OptionsError> {
         if !(2..=3).contains(&options.bouts_to_win) {
             return Err(OptionsError::new(
@@ -508,7 +517,10 @@ impl Game for DuelingMonsters {
         };
         out.emit(
             Audience::Public,
-            DuelingEvent::Setup { bouts_to_win: g.bouts_to_win, submissions: g.submissions },
+            DuelingMonstersEvent::Setup {
+                bouts_to_win: g.bouts_to_win,
+                submissions: g.submissions,
+            },
         );
         g.start_bout(rng, out);
         Ok(g)
@@ -527,14 +539,14 @@ impl Game for DuelingMonsters {
         self.sealed.get(seat).is_some()
     }
 
-    fn legal_moves(&self, seat: Seat, out: &mut Vec<DuelingMove>) {
+    fn legal_moves(&self, seat: Seat, out: &mut Vec<DuelingMonstersMove>) {
         let h = self.hands[seat];
         for b in 1..=3u8 {
             if h.has_black(b) {
                 out.extend(
                     h.whites
                         .iter()
-                        .map(|w| DuelingMove { black: i64::from(b), white: i64::from(w) }),
+                        .map(|w| DuelingMonstersMove { black: i64::from(b), white: i64::from(w) }),
                 );
             }
         }
@@ -543,29 +555,29 @@ impl Game for DuelingMonsters {
     fn apply(
         &mut self,
         seat: Seat,
-        mv: &DuelingMove,
+        mv: &DuelingMonstersMove,
         rng: &mut MatchRng,
-        out: &mut impl Sink<DuelingEvent>,
-    ) -> Result<(), DuelingIllegal> {
+        out: &mut impl Sink<DuelingMonstersEvent>,
+    ) -> Result<(), DuelingMonstersIllegal> {
         if !(1..=3).contains(&mv.black) {
-            return Err(DuelingIllegal::NoSuchBlack(mv.black));
+            return Err(DuelingMonstersIllegal::NoSuchBlack(mv.black));
         }
         if !(1..=9).contains(&mv.white) {
-            return Err(DuelingIllegal::NoSuchWhite(mv.white));
+            return Err(DuelingMonstersIllegal::NoSuchWhite(mv.white));
         }
         let (black, white) = (mv.black as u8, mv.white as u8);
         let h = self.hands[seat];
         if !h.has_black(black) {
-            return Err(DuelingIllegal::BlackSpent(black));
+            return Err(DuelingMonstersIllegal::BlackSpent(black));
         }
         if !h.whites.contains(white) {
-            return Err(DuelingIllegal::WhiteSpent(white));
+            return Err(DuelingMonstersIllegal::WhiteSpent(white));
         }
         let first_time = self.sealed.get(seat).is_none();
         self.sealed.seal(seat, (black, white));
-        out.emit(Audience::Seat(seat), DuelingEvent::MoveSealed { seat, black, white });
+        out.emit(Audience::Seat(seat), DuelingMonstersEvent::MoveSealed { seat, black, white });
         if first_time {
-            out.emit(Audience::Public, DuelingEvent::Moved { seat });
+            out.emit(Audience::Public, DuelingMonstersEvent::Moved { seat });
         }
         if self.submissions == Submissions::First
             && let Some(moves) = self.sealed.both()
@@ -575,7 +587,7 @@ impl Game for DuelingMonsters {
         Ok(())
     }
 
-    fn deadline(&mut self, rng: &mut MatchRng, out: &mut impl Sink<DuelingEvent>) {
+    fn deadline(&mut self, rng: &mut MatchRng, out: &mut impl Sink<DuelingMonstersEvent>) {
         if self.end.is_some() {
             return;
         }
@@ -587,7 +599,7 @@ impl Game for DuelingMonsters {
         let late = self.sealed.waiting();
         if late == SeatSet::BOTH {
             self.restarts += 1;
-            out.emit(Audience::Public, DuelingEvent::Restarted { restarts: self.restarts });
+            out.emit(Audience::Public, DuelingMonstersEvent::Restarted { restarts: self.restarts });
             if self.restarts >= MAX_RESTARTS {
                 self.end = Some(Outcome::draw(EndReason::Abandoned));
             }
@@ -597,7 +609,7 @@ impl Game for DuelingMonsters {
         self.forfeit(late, rng, out);
     }
 
-    fn view(&self, viewer: Viewer) -> DuelingView {
+    fn view(&self, viewer: Viewer) -> DuelingMonstersView {
         let open = self.end.is_none();
         let me = viewer.seat();
         let mut prizes_left = CardSet::EMPTY;
@@ -605,7 +617,7 @@ impl Game for DuelingMonsters {
         for &p in &self.prizes[from.min(9)..] {
             prizes_left.insert(p);
         }
-        DuelingView {
+        DuelingMonstersView {
             viewer: me,
             bouts_to_win: self.bouts_to_win,
             submissions: self.submissions,
@@ -629,8 +641,8 @@ impl Game for DuelingMonsters {
         self.end
     }
 
-    fn summary(&self) -> DuelingSummary {
-        DuelingSummary {
+    fn summary(&self) -> DuelingMonstersSummary {
+        DuelingMonstersSummary {
             bouts: self.bout_wins,
             bout: self.bout,
             scores: self.scores,
