@@ -21,6 +21,7 @@
 //!   Redis fields.
 //! - [`feed`]: the append feed's stream type ([`AppendFeed`]) and notification format.
 //! - [`error`]: [`StoreError`], the one error type.
+//! - [`open`]: [`open_from_env`], the store a process's environment names.
 //!
 //! # Choices
 //!
@@ -63,6 +64,7 @@ pub mod ids;
 pub mod keys;
 pub mod memory;
 pub mod model;
+pub mod open;
 pub mod redis_store;
 pub mod store;
 
@@ -74,5 +76,6 @@ pub use model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, SeatHolder, Session,
     StoredEvent, VIEWERS, ViewerVersions,
 };
+pub use open::{description_from_env, open_from_env};
 pub use redis_store::RedisStore;
 pub use store::EventStore;

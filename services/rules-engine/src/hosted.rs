@@ -1,6 +1,7 @@
 //! A match in the engine's memory, of any game: the typed `Logged<G>` behind an object-safe
 //! trait, speaking protobuf (moves in, events and views out) and step JSON (the stream).
 
+use crate::error::EngineError;
 use api::v1;
 use events::StoredEvent;
 use games::dynamic::{Logged, parse_move, parse_options};
@@ -8,7 +9,6 @@ use games::script::parse_step;
 use games::{DynMatch, StepError};
 use prost::Message;
 use rules_core::{ErrorCode, Outcome, Seat, SeatSet, Seed, Step, Viewer, WindowLength};
-use service_kit::status::ServiceError;
 use wire::{VisitWire, Wire};
 
 /// A step as the engine receives it.
@@ -51,7 +51,7 @@ pub trait Hosted: Send {
     ///
     /// # Errors
     /// The rules' refusal, or a move of the wrong shape.
-    fn apply(&mut self, step: StepIn) -> Result<Applied, ServiceError>;
+    fn apply(&mut self, step: StepIn) -> Result<Applied, EngineError>;
     /// The stored form (step JSON) of `seat` playing `mv`, without applying it: what tells
     /// a retry from another move under the same idempotency key. None: not a move of
     /// this game.
@@ -60,7 +60,7 @@ pub trait Hosted: Send {
     ///
     /// # Errors
     /// A stored step that does not parse or apply: the stream is corrupt.
-    fn replay(&mut self, step_json: &str) -> Result<(), ServiceError>;
+    fn replay(&mut self, step_json: &str) -> Result<(), EngineError>;
     /// The opening events (version 0).
     fn opening(&self) -> Vec<StoredEvent>;
     /// What `viewer` sees; its JSON form too when `json` (GetView), not for the views
@@ -96,12 +96,12 @@ fn encode<G: Wire>(
         .collect()
 }
 
-fn corrupt(what: impl std::fmt::Display) -> ServiceError {
-    ServiceError::Internal(format!("the match's stream does not replay: {what}"))
+fn corrupt(what: impl std::fmt::Display) -> EngineError {
+    EngineError::Corrupt(format!("the match's stream does not replay: {what}"))
 }
 
 impl<G: Wire> Hosted for HostedMatch<G> {
-    fn apply(&mut self, step: StepIn) -> Result<Applied, ServiceError> {
+    fn apply(&mut self, step: StepIn) -> Result<Applied, EngineError> {
         let typed = match step {
             StepIn::Move { seat, mv } => {
                 // Refusal order: game over, not your turn, then the move's shape.
@@ -113,8 +113,8 @@ impl<G: Wire> Hosted for HostedMatch<G> {
             StepIn::Deadline => Step::Deadline,
             StepIn::Resign(seat) => Step::Resign(seat),
         };
-        let step_json =
-            serde_json::to_string(&typed).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let step_json = serde_json::to_string(&typed)
+            .map_err(|e| EngineError::Corrupt(format!("the step does not serialize: {e}")))?;
         let from = self.logged.apply(typed).map_err(StepError::from)?;
         Ok(Applied { step_json, events: encode::<G>(&self.logged.log()[from..]) })
     }
@@ -124,7 +124,7 @@ impl<G: Wire> Hosted for HostedMatch<G> {
         serde_json::to_string(&Step::<G::Move>::Move { seat, mv }).ok()
     }
 
-    fn replay(&mut self, step_json: &str) -> Result<(), ServiceError> {
+    fn replay(&mut self, step_json: &str) -> Result<(), EngineError> {
         let raw: serde_json::Value = serde_json::from_str(step_json).map_err(corrupt)?;
         let step = parse_step(&raw).map_err(corrupt)?;
         let typed = match step {
@@ -200,18 +200,18 @@ struct Start<'a> {
 }
 
 impl VisitWire for Start<'_> {
-    type Out = Result<Box<dyn Hosted>, ServiceError>;
+    type Out = Result<Box<dyn Hosted>, EngineError>;
     fn visit<G: Wire>(self) -> Self::Out {
         let options: serde_json::Value = if self.options_json.trim().is_empty() {
             serde_json::json!({})
         } else {
             serde_json::from_str(self.options_json)
-                .map_err(|e| ServiceError::InvalidArgument(format!("options are not JSON: {e}")))?
+                .map_err(|e| EngineError::BadOptions(format!("options are not JSON: {e}")))?
         };
-        let options = parse_options::<G>(&options)
-            .map_err(|e| ServiceError::InvalidArgument(e.to_string()))?;
+        let options =
+            parse_options::<G>(&options).map_err(|e| EngineError::BadOptions(e.to_string()))?;
         let logged = Logged::<G>::new(options, self.seed)
-            .map_err(|e| ServiceError::InvalidArgument(e.to_string()))?;
+            .map_err(|e| EngineError::BadOptions(e.to_string()))?;
         Ok(Box::new(HostedMatch { logged }))
     }
 }
@@ -220,11 +220,7 @@ impl VisitWire for Start<'_> {
 ///
 /// # Errors
 /// An unknown game or invalid options (INVALID_ARGUMENT).
-pub fn start(game: &str, options_json: &str, seed: Seed) -> Result<Box<dyn Hosted>, ServiceError> {
-    wire::visit(game, Start { options_json, seed }).unwrap_or_else(|| {
-        Err(ServiceError::InvalidArgument(format!(
-            "unknown game {game:?}; the games are {}",
-            games::catalog::names()
-        )))
-    })
+pub fn start(game: &str, options_json: &str, seed: Seed) -> Result<Box<dyn Hosted>, EngineError> {
+    wire::visit(game, Start { options_json, seed })
+        .unwrap_or_else(|| Err(EngineError::UnknownGame(game.to_string())))
 }
