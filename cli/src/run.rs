@@ -18,10 +18,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         service_kit::telemetry::init("colosseum");
-        let store = service_kit::config::open_store().await.map_err(|e| format!("event store: {e}"))?;
+        let store = events::open_from_env().await.map_err(|e| format!("event store: {e}"))?;
         let shutdown = service_kit::serve::shutdown_on_signal();
         // METRICS_ADDR (e.g. 127.0.0.1:9090) serves /metrics, /healthz and /readyz.
-        service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;
+        let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
+        service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
         let cluster = cluster::Cluster::start(store, args.addr).await.map_err(|e| format!("cannot start: {e}"))?;
         let url = cluster.gateway_url();
         println!("Colosseum is running.");
@@ -29,7 +30,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         for f in games::Family::ALL {
             println!("  rules engine {f:<9}: {}", cluster.engine_url(f.as_str()).unwrap_or_default());
         }
-        println!("  event store: {}", service_kit::config::store_description());
+        println!("  event store: {}", events::description_from_env());
         println!();
         println!("Play in another terminal:  colosseum play --game gops --vs bot");
         println!("Two players:                colosseum play --game gops --vs open   (then --join MATCH_ID)");

@@ -23,6 +23,7 @@
 //!   Redis fields.
 //! - [`feed`]: the append feed's stream type ([`AppendFeed`]) and notification format.
 //! - [`error`]: [`StoreError`], the one error type.
+//! - [`open`]: [`open_from_env`], the store a process's environment names.
 //!
 //! # Choices
 //!
@@ -68,6 +69,7 @@ pub mod ids;
 pub mod keys;
 pub mod memory;
 pub mod model;
+pub mod open;
 pub mod redis_store;
 pub mod store;
 
@@ -79,5 +81,6 @@ pub use model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
     SeatHolder, Session, StoredEvent, VIEWERS, ViewerVersions,
 };
+pub use open::{description_from_env, open_from_env};
 pub use redis_store::RedisStore;
 pub use store::EventStore;

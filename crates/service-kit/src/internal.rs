@@ -4,7 +4,6 @@
 //! for probes; reflection only describes services, every call on them is still checked.
 
 use crate::config::ConfigError;
-use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use sha2::{Digest, Sha256};
 use std::fmt;
 use std::future::Future;
@@ -15,8 +14,6 @@ use tonic::body::Body;
 use tonic::codegen::http;
 use tonic::metadata::{AsciiMetadataValue, MetadataValue};
 use tonic::service::Interceptor;
-use tonic::service::interceptor::InterceptedService;
-use tonic::transport::Channel;
 use tower::{Layer, Service};
 
 /// The metadata key that carries the secret.
@@ -160,15 +157,6 @@ impl Interceptor for Stamp {
         }
         Ok(req)
     }
-}
-
-/// A rules-engine client over one channel that authenticates its calls (the services use
-/// [`crate::engines::Engines`], which also picks the replica; this is for a direct call).
-pub type DirectEngineClient = RulesEngineServiceClient<InterceptedService<Channel, Stamp>>;
-
-/// A client of the engine on `channel`, sending `token`.
-pub fn engine_client(channel: Channel, token: Option<&InternalToken>) -> DirectEngineClient {
-    RulesEngineServiceClient::with_interceptor(channel, Stamp::new(token))
 }
 
 /// The layer on the engine's server: every call but health and reflection must carry the

@@ -1,18 +1,19 @@
-//! What every Colosseum service shares, so each concept lives in one place.
+//! What every Colosseum service shares, and nothing of any one domain: infrastructure
+//! only (no game, store or rules type appears here), so each concept lives in one place.
 //!
 //! # Layout
-//! - [`config`]: the one config loader (environment variables, with defaults).
+//! - [`config`]: environment variables read with defaults (strings, numbers, addresses,
+//!   URL lists).
 //! - [`internal`]: the shared secret of internal calls, sent and checked.
-//! - [`fields`]: match ids, seats and seat holders as requests carry them.
 //! - [`telemetry`]: structured logs and W3C trace context carried in gRPC metadata.
-//! - [`status`]: the one mapping from domain errors to gRPC statuses.
-//! - [`serve`]: health, reflection and graceful shutdown around a tonic router.
+//! - [`status`]: the mechanics of every error status (reasons, details, bounded
+//!   messages); each service's one error match calls them.
+//! - [`serve`]: the one serve harness: health, reflection, the edge layer and graceful
+//!   shutdown around a service's routes.
 //! - [`time`]: the wall clock, read here only.
 //! - [`metrics`]: counters and gauges, `/metrics`, `/healthz`, `/readyz` over HTTP.
 
 pub mod config;
-pub mod engines;
-pub mod fields;
 pub mod internal;
 pub mod metrics;
 pub mod serve;

@@ -89,14 +89,18 @@ pub async fn serve_from_env(ready: Ready, shutdown: CancellationToken) {
     }
 }
 
-/// Serves metrics on `METRICS_ADDR` (when set) with readiness meaning "the event store
-/// answers": what every service binary and `colosseum run` do.
-pub async fn serve_with_store(store: Arc<dyn events::EventStore>, shutdown: CancellationToken) {
-    let ready: Ready = Arc::new(move || {
-        let s = store.clone();
-        Box::pin(async move { s.ping().await.map_err(|e| e.to_string()) })
-    });
-    serve_from_env(ready, shutdown).await;
+/// A readiness check that asks `dependency` through `check` (an event store's ping).
+pub fn ready_on<T, F, Fut, E>(dependency: Arc<T>, check: F) -> Ready
+where
+    T: ?Sized + Send + Sync + 'static,
+    F: Fn(Arc<T>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), E>> + Send + 'static,
+    E: std::fmt::Display,
+{
+    Arc::new(move || {
+        let answer = check(dependency.clone());
+        Box::pin(async move { answer.await.map_err(|e| e.to_string()) })
+    })
 }
 
 #[cfg(test)]

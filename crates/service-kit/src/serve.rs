@@ -1,20 +1,25 @@
-//! Serving a gRPC service the house way: grpc.health.v1 and server reflection (v1 and
-//! v1alpha, which grpcurl needs) beside the service, the edge layer (panics and
-//! over-limit messages), and a graceful stop on a token.
+//! Serving a gRPC service the house way, through the one harness [`serve`]: grpc.health.v1
+//! and server reflection (v1 and v1alpha, which grpcurl needs) beside the service, the
+//! edge layer (panics and over-limit messages) outermost, and a graceful stop on a token
+//! that drains the requests in flight.
 
 use crate::status::{MAX_QUOTE_CHARS, refusal_status, truncate};
 use futures_util::{FutureExt, StreamExt};
+use std::convert::Infallible;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio_util::sync::CancellationToken;
-use tonic::codegen::http;
+use tonic::codegen::{Bytes, StdError, http};
+use tonic::server::NamedService;
+use tonic::service::Routes;
 use tonic::{Code, Request, Response, Status};
 use tonic_health::pb::health_server::{Health, HealthServer};
 use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse, health_check_response};
 use tonic_health::server::{HealthReporter, HealthService};
+use tower::layer::util::{Identity, Stack};
 
 /// The largest request message any server decodes (set on every service, so the limit is
 /// a choice, not tonic's default). Every public field has its own, far smaller, bound
@@ -169,8 +174,8 @@ pub fn shutdown_on_signal() -> CancellationToken {
 pub const MAX_STREAMS_PER_CONNECTION: u32 = 10_000;
 
 /// A server builder with the house settings (see [`MAX_STREAMS_PER_CONNECTION`]) and the
-/// [`EdgeLayer`] outermost; add the services and serve [`incoming`].
-pub fn server()
+/// [`EdgeLayer`] outermost: what [`serve`] builds on.
+fn server()
 -> tonic::transport::Server<tower::layer::util::Stack<EdgeLayer, tower::layer::util::Identity>> {
     tonic::transport::Server::builder()
         .max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
@@ -258,6 +263,93 @@ fn over_limit(resp: http::Response<tonic::body::Body>) -> http::Response<tonic::
         |_| {},
     )
     .into_http()
+}
+
+/// What one server serves beside health and reflection: its gRPC services (listed by
+/// reflection and reported SERVING by health) and any name health alone reports (the
+/// clock serves no API, but probes ask whether it runs).
+#[derive(Default)]
+pub struct Services {
+    routes: Routes,
+    names: Vec<&'static str>,
+    health_only: Vec<&'static str>,
+}
+
+impl Services {
+    /// Nothing yet.
+    pub fn new() -> Self {
+        Services::default()
+    }
+
+    /// Adds a generated service server.
+    #[must_use]
+    pub fn with<S>(mut self, service: S) -> Self
+    where
+        S: tower::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<tonic::body::Body>,
+                Error = Infallible,
+            > + NamedService
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        self.names.push(S::NAME);
+        self.routes = self.routes.add_service(service);
+        self
+    }
+
+    /// Adds a name health reports SERVING while the server runs, with no service behind it.
+    #[must_use]
+    pub fn health_name(mut self, name: &'static str) -> Self {
+        self.health_only.push(name);
+        self
+    }
+}
+
+/// The layers of every server: the edge outermost, then the service's own `guard` (its
+/// authentication; [`Identity`] for none).
+pub type Layers<G> = Stack<G, Stack<EdgeLayer, Identity>>;
+
+/// The one serve harness: serves `services` on `listener` behind [`EdgeLayer`] and
+/// `guard`, with health (every service SERVING) and reflection, until `shutdown`; then
+/// stops taking connections and drains the requests in flight.
+///
+/// # Errors
+/// The server failed.
+pub async fn serve<G, S, B>(
+    guard: G,
+    services: Services,
+    listener: tokio::net::TcpListener,
+    shutdown: CancellationToken,
+) -> Result<(), tonic::transport::Error>
+where
+    Layers<G>: tower::Layer<Routes, Service = S> + Clone,
+    S: tower::Service<http::Request<tonic::body::Body>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+    S::Error: Into<StdError> + Send,
+    B: tonic::codegen::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<StdError>,
+{
+    let Services { routes, names, health_only } = services;
+    let (reporter, health_service) = health();
+    for name in names.iter().chain(&health_only) {
+        reporter.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
+    }
+    let routes = routes
+        .add_service(health_service)
+        .add_service(reflection_v1(&names))
+        .add_service(reflection_v1alpha(&names));
+    server()
+        .layer(guard)
+        .add_routes(routes)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown.cancelled_owned())
+        .await
 }
 
 /// The connections of `listener` as tonic takes them, with TCP_NODELAY set: without it

@@ -8,9 +8,9 @@
 //! index entry was lost (a crash between its two writes) still fires.
 
 use api::internal::{self, apply_step_request, apply_step_response};
+use engines::{CallError, EngineClient, EngineUrls, Engines};
 use events::{Deadline, EventStore};
-use service_kit::config::{BadUrl, EngineUrls};
-use service_kit::engines::{EngineClient, Engines};
+use service_kit::config::BadUrl;
 use service_kit::internal::InternalToken;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -156,15 +156,39 @@ enum Fired {
     Stale,
 }
 
+/// Why a deadline did not fire this time (logged; the next poll tries again).
+#[derive(Debug)]
+pub enum ClockError {
+    /// No such match, or no engine for its game: the deadline is dropped, it can never
+    /// fire.
+    NoEngine,
+    /// The engine answered with no outcome.
+    NoOutcome,
+    /// The engine could not be reached, or refused.
+    Engine(CallError),
+}
+
+impl std::fmt::Display for ClockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClockError::NoEngine => f.write_str("no engine hosts this match's game"),
+            ClockError::NoOutcome => f.write_str("the engine gave no outcome"),
+            ClockError::Engine(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ClockError {}
+
 async fn fire(
     engine: Option<EngineClient>,
     store: Arc<dyn EventStore>,
     d: Deadline,
-) -> Result<Fired, String> {
+) -> Result<Fired, ClockError> {
     let Some(mut engine) = engine else {
         // No such match or no engine for its family: drop the deadline, it can never fire.
         let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
-        return Err("no engine hosts this match's game".into());
+        return Err(ClockError::NoEngine);
     };
     let resp = engine
         .apply_step(internal::ApplyStepRequest {
@@ -185,17 +209,18 @@ async fn fire(
             let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
             Ok(Fired::Stale)
         }
-        Ok(None) => Err("the engine gave no outcome".into()),
+        Ok(None) => Err(ClockError::NoOutcome),
         Err(s) if s.code() == tonic::Code::FailedPrecondition => {
             // The match is over (game_over): nothing left to fire.
             let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
             Ok(Fired::Stale)
         }
-        Err(s) => Err(format!("{}: {}", s.code(), s.message())),
+        Err(s) => Err(ClockError::Engine(s.into())),
     }
 }
 
-/// Serves health and reflection for the clock on `listener` until `shutdown`.
+/// Serves health (`colosseum.clock` SERVING while it runs) and reflection for the clock
+/// on `listener` until `shutdown`, through the house harness (it serves no API).
 ///
 /// # Errors
 /// The server failed.
@@ -203,14 +228,7 @@ pub async fn serve_health(
     listener: tokio::net::TcpListener,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
-    let (health, service) = service_kit::serve::health();
-    health.set_service_status("colosseum.clock", tonic_health::ServingStatus::Serving).await;
-    service_kit::serve::server()
-        .add_service(service)
-        .add_service(service_kit::serve::reflection_v1(&[]))
-        .serve_with_incoming_shutdown(
-            service_kit::serve::incoming(listener),
-            shutdown.cancelled_owned(),
-        )
-        .await
+    let services = service_kit::serve::Services::new().health_name("colosseum.clock");
+    let no_guard = tower::layer::util::Identity::new();
+    service_kit::serve::serve(no_guard, services, listener, shutdown).await
 }

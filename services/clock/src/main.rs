@@ -7,10 +7,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     service_kit::telemetry::init("clock");
     let token = service_kit::internal::from_env()?;
     let addr = service_kit::config::addr("CLOCK_ADDR", "127.0.0.1:50071")?;
-    let urls = service_kit::config::engine_urls()?;
-    let store = service_kit::config::open_store().await?;
+    let urls = engines::engine_urls()?;
+    let store = events::open_from_env().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
-    service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;
+    let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
+    service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
     let clock = clock::Clock::new(store, &urls, token.as_ref())?;
     tokio::spawn(clock.run(shutdown.clone()));
     let listener = tokio::net::TcpListener::bind(addr).await?;

@@ -221,7 +221,7 @@ impl Cluster {
 fn urls(
     engines: &BTreeMap<&'static str, EngineRunning>,
     replicas: &BTreeMap<&'static str, Vec<EngineRunning>>,
-) -> Vec<service_kit::config::EngineUrls> {
+) -> Vec<engines::EngineUrls> {
     engines
         .iter()
         .map(|(f, r)| {
@@ -252,13 +252,12 @@ async fn bind_again(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAdd
 async fn start_gateway(
     store: Arc<dyn EventStore>,
     addr: SocketAddr,
-    urls: &[service_kit::config::EngineUrls],
+    urls: &[engines::EngineUrls],
     token: &InternalToken,
 ) -> std::io::Result<Running> {
     let (listener, addr) = bind_again(addr).await?;
     let stop = CancellationToken::new();
-    let engines =
-        gateway::engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
+    let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
     let task = {
         let stop = stop.clone();
         tokio::spawn(async move {
@@ -312,7 +311,7 @@ async fn start_engine(
 
 async fn start_clock(
     store: Arc<dyn EventStore>,
-    urls: &[service_kit::config::EngineUrls],
+    urls: &[engines::EngineUrls],
     token: &InternalToken,
 ) -> std::io::Result<Running> {
     let clock = clock::Clock::new(store, urls, Some(token)).map_err(std::io::Error::other)?;

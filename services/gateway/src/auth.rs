@@ -5,8 +5,8 @@
 //! the router does not know (it answers UNIMPLEMENTED) pass without a token; a handler
 //! that finds no `Caller` still refuses, so a method missing from the list fails closed.
 
+use crate::error::Error;
 use events::{EventStore, PlayerId};
-use service_kit::status::ServiceError;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -55,7 +55,7 @@ fn bearer(value: &str) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-fn refuse(e: ServiceError) -> http::Response<Body> {
+fn refuse(e: Error) -> http::Response<Body> {
     tonic::Status::from(e).into_http()
 }
 
@@ -129,9 +129,7 @@ where
                 .and_then(bearer)
                 .map(str::to_string);
             let Some(token) = token else {
-                return Ok(refuse(ServiceError::Unauthenticated(
-                    "no session token: send `authorization: Bearer <token>` (CreateGuestSession gives one)".into(),
-                )));
+                return Ok(refuse(Error::NoToken));
             };
             let key = token_key(&token);
             let cached = known.lock().expect("the session cache lock").get(&key).copied();
@@ -151,10 +149,8 @@ where
                     req.extensions_mut().insert(Caller { player_id: session.player_id });
                     inner.call(req).await
                 }
-                Ok(None) => Ok(refuse(ServiceError::Unauthenticated(
-                    "unknown or expired session token".into(),
-                ))),
-                Err(e) => Ok(refuse(ServiceError::Unavailable(format!("session lookup: {e}")))),
+                Ok(None) => Ok(refuse(Error::UnknownSession)),
+                Err(e) => Ok(refuse(Error::SessionLookup(e))),
             }
         })
     }

@@ -69,14 +69,43 @@ pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch
     Ok(BotDispatch { player_id, tx })
 }
 
+/// Why the runner stopped playing a match (logged; it answers no one).
+#[derive(Debug)]
+pub enum RunnerError {
+    /// The public API refused or failed a call.
+    Api(tonic::Status),
+    /// JoinMatch answered a seat that does not exist.
+    BadSeat(u32),
+    /// The game has no bot of this name.
+    NoSuchBot,
+    /// The bot's brain, or the move it chose, failed: what.
+    Brain(String),
+}
+
+impl std::fmt::Display for RunnerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunnerError::Api(s) => write!(f, "{}: {}", s.code(), s.message()),
+            RunnerError::BadSeat(n) => write!(f, "joined at seat {n}, which does not exist"),
+            RunnerError::NoSuchBot => f.write_str("no such bot"),
+            RunnerError::Brain(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<tonic::Status> for RunnerError {
+    fn from(s: tonic::Status) -> Self {
+        RunnerError::Api(s)
+    }
+}
+
 /// Plays one match to its end.
-async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), tonic::Status> {
+async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), RunnerError> {
     let match_id = id.to_string();
     let seat = client.join(&match_id, "").await?;
-    let seat = rules_core::Seat::new(u64::from(seat))
-        .ok_or_else(|| tonic::Status::internal("a bad seat"))?;
+    let seat = rules_core::Seat::new(u64::from(seat)).ok_or(RunnerError::BadSeat(seat))?;
     let mut brain = games::registry::json_bot(game, bot, service_kit::time::os_random_32())
-        .ok_or_else(|| tonic::Status::invalid_argument(format!("{game} has no bot {bot}")))?;
+        .ok_or(RunnerError::NoSuchBot)?;
     // The stream's views say when the bot owes a move; only then does it ask GetView for
     // the JSON form its brain reads.
     let mut events = client.watch(&match_id, Cursor::START, true).await?;
@@ -104,16 +133,15 @@ async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), 
             .iter()
             .filter_map(|m| games::registry::move_to_json(game, m).ok())
             .collect();
-        let choice =
-            brain.choose(seat, &view.view_json, &legal).map_err(tonic::Status::internal)?;
-        let mv = games::registry::move_from_json(game, &choice).map_err(tonic::Status::internal)?;
+        let choice = brain.choose(seat, &view.view_json, &legal).map_err(RunnerError::Brain)?;
+        let mv = games::registry::move_from_json(game, &choice).map_err(RunnerError::Brain)?;
         let key = format!("bot:{id}:{}", view.version);
         match client.submit(&match_id, Some(mv), &key).await {
             Ok(_) => {}
             // The match moved on between the view and the move (a deadline): the stream
             // brings the next view.
             Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
-            Err(s) => return Err(s),
+            Err(s) => return Err(s.into()),
         }
         turns.acted(view.version);
     }

@@ -11,12 +11,12 @@
 //! - [`hub`]: the fan-out of every watched match's new entries.
 //! - [`limits`]: the bound of every request field.
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
-//! - [`engines`]: clients of the rules engines, by family.
+//! - [`error`]: what can go wrong, and the one match from it to a status.
 //! - [`bots`]: the bot runner.
 
 pub mod auth;
 pub mod bots;
-pub mod engines;
+pub mod error;
 pub mod hub;
 pub mod limits;
 pub mod public;
@@ -49,9 +49,6 @@ pub fn games_info() -> Vec<v1::GameInfo> {
         .collect()
 }
 
-/// The services the gateway serves (beside health and reflection): all reflection lists.
-const PUBLIC: &[&str] = &[<v1::colosseum_service_server::ColosseumServiceServer<public::Gateway> as tonic::server::NamedService>::NAME];
-
 /// Serves the gateway on `listener` until `shutdown`; the bot runner connects back to
 /// `public_url` (this gateway's own address) once the server is up.
 ///
@@ -68,10 +65,6 @@ pub async fn serve(
     tokio::spawn(hub.clone().run(shutdown.clone()));
     let dispatch = Arc::new(OnceLock::new());
     let gateway = public::Gateway::new(store.clone(), engines, hub, dispatch.clone());
-    let (health, health_service) = service_kit::serve::health();
-    health
-        .set_serving::<v1::colosseum_service_server::ColosseumServiceServer<public::Gateway>>()
-        .await;
     {
         let shutdown = shutdown.clone();
         tokio::spawn(async move {
@@ -91,14 +84,7 @@ pub async fn serve(
             }
         });
     }
-    let incoming = service_kit::serve::incoming(listener);
-    service_kit::serve::server()
-        // Outermost: every request is authenticated before any handler runs.
-        .layer(auth::AuthLayer::new(store))
-        .add_service(health_service)
-        .add_service(service_kit::serve::reflection_v1(PUBLIC))
-        .add_service(service_kit::serve::reflection_v1alpha(PUBLIC))
-        .add_service(gateway.into_service())
-        .serve_with_incoming_shutdown(incoming, shutdown.cancelled_owned())
-        .await
+    let services = service_kit::serve::Services::new().with(gateway.into_service());
+    // Inside the edge: every request is authenticated before any handler runs.
+    service_kit::serve::serve(auth::AuthLayer::new(store), services, listener, shutdown).await
 }

@@ -3,9 +3,8 @@
 //! input. Each limit is documented on its field in proto/colosseum/v1/colosseum.proto.
 
 use api::v1::{self, hexspiel_move, r#move, opponent};
+use fields::{FieldError, bad, uuid_field};
 use prost::Message;
-use service_kit::fields::{bad, uuid_field};
-use service_kit::status::ServiceError;
 
 /// The longest game name.
 pub const MAX_GAME_LEN: usize = 32;
@@ -24,7 +23,7 @@ pub const MAX_MOVE_LIST: usize = 16;
 /// The longest string inside a move (a cell name such as `c3`).
 pub const MAX_MOVE_STRING: usize = 8;
 
-fn at_most(field: &str, len: usize, max: usize, unit: &str) -> Result<(), ServiceError> {
+fn at_most(field: &str, len: usize, max: usize, unit: &str) -> Result<(), FieldError> {
     if len > max {
         return Err(bad(field, format!("{field} is at most {max} {unit}, not {len}")));
     }
@@ -35,12 +34,12 @@ fn at_most(field: &str, len: usize, max: usize, unit: &str) -> Result<(), Servic
 ///
 /// # Errors
 /// INVALID_ARGUMENT naming the field.
-pub fn key(field: &str, k: &str) -> Result<(), ServiceError> {
+pub fn key(field: &str, k: &str) -> Result<(), FieldError> {
     at_most(field, k.len(), MAX_KEY_BYTES, "bytes")
 }
 
-fn match_id(id: &str) -> Result<(), ServiceError> {
-    service_kit::fields::match_id(id).map(|_| ())
+fn match_id(id: &str) -> Result<(), FieldError> {
+    fields::match_id(id).map(|_| ())
 }
 
 /// CreateGuestSession: the display name, normalized (runs of whitespace become one
@@ -49,7 +48,7 @@ fn match_id(id: &str) -> Result<(), ServiceError> {
 ///
 /// # Errors
 /// INVALID_ARGUMENT naming `display_name`.
-pub fn display_name(raw: &str) -> Result<String, ServiceError> {
+pub fn display_name(raw: &str) -> Result<String, FieldError> {
     const FIELD: &str = "display_name";
     // Bounded before any work, so a huge name costs nothing.
     at_most(FIELD, raw.len(), 4 * MAX_DISPLAY_NAME_CHARS, "bytes")?;
@@ -74,7 +73,7 @@ fn is_bidi_control(c: char) -> bool {
 ///
 /// # Errors
 /// INVALID_ARGUMENT naming the field.
-pub fn create_match(r: &v1::CreateMatchRequest) -> Result<(), ServiceError> {
+pub fn create_match(r: &v1::CreateMatchRequest) -> Result<(), FieldError> {
     at_most("game", r.game.len(), MAX_GAME_LEN, "bytes")?;
     at_most("options_json", r.options_json.len(), MAX_OPTIONS_JSON_BYTES, "bytes")?;
     key("idempotency_key", &r.idempotency_key)?;
@@ -94,7 +93,7 @@ pub fn create_match(r: &v1::CreateMatchRequest) -> Result<(), ServiceError> {
 ///
 /// # Errors
 /// INVALID_ARGUMENT naming the field.
-pub fn join_match(r: &v1::JoinMatchRequest) -> Result<(), ServiceError> {
+pub fn join_match(r: &v1::JoinMatchRequest) -> Result<(), FieldError> {
     match_id(&r.match_id)?;
     key("idempotency_key", &r.idempotency_key)
 }
@@ -103,7 +102,7 @@ pub fn join_match(r: &v1::JoinMatchRequest) -> Result<(), ServiceError> {
 ///
 /// # Errors
 /// INVALID_ARGUMENT naming the field.
-pub fn submit_move(r: &v1::SubmitMoveRequest) -> Result<(), ServiceError> {
+pub fn submit_move(r: &v1::SubmitMoveRequest) -> Result<(), FieldError> {
     match_id(&r.match_id)?;
     if r.idempotency_key.is_empty() {
         return Err(bad(
@@ -122,7 +121,7 @@ pub fn submit_move(r: &v1::SubmitMoveRequest) -> Result<(), ServiceError> {
 
 /// A move: at most [`MAX_MOVE_BYTES`] encoded, each repeated field at most
 /// [`MAX_MOVE_LIST`] entries of at most [`MAX_MOVE_STRING`] bytes.
-fn move_fields(mv: &v1::Move) -> Result<(), ServiceError> {
+fn move_fields(mv: &v1::Move) -> Result<(), FieldError> {
     at_most("move", mv.encoded_len(), MAX_MOVE_BYTES, "bytes")?;
     if let Some(r#move::Game::Hexspiel(h)) = &mv.game
         && let Some(hexspiel_move::Kind::Hex(turn)) = &h.kind
@@ -135,7 +134,7 @@ fn move_fields(mv: &v1::Move) -> Result<(), ServiceError> {
     Ok(())
 }
 
-fn cells(field: &str, list: &[String]) -> Result<(), ServiceError> {
+fn cells(field: &str, list: &[String]) -> Result<(), FieldError> {
     at_most(field, list.len(), MAX_MOVE_LIST, "entries")?;
     for c in list {
         at_most(field, c.len(), MAX_MOVE_STRING, "bytes per entry")?;
@@ -147,7 +146,7 @@ fn cells(field: &str, list: &[String]) -> Result<(), ServiceError> {
 ///
 /// # Errors
 /// INVALID_ARGUMENT naming `match_id`.
-pub fn match_only(id: &str) -> Result<(), ServiceError> {
+pub fn match_only(id: &str) -> Result<(), FieldError> {
     match_id(id)
 }
 
@@ -161,7 +160,7 @@ mod tests {
         assert_eq!(display_name("").unwrap(), "");
         for evil in ["a\0b", "\u{1b}[31mred", "x\u{7f}", "abc\u{202E}fed"] {
             let e = display_name(evil).unwrap_err();
-            assert!(matches!(&e, ServiceError::BadField { field, .. } if field == "display_name"));
+            assert!(matches!(&e, FieldError::Bad { field, .. } if field == "display_name"));
         }
         assert!(display_name(&"é".repeat(32)).is_ok());
         assert!(display_name(&"é".repeat(33)).is_err());
@@ -192,9 +191,7 @@ mod tests {
             r#move: Some(mv),
         };
         let e = submit_move(&submit).unwrap_err();
-        assert!(
-            matches!(&e, ServiceError::BadField { field, .. } if field == "move.hexspiel.hex.place")
-        );
+        assert!(matches!(&e, FieldError::Bad { field, .. } if field == "move.hexspiel.hex.place"));
     }
 
     fn uuid_like() -> String {

@@ -9,11 +9,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     service_kit::telemetry::init("gateway");
     let token = service_kit::internal::from_env()?;
     let addr = service_kit::config::addr("GATEWAY_ADDR", "127.0.0.1:50051")?;
-    let urls = service_kit::config::engine_urls()?;
-    let store = service_kit::config::open_store().await?;
+    let urls = engines::engine_urls()?;
+    let store = events::open_from_env().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
-    service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;
-    let engines = gateway::engines::Engines::new(&urls, token.as_ref())?;
+    let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
+    service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
+    let engines = engines::Engines::new(&urls, token.as_ref())?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let public = service_kit::config::string("GATEWAY_PUBLIC_URL", &format!("http://{addr}"));
     tracing::info!(%addr, "gateway listening");

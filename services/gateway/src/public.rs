@@ -1,17 +1,17 @@
 //! `colosseum.v1.ColosseumService`: validate, bind the caller to a seat, forward to the
 //! match's rules engine, answer. A player can act only for its own seat; spectators see
-//! public information only. Errors become statuses in `service_kit::status` only.
+//! public information only. Errors become statuses in `crate::error` only.
 
 use crate::auth::{Caller, token_key};
 use crate::bots::BotDispatch;
-use crate::engines::Engines;
+use crate::error::{Error, relay};
 use crate::hub::Hub;
 use api::internal::{self, apply_step_request, apply_step_response};
 use api::v1::{self, colosseum_service_server as srv, opponent, submit_move_response};
+use engines::{CallError, Engines};
 use events::{EventStore, MatchId, MatchMeta, PlayerId, SeatHolder};
+use fields::{holder_to_proto, match_id, seat as seat_number};
 use rules_core::{Seat, Viewer};
-use service_kit::fields::{holder_to_proto, match_id, seat as seat_number};
-use service_kit::status::{ServiceError, relay};
 use service_kit::telemetry::TraceContext;
 use std::sync::{Arc, OnceLock};
 use tonic::{Request, Response, Status};
@@ -56,16 +56,11 @@ impl Gateway {
             .max_decoding_message_size(service_kit::serve::MAX_REQUEST_BYTES)
     }
 
-    async fn meta(&self, id: MatchId) -> Result<Arc<MatchMeta>, ServiceError> {
+    async fn meta(&self, id: MatchId) -> Result<Arc<MatchMeta>, Error> {
         if let Some(m) = self.settled.lock().expect("the meta cache lock").get(&id) {
             return Ok(m.clone());
         }
-        let meta = Arc::new(
-            self.store
-                .meta(id)
-                .await?
-                .ok_or_else(|| ServiceError::NotFound(format!("no match {id}")))?,
-        );
+        let meta = Arc::new(self.store.meta(id).await?.ok_or(Error::NoSuchMatch(id))?);
         let settled = meta.all_seated();
         if settled {
             let mut cache = self.settled.lock().expect("the meta cache lock");
@@ -78,11 +73,8 @@ impl Gateway {
     }
 }
 
-fn caller<T>(req: &Request<T>) -> Result<PlayerId, ServiceError> {
-    req.extensions()
-        .get::<Caller>()
-        .map(|c| c.player_id)
-        .ok_or_else(|| ServiceError::Unauthenticated("no session".into()))
+fn caller<T>(req: &Request<T>) -> Result<PlayerId, Error> {
+    req.extensions().get::<Caller>().map(|c| c.player_id).ok_or(Error::NoSession)
 }
 
 /// The seat `player` holds in `meta`, if any.
@@ -95,11 +87,9 @@ pub fn seat_of(meta: &MatchMeta, player: PlayerId) -> Option<Seat> {
 /// The longest idempotency key.
 pub const MAX_KEY_LEN: usize = 128;
 
-fn check_key(key: &str) -> Result<(), ServiceError> {
+fn check_key(key: &str) -> Result<(), Error> {
     if key.len() > MAX_KEY_LEN {
-        return Err(ServiceError::InvalidArgument(format!(
-            "idempotency_key is at most {MAX_KEY_LEN} characters"
-        )));
+        return Err(Error::KeyTooLong);
     }
     Ok(())
 }
@@ -137,10 +127,7 @@ impl srv::ColosseumService for Gateway {
         let name =
             if name.is_empty() { format!("guest-{}", &player_id.to_string()[..8]) } else { name };
         let token = hex::encode(service_kit::time::os_random_32());
-        self.store
-            .put_session(&token_key(&token), player_id, &name)
-            .await
-            .map_err(ServiceError::from)?;
+        self.store.put_session(&token_key(&token), player_id, &name).await.map_err(Error::from)?;
         tracing::info!(%player_id, "guest session created");
         Ok(Response::new(v1::CreateGuestSessionResponse {
             token,
@@ -175,43 +162,32 @@ impl srv::ColosseumService for Gateway {
         // A retry with the same key names the same match, so the store finds it taken.
         let id = if key.is_empty() { MatchId::random() } else { match_for_key(me, &key) };
         let engine = self.engines.for_match(&game, id)?;
-        let seat = seat_number(seat)?;
+        let seat = seat_number(seat).map_err(Error::from)?;
         let move_time_ms = if move_time_ms == 0 { DEFAULT_MOVE_TIME_MS } else { move_time_ms };
         if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
-            return Err(ServiceError::InvalidArgument(format!(
-                "move_time_ms {move_time_ms} is outside one second to one week ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
-            ))
-            .into());
+            return Err(Error::MoveTimeOutOfRange(move_time_ms).into());
         }
         let mut bot = None;
         let other = match opponent.and_then(|o| o.kind) {
             None | Some(opponent::Kind::Open(_)) => SeatHolder::Open,
             Some(opponent::Kind::PlayerId(p)) => {
-                let them: PlayerId = service_kit::fields::uuid_field("opponent.player_id", &p)?;
+                let them: PlayerId =
+                    fields::uuid_field("opponent.player_id", &p).map_err(Error::from)?;
                 // Both would be one player: a match no one could ever play.
                 if them == me {
-                    return Err(ServiceError::InvalidArgument(
-                        "you cannot challenge yourself".into(),
-                    )
-                    .into());
+                    return Err(Error::ChallengeSelf.into());
                 }
                 // A reservation for no one would wait for ever.
-                if !self.store.player_exists(them).await.map_err(ServiceError::from)? {
-                    return Err(ServiceError::NotFound("no such player".into()).into());
+                if !self.store.player_exists(them).await.map_err(Error::from)? {
+                    return Err(Error::NoSuchPlayer.into());
                 }
                 SeatHolder::Reserved(them)
             }
             Some(opponent::Kind::Bot(name)) => {
                 if !crate::bots::has_bot(&game, &name) {
-                    return Err(ServiceError::InvalidArgument(format!(
-                        "{game} has no bot {}; see ListGames for its bots",
-                        service_kit::status::clip(&name)
-                    ))
-                    .into());
+                    return Err(Error::NoSuchBot { game, bot: name }.into());
                 }
-                let dispatch = self.bots.get().ok_or_else(|| {
-                    ServiceError::Unavailable("the bot runner is starting".into())
-                })?;
+                let dispatch = self.bots.get().ok_or(Error::BotRunnerStarting)?;
                 bot = Some((dispatch.clone(), name));
                 SeatHolder::Reserved(dispatch.player_id)
             }
@@ -241,18 +217,13 @@ impl srv::ColosseumService for Gateway {
             .map_err(relay);
         let seed_commitment = match created {
             Ok(resp) => resp.into_inner().seed_commitment,
-            Err(ServiceError::AlreadyExists(_)) if !key.is_empty() => {
-                let meta = self.store.meta(id).await.map_err(ServiceError::from)?;
-                let meta = meta.ok_or_else(|| {
-                    ServiceError::Unavailable(format!("match {id} exists but has no metadata"))
-                })?;
+            Err(Error::Engine(CallError::Exists(_))) if !key.is_empty() => {
+                let meta = self.store.meta(id).await.map_err(Error::from)?;
+                let meta = meta.ok_or(Error::MetaMissing(id))?;
                 let same = meta.game == game
                     && matches!(&meta.seats[seat], SeatHolder::Player(p) if *p == me);
                 if !same {
-                    return Err(ServiceError::AlreadyExists(
-                        "the idempotency key was used for another request".into(),
-                    )
-                    .into());
+                    return Err(Error::KeyUsedForAnotherRequest.into());
                 }
                 // The first attempt may have stopped before handing the bot its match: the
                 // runner plays a match at most once, so handing it again is safe.
@@ -288,7 +259,7 @@ impl srv::ColosseumService for Gateway {
         // Joining is idempotent by nature (a seated player gets its seat again): the key
         // is only checked.
         let v1::JoinMatchRequest { match_id: id, idempotency_key } = req.into_inner();
-        let id = match_id(&id)?;
+        let id = match_id(&id).map_err(Error::from)?;
         check_key(&idempotency_key)?;
         let meta = self.meta(id).await?;
         let resp = self
@@ -312,12 +283,10 @@ impl srv::ColosseumService for Gateway {
         let me = caller(&req)?;
         let trace = TraceContext::from_metadata(req.metadata());
         let v1::SubmitMoveRequest { match_id: id, r#move, idempotency_key } = req.into_inner();
-        let id = match_id(&id)?;
-        let mv = r#move.ok_or_else(|| ServiceError::InvalidArgument("move is required".into()))?;
+        let id = match_id(&id).map_err(Error::from)?;
+        let mv = r#move.ok_or(Error::NoMove)?;
         let meta = self.meta(id).await?;
-        let seat = seat_of(&meta, me).ok_or_else(|| {
-            ServiceError::PermissionDenied("you hold no seat in this match".into())
-        })?;
+        let seat = seat_of(&meta, me).ok_or(Error::NotSeated)?;
         let span = tracing::info_span!("submit_move", match_id = %id, seat = seat.index(), trace_id = %trace.trace_hex());
         // The span joins the caller's trace; the engine's span will hang under it.
         let trace = service_kit::telemetry::adopt(&span, &trace);
@@ -352,8 +321,8 @@ impl srv::ColosseumService for Gateway {
                 submit_move_response::Outcome::Duplicate(v1::Accepted { version })
             }
             Some(apply_step_response::Outcome::Stale(_)) | None => {
-                return Err(ServiceError::Internal(
-                    "the engine answered a move as a stale deadline".into(),
+                return Err(Error::BadEngineAnswer(
+                    "the engine answered a move as a stale deadline",
                 )
                 .into());
             }
@@ -368,13 +337,11 @@ impl srv::ColosseumService for Gateway {
         crate::limits::match_only(&req.get_ref().match_id)?;
         let me = caller(&req)?;
         let v1::ResignRequest { match_id: id } = req.into_inner();
-        let id = match_id(&id)?;
+        let id = match_id(&id).map_err(Error::from)?;
         // A span per request, with the match id, for logs and traces.
         let span = tracing::info_span!("resign", match_id = %id);
         let meta = self.meta(id).instrument(span).await?;
-        let seat = seat_of(&meta, me).ok_or_else(|| {
-            ServiceError::PermissionDenied("you hold no seat in this match".into())
-        })?;
+        let seat = seat_of(&meta, me).ok_or(Error::NotSeated)?;
         let resp = self
             .engines
             .for_match(&meta.game, id)?
@@ -404,7 +371,7 @@ impl srv::ColosseumService for Gateway {
         crate::limits::match_only(&req.get_ref().match_id)?;
         let me = caller(&req)?;
         let v1::GetViewRequest { match_id: id } = req.into_inner();
-        let id = match_id(&id)?;
+        let id = match_id(&id).map_err(Error::from)?;
         // A span per request, with the match id, for logs and traces.
         let span = tracing::info_span!("get_view", match_id = %id);
         let meta = self.meta(id).instrument(span).await?;
@@ -420,7 +387,7 @@ impl srv::ColosseumService for Gateway {
             .map_err(relay)?
             .into_inner()
             .view
-            .ok_or_else(|| Status::internal("the rules engine returned no view"))?;
+            .ok_or(Error::BadEngineAnswer("the rules engine returned no view"))?;
         Ok(Response::new(view))
     }
 
@@ -439,7 +406,7 @@ impl srv::ColosseumService for Gateway {
             after_index,
             after_tag,
         } = req.into_inner();
-        let id = match_id(&id)?;
+        let id = match_id(&id).map_err(Error::from)?;
         // A span per request, with the match id, for logs and traces.
         let span = tracing::info_span!("watch_match", match_id = %id);
         let meta = self.meta(id).instrument(span).await?;
@@ -447,7 +414,7 @@ impl srv::ColosseumService for Gateway {
             Some(s) => Viewer::Seat(s),
             None => Viewer::Spectator,
         };
-        let last = self.store.last_version(id).await.map_err(ServiceError::from)?.unwrap_or(0);
+        let last = self.store.last_version(id).await.map_err(Error::from)?.unwrap_or(0);
         // Subscribe before backfilling, so nothing falls between the two.
         let live = self.hub.subscribe(id, last);
         let from = crate::watch::Cursor::resume(after_version, after_index);
@@ -469,7 +436,7 @@ impl srv::ColosseumService for Gateway {
         crate::limits::match_only(&req.get_ref().match_id)?;
         caller(&req)?;
         let v1::GetMatchRecordRequest { match_id: id } = req.into_inner();
-        let id = match_id(&id)?;
+        let id = match_id(&id).map_err(Error::from)?;
         // A span per request, with the match id, for logs and traces.
         let span = tracing::info_span!("get_match_record", match_id = %id);
         let meta = self.meta(id).instrument(span).await?;
@@ -481,7 +448,7 @@ impl srv::ColosseumService for Gateway {
             .map_err(relay)?
             .into_inner()
             .record
-            .ok_or_else(|| Status::internal("the rules engine returned no record"))?;
+            .ok_or(Error::BadEngineAnswer("the rules engine returned no record"))?;
         Ok(Response::new(record))
     }
 }

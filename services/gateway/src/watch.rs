@@ -11,12 +11,12 @@
 //! last version (with its tag); if the store lost writes, the client gets a `resync` and
 //! the match from its start, as a live stream does when the hub finds the stream rewound.
 
+use crate::error::Error;
 use crate::hub::Note;
 use api::v1;
 use events::{Entry, EventStore, MatchId, ViewerVersions};
 use prost::Message;
 use rules_core::{Audience, Viewer};
-use service_kit::status::ServiceError;
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -232,7 +232,7 @@ impl State {
     async fn advance(&mut self) {
         match self.phase {
             Phase::Backfill(from) => match self.store.read(self.id, from, BACKFILL_BATCH).await {
-                Err(e) => self.fail(ServiceError::from(e).into()),
+                Err(e) => self.fail(Error::from(e).into()),
                 Ok(batch) => {
                     let full = batch.len() == BACKFILL_BATCH;
                     self.phase = match batch.last() {
@@ -256,17 +256,13 @@ impl State {
                 Ok(Note::Rewound) => self.resync(),
                 Err(RecvError::Lagged(_)) => {
                     let hint = Cursor::hint(self.sent);
-                    self.fail(Status::resource_exhausted(format!(
-                        "fell behind; reconnect with {hint}"
-                    )));
+                    self.fail(Error::FellBehind { hint }.into());
                 }
                 // The gateway is stopping: tell the client to reconnect, since a clean end
                 // of the stream means the match ended.
                 Err(RecvError::Closed) => {
                     let hint = Cursor::hint(self.sent);
-                    self.fail(Status::unavailable(format!(
-                        "the gateway is shutting down; reconnect with {hint}"
-                    )));
+                    self.fail(Error::ShuttingDown { hint }.into());
                 }
             },
             Phase::Done => {}

@@ -11,15 +11,15 @@
 //!   checked against the stream's head first, so a replica behind another never refuses a
 //!   legal move, and one whose store lost its last writes rebuilds.
 
+use crate::error::EngineError;
 use events::{
     AppendOutcome, DeadlineChange, Entry, EventStore, MatchId, MatchMeta, MatchSecret, SeatHolder,
     VIEWERS, ViewerVersions,
 };
-use games::host::{self, Encoded, Host, HostError, StepIn};
+use fields::holder_name;
+use games::host::{self, Encoded, Host, StepIn};
 use games::{Family, Record};
 use rules_core::{Audience, Seat, SeatSet, Seed, Viewer};
-use service_kit::fields::holder_name;
-use service_kit::status::ServiceError;
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -54,10 +54,10 @@ struct Slot {
 impl Slot {
     /// Takes in the next stored entry (while rebuilding or catching up): replays its step
     /// through the rules and keeps the same time account the live replica kept.
-    fn absorb(&mut self, e: Entry) -> Result<(), ServiceError> {
+    fn absorb(&mut self, e: Entry) -> Result<(), EngineError> {
         let before = self.hosted.to_move();
         let windows = self.hosted.windows(self.meta.move_time_ms);
-        self.hosted.replay(&e.step_json).map_err(host_error)?;
+        self.hosted.replay(&e.step_json)?;
         let moving = moving_seat(&e.step_json);
         if let Some(seat) = moving {
             self.clock.charge(&windows, seat, e.at_ms, self.hosted.reserve_allowance_ms());
@@ -132,7 +132,7 @@ pub enum StepResult {
 enum Commit {
     Applied(u64),
     /// The rules refused it; the state is unchanged.
-    Refused(ServiceError),
+    Refused(EngineError),
     /// The store knew the key already: the slot is behind.
     Duplicate,
     /// The stream is not where the slot thought: the slot is behind or ahead.
@@ -143,13 +143,13 @@ enum Commit {
 /// await (a client deadline, a disconnect) no longer stops the work halfway; a panic in it
 /// is answered INTERNAL (the slot it held stays dirty, so it is rebuilt).
 async fn detached<T: Send + 'static>(
-    work: impl Future<Output = Result<T, ServiceError>> + Send + 'static,
-) -> Result<T, ServiceError> {
+    work: impl Future<Output = Result<T, EngineError>> + Send + 'static,
+) -> Result<T, EngineError> {
     match tokio::spawn(work).await {
         Ok(result) => result,
         Err(e) => {
             service_kit::metrics::add("colosseum_engine_panics_total", 1);
-            Err(ServiceError::Internal(format!("a step task failed: {e}")))
+            Err(EngineError::StepTaskFailed(e.to_string()))
         }
     }
 }
@@ -184,17 +184,15 @@ impl Engine {
         self.hot.lock().expect("the cache lock").len()
     }
 
-    fn check_family(&self, game: &str) -> Result<(), ServiceError> {
+    fn check_family(&self, game: &str) -> Result<(), EngineError> {
         match games::registry::family_of(game) {
             Some(f) if self.families.contains(&f) => Ok(()),
-            Some(f) => Err(ServiceError::FailedPrecondition(format!(
-                "{game} is a {f} game; this engine hosts {}",
-                self.families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")
-            ))),
-            None => Err(ServiceError::InvalidArgument(format!(
-                "unknown game {game:?}; the games are {}",
-                games::registry::names()
-            ))),
+            Some(f) => Err(EngineError::OtherFamily {
+                game: game.to_string(),
+                family: f.to_string(),
+                hosted: self.families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", "),
+            }),
+            None => Err(EngineError::UnknownGame(game.to_string())),
         }
     }
 
@@ -211,15 +209,15 @@ impl Engine {
         options_json: &str,
         seats: [SeatHolder; 2],
         move_time_ms: u64,
-    ) -> Result<String, ServiceError> {
+    ) -> Result<String, EngineError> {
         self.check_family(game)?;
         // A game whose rules fix the time per move takes no other (docs/rules.md).
         let options: serde_json::Value =
             serde_json::from_str(options_json).unwrap_or(serde_json::Value::Null);
         games::registry::check_move_time(game, &options, move_time_ms)
-            .map_err(ServiceError::InvalidArgument)?;
+            .map_err(EngineError::BadOptions)?;
         let seed = Seed::from_array(service_kit::time::os_random_32());
-        let hosted = host::start_text(game, options_json, seed).map_err(host_error)?;
+        let hosted = host::start_text(game, options_json, seed)?;
         let commitment = hosted.commitment().to_hex();
         let now = now_ms();
         let meta = MatchMeta {
@@ -271,7 +269,7 @@ impl Engine {
         self: &Arc<Self>,
         id: MatchId,
         player: events::PlayerId,
-    ) -> Result<Seat, ServiceError> {
+    ) -> Result<Seat, EngineError> {
         let this = self.clone();
         detached(async move { this.join_now(id, player).await }).await
     }
@@ -279,7 +277,7 @@ impl Engine {
     /// Takes a seat for `player` under the match's lock, so no step of this replica (a
     /// resignation ending the match) falls between the check that the match is not over
     /// and the claim.
-    async fn join_now(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, ServiceError> {
+    async fn join_now(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, EngineError> {
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
         let meta = self.meta(id).await?;
@@ -288,7 +286,7 @@ impl Engine {
             .iter()
             .any(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player));
         if !seated && self.current(id, &mut guard).await?.hosted.outcome().is_some() {
-            return Err(ServiceError::FailedPrecondition("the match is over".into()));
+            return Err(EngineError::MatchOver);
         }
         let mine = |seat: Seat| matches!(&meta.seats[seat], SeatHolder::Player(p) | SeatHolder::Reserved(p) if *p == player);
         let candidates = match Seat::BOTH.into_iter().find(|&s| mine(s)) {
@@ -304,18 +302,18 @@ impl Engine {
                 events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther
                     if mine(seat) =>
                 {
-                    return Err(ServiceError::FailedPrecondition("that seat is taken".into()));
+                    return Err(EngineError::SeatTaken);
                 }
                 events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {}
             }
         }
-        Err(ServiceError::FailedPrecondition("the match has no open seat for you".into()))
+        Err(EngineError::NoOpenSeat)
     }
 
     /// Once both seats are held, arms the deadline of whoever owes a move, if none is
     /// armed: at version 0, or later if a seat moved before its opponent joined (else
     /// the joiner could stall the match forever).
-    async fn after_join(&self, id: MatchId, guard: &mut Option<Slot>) -> Result<(), ServiceError> {
+    async fn after_join(&self, id: MatchId, guard: &mut Option<Slot>) -> Result<(), EngineError> {
         let s = self.current(id, guard).await?;
         s.meta = self.meta(id).await?;
         if !s.meta.all_seated() || s.hosted.outcome().is_some() {
@@ -339,8 +337,8 @@ impl Engine {
     ///
     /// # Errors
     /// NOT_FOUND, the store.
-    pub async fn meta(&self, id: MatchId) -> Result<MatchMeta, ServiceError> {
-        self.store.meta(id).await?.ok_or_else(|| ServiceError::NotFound(format!("no match {id}")))
+    pub async fn meta(&self, id: MatchId) -> Result<MatchMeta, EngineError> {
+        self.store.meta(id).await?.ok_or(EngineError::NoSuchMatch(id))
     }
 
     /// The match's slot in the cache (created empty if absent).
@@ -359,7 +357,7 @@ impl Engine {
         &self,
         id: MatchId,
         guard: &'g mut Option<Slot>,
-    ) -> Result<(&'g mut Slot, bool), ServiceError> {
+    ) -> Result<(&'g mut Slot, bool), EngineError> {
         let rebuilt = match guard {
             Some(s) if !s.dirty => false,
             _ => {
@@ -376,7 +374,7 @@ impl Engine {
     /// Brings the slot to the stream's head: the entries after its version are absorbed
     /// if the stream still holds its version with the same tag; otherwise (the store lost
     /// its last writes and reissued them, or anything fails to replay) it is rebuilt.
-    async fn sync(&self, id: MatchId, guard: &mut Option<Slot>) -> Result<(), ServiceError> {
+    async fn sync(&self, id: MatchId, guard: &mut Option<Slot>) -> Result<(), EngineError> {
         let caught_up = match guard.as_mut().filter(|s| !s.dirty) {
             Some(s) => self.catch_up(id, s).await?,
             None => false,
@@ -395,7 +393,7 @@ impl Engine {
     /// Absorbs the entries after the slot's version; `false` if the stream no longer holds
     /// that version as the slot knows it (the slot is then unusable). The slot is dirty
     /// while this runs, so an error halfway leaves it to be rebuilt.
-    async fn catch_up(&self, id: MatchId, s: &mut Slot) -> Result<bool, ServiceError> {
+    async fn catch_up(&self, id: MatchId, s: &mut Slot) -> Result<bool, EngineError> {
         let before = s.version;
         let mut from = before;
         s.dirty = true;
@@ -430,17 +428,17 @@ impl Engine {
         Ok(true)
     }
 
-    async fn rebuild(&self, id: MatchId) -> Result<Slot, ServiceError> {
+    async fn rebuild(&self, id: MatchId) -> Result<Slot, EngineError> {
         let meta = self.meta(id).await?;
         self.check_family(&meta.game)?;
         let secret = self
             .store
             .match_secret(id)
             .await?
-            .ok_or_else(|| ServiceError::Internal(format!("match {id} has no stored seed")))?;
+            .ok_or_else(|| EngineError::Corrupt(format!("match {id} has no stored seed")))?;
         let seed = Seed::parse(&secret.seed_hex)
-            .map_err(|e| ServiceError::Internal(format!("stored seed: {e}")))?;
-        let hosted = host::start_text(&meta.game, &meta.options_json, seed).map_err(host_error)?;
+            .map_err(|e| EngineError::Corrupt(format!("stored seed: {e}")))?;
+        let hosted = host::start_text(&meta.game, &meta.options_json, seed)?;
         let clock = TimeAccount { window_start_ms: meta.created_at_ms, reserve_used_ms: [0; 2] };
         let mut slot = Slot {
             hosted,
@@ -459,9 +457,9 @@ impl Engine {
         let mut from = 0;
         if let Some((v, bytes)) = self.store.snapshot(id).await? {
             let snap: Snapshot = serde_json::from_slice(&bytes)
-                .map_err(|e| ServiceError::Internal(format!("snapshot: {e}")))?;
+                .map_err(|e| EngineError::Corrupt(format!("snapshot: {e}")))?;
             if snap.steps.len() as u64 != v {
-                return Err(ServiceError::Internal(format!(
+                return Err(EngineError::Corrupt(format!(
                     "snapshot at {v} holds {} steps",
                     snap.steps.len()
                 )));
@@ -472,7 +470,7 @@ impl Engine {
                 at.first().is_some_and(|e| e.version == v && (snap.tag == 0 || e.tag == snap.tag));
             if let (true, Some(seen)) = (held, snap.seen) {
                 for step in &snap.steps {
-                    slot.hosted.replay(step).map_err(host_error)?;
+                    slot.hosted.replay(step)?;
                 }
                 slot.version = v;
                 slot.tag = snap.tag;
@@ -500,7 +498,7 @@ impl Engine {
                     continue;
                 }
                 if e.version != slot.version + 1 {
-                    return Err(ServiceError::Internal(format!(
+                    return Err(EngineError::Corrupt(format!(
                         "the match's stream skips from version {} to {}",
                         slot.version, e.version
                     )));
@@ -518,7 +516,7 @@ impl Engine {
 
     /// The match's armed deadline, if it belongs to `version` (one armed for an earlier
     /// version is spent: the clock will find it stale).
-    async fn armed(&self, id: MatchId, version: u64) -> Result<Option<u64>, ServiceError> {
+    async fn armed(&self, id: MatchId, version: u64) -> Result<Option<u64>, EngineError> {
         let armed = self.store.deadline(id).await?;
         Ok(armed.filter(|d| d.fence_version == version).map(|d| d.due_ms))
     }
@@ -563,7 +561,7 @@ impl Engine {
         fence: Option<u64>,
         idempotency_key: Option<String>,
         traceparent: Option<String>,
-    ) -> Result<Answer, ServiceError> {
+    ) -> Result<Answer, EngineError> {
         let this = self.clone();
         detached(async move { this.step_now(id, step, fence, idempotency_key, traceparent).await })
             .await
@@ -576,7 +574,7 @@ impl Engine {
         fence: Option<u64>,
         key: Option<String>,
         traceparent: Option<String>,
-    ) -> Result<Answer, ServiceError> {
+    ) -> Result<Answer, EngineError> {
         // Whose numbering the answer's version is in.
         let viewer = match &step {
             StepIn::Move { seat, .. } | StepIn::Resign(seat) => Viewer::Seat(*seat),
@@ -624,7 +622,7 @@ impl Engine {
                         service_kit::metrics::add("colosseum_engine_late_deadlines_total", 1);
                     }
                     Commit::Refused(e) => {
-                        return Err(ServiceError::Internal(format!("a due deadline: {e}")));
+                        return Err(EngineError::DeadlineRefused(e.to_string()));
                     }
                     Commit::Duplicate | Commit::Conflict => *guard = None,
                 }
@@ -648,7 +646,7 @@ impl Engine {
                 Commit::Duplicate | Commit::Conflict => *guard = None,
             }
         }
-        Err(ServiceError::Aborted("the match kept moving on under this step; retry".into()))
+        Err(EngineError::KeptMoving)
     }
 
     /// Applies `step` to the slot and appends it. The slot is dirty from the moment the
@@ -661,7 +659,7 @@ impl Engine {
         step: StepIn,
         key: Option<String>,
         traceparent: Option<String>,
-    ) -> Result<Commit, ServiceError> {
+    ) -> Result<Commit, EngineError> {
         if !s.meta.all_seated() {
             // A seat may have been taken through another replica since this copy was made.
             s.meta = self.meta(id).await?;
@@ -678,7 +676,7 @@ impl Engine {
             Err(e) => {
                 // The rules refuse without changing anything.
                 s.dirty = false;
-                return Ok(Commit::Refused(host_error(e)));
+                return Ok(Commit::Refused(e.into()));
             }
         };
         let version = s.version + 1;
@@ -750,7 +748,7 @@ impl Engine {
         &self,
         id: MatchId,
         guard: &'g mut Option<Slot>,
-    ) -> Result<&'g mut Slot, ServiceError> {
+    ) -> Result<&'g mut Slot, EngineError> {
         if !self.fresh(id, guard).await?.1 {
             self.sync(id, guard).await?;
         }
@@ -766,7 +764,7 @@ impl Engine {
         &self,
         id: MatchId,
         viewer: Viewer,
-    ) -> Result<api::v1::GetViewResponse, ServiceError> {
+    ) -> Result<api::v1::GetViewResponse, EngineError> {
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
         let s = self.current(id, &mut guard).await?;
@@ -780,14 +778,12 @@ impl Engine {
     ///
     /// # Errors
     /// FAILED_PRECONDITION while the match runs (the record would reveal hidden cards).
-    pub async fn record(&self, id: MatchId) -> Result<String, ServiceError> {
+    pub async fn record(&self, id: MatchId) -> Result<String, EngineError> {
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
         let s = self.current(id, &mut guard).await?;
         if s.hosted.outcome().is_none() {
-            return Err(ServiceError::FailedPrecondition(
-                "the match is still running: its record is published when it ends".into(),
-            ));
+            return Err(EngineError::StillRunning);
         }
         Ok(serde_json::to_string(&Record::of(&*s.hosted)).unwrap_or_default())
     }
@@ -837,14 +833,6 @@ impl TimeAccount {
 }
 
 /// What a refusal or a failure of the host answers.
-fn host_error(e: HostError) -> ServiceError {
-    match e {
-        HostError::Refused(e) => ServiceError::Step(e),
-        HostError::Setup(e) => ServiceError::InvalidArgument(e.to_string()),
-        HostError::Corrupt(_) => ServiceError::Internal(e.to_string()),
-    }
-}
-
 /// An event of the host as the store keeps it.
 fn stored(e: Encoded) -> events::StoredEvent {
     events::StoredEvent { audience: e.audience, payload: e.payload }
@@ -853,7 +841,7 @@ fn stored(e: Encoded) -> events::StoredEvent {
 /// A key seen at version `v` answers a duplicate only for the move it was first used
 /// for: another move under it is refused (ALREADY_EXISTS naming `v`), never dropped
 /// silently. Deadlines and resignations carry no client key.
-fn same_step(s: &Slot, v: u64, seat_version: u64, step: &StepIn) -> Result<(), ServiceError> {
+fn same_step(s: &Slot, v: u64, seat_version: u64, step: &StepIn) -> Result<(), EngineError> {
     let StepIn::Move { seat, mv } = step else { return Ok(()) };
     let parse = |j: &str| serde_json::from_str::<serde_json::Value>(j).ok();
     // `steps[i]` is the step of version i + 1.
@@ -863,7 +851,7 @@ fn same_step(s: &Slot, v: u64, seat_version: u64, step: &StepIn) -> Result<(), S
     match (stored, incoming) {
         (Some(a), Some(b)) if a == b => Ok(()),
         // The version as the seat numbers it: the one it was told when the key was used.
-        _ => Err(ServiceError::KeyReused { version: seat_version }),
+        _ => Err(EngineError::KeyReused { version: seat_version }),
     }
 }
 

@@ -6,8 +6,10 @@
 //! # Layout
 //! - [`engine`]: the cache, rebuilds, one step at a time per match, appends, deadlines.
 //! - [`server`]: the gRPC service.
+//! - [`error`]: what can go wrong, and the one match from it to a status.
 
 pub mod engine;
+pub mod error;
 pub mod server;
 
 use engine::Engine;
@@ -16,14 +18,10 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-/// The service the engine serves (beside health and reflection): all reflection lists.
-const SERVED: &[&str] = &[<api::internal::rules_engine_service_server::RulesEngineServiceServer<
-    server::RulesEngineApi,
-> as tonic::server::NamedService>::NAME];
-
-/// Serves `engine` on `listener` until `shutdown` is cancelled, with health and
-/// reflection, evicting idle matches in the background. Every engine call must carry
-/// `token` (see `service_kit::internal`); `None` checks nothing (`INTERNAL_AUTH=off`).
+/// Serves `engine` on `listener` until `shutdown` is cancelled, through the house harness
+/// (`service_kit::serve::serve`: health, reflection, the edge layer), evicting idle
+/// matches in the background. Every engine call must carry `token` (see
+/// `service_kit::internal`); `None` checks nothing (`INTERNAL_AUTH=off`).
 ///
 /// # Errors
 /// The server failed.
@@ -33,8 +31,6 @@ pub async fn serve(
     token: Option<service_kit::internal::InternalToken>,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
-    let (health, health_service) = service_kit::serve::health();
-    health.set_serving::<api::internal::rules_engine_service_server::RulesEngineServiceServer<server::RulesEngineApi>>().await;
     let evictor = {
         let (engine, shutdown) = (engine.clone(), shutdown.clone());
         tokio::spawn(async move {
@@ -52,16 +48,11 @@ pub async fn serve(
             }
         })
     };
-    let incoming = service_kit::serve::incoming(listener);
-    let result = service_kit::serve::server()
-        // Outermost: no handler runs for a caller without the shared secret.
-        .layer(service_kit::internal::InternalAuthLayer::new(token))
-        .add_service(health_service)
-        .add_service(service_kit::serve::reflection_v1(SERVED))
-        .add_service(service_kit::serve::reflection_v1alpha(SERVED))
-        .add_service(server::RulesEngineApi::new(engine).into_service())
-        .serve_with_incoming_shutdown(incoming, shutdown.cancelled_owned())
-        .await;
+    let services = service_kit::serve::Services::new()
+        .with(server::RulesEngineApi::new(engine).into_service());
+    // Inside the edge: no handler runs for a caller without the shared secret.
+    let auth = service_kit::internal::InternalAuthLayer::new(token);
+    let result = service_kit::serve::serve(auth, services, listener, shutdown).await;
     evictor.abort();
     result
 }

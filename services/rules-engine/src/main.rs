@@ -21,9 +21,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let idle_ms = service_kit::config::number("ENGINE_IDLE_MS", 120_000)?;
-    let store = service_kit::config::open_store().await?;
+    let store = events::open_from_env().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
-    service_kit::metrics::serve_with_store(store.clone(), shutdown.clone()).await;
+    let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
+    service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
     let engine = Arc::new(Engine::new(store, families.clone(), idle_ms));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let names = families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");

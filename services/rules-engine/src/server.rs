@@ -1,16 +1,14 @@
 //! The engine's gRPC face (`colosseum.internal.v1.RulesEngineService`): decode, call the
-//! engine, encode. Errors become statuses in `service_kit::status` only.
+//! engine, encode. Errors become statuses in `crate::error` only.
 
 use crate::engine::{Answer, Engine, StepResult};
+use crate::error::EngineError;
 use api::internal::{
     self, apply_step_request, apply_step_response, rules_engine_service_server as srv,
 };
+use fields::{holder_from_proto, holder_to_proto, match_id, player_id as player_id_of, seat};
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
-use service_kit::fields::{
-    holder_from_proto, holder_to_proto, match_id, player_id as player_id_of, seat,
-};
-use service_kit::status::ServiceError;
 use service_kit::telemetry::TraceContext;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
@@ -89,8 +87,7 @@ impl srv::RulesEngineService for RulesEngineApi {
         let key = Some(idempotency_key).filter(|k| !k.is_empty());
         let (step, fence) = match step {
             Some(apply_step_request::Step::Move(internal::SeatMove { seat: s, r#move })) => {
-                let mv = r#move
-                    .ok_or_else(|| ServiceError::InvalidArgument("the step has no move".into()))?;
+                let mv = r#move.ok_or(EngineError::NoMove)?;
                 let seat = seat(s)?;
                 let result = self
                     .engine
@@ -104,7 +101,7 @@ impl srv::RulesEngineService for RulesEngineApi {
             }
             Some(apply_step_request::Step::Resign(s)) => (StepIn::Resign(seat(s)?), None),
             None => {
-                return Err(ServiceError::InvalidArgument("the request has no step".into()).into());
+                return Err(EngineError::NoStep.into());
             }
         };
         let result = self

@@ -8,7 +8,7 @@ use games::Family;
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use rules_engine::engine::{Engine, SNAPSHOT_EVERY, StepResult};
-use service_kit::status::ServiceError;
+use rules_engine::error::EngineError;
 use std::sync::Arc;
 
 fn engine(idle_ms: u64) -> (Arc<MemoryStore>, Arc<Engine>) {
@@ -68,7 +68,7 @@ async fn steps_get_versions_and_retries_are_duplicates() {
     // Another move under the key is refused, naming the version its first move made.
     let mv = v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card: 1 })) };
     let other = e.step(id, StepIn::Move { seat: Seat::ONE, mv }, None, Some("k1".into()), None);
-    assert!(matches!(other.await, Err(ServiceError::KeyReused { version: 1 })));
+    assert!(matches!(other.await, Err(EngineError::KeyReused { version: 1 })));
     assert_eq!(e.view(id, Viewer::Seat(Seat::ZERO)).await.unwrap().version, view.version);
     let stale = e.step(id, StepIn::Deadline, Some(0), Some("d0".into()), None).await.unwrap();
     assert_eq!(stale.result, StepResult::Stale(1));

@@ -6,7 +6,8 @@
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use api::internal::{self, apply_step_request};
 use cluster_tests::{Env, gops, gops_view};
-use service_kit::internal::{HEADER, InternalToken, engine_client};
+use engines::engine_client;
+use service_kit::internal::{HEADER, InternalToken};
 use tonic::Code;
 use tonic::transport::Channel;
 

@@ -170,7 +170,7 @@ async fn a_gateway_given_two_engines_for_a_family_plays_on_both() {
             break;
         }
         let id = alice.create_open("gops", "", 0).await;
-        let slot = &mut on[service_kit::config::replica_for(&urls, &id)];
+        let slot = &mut on[engines::replica_for(&urls, &id)];
         if slot.is_none() {
             bob.join(&id).await.expect("bob joins");
             *slot = Some(id);

@@ -2,12 +2,22 @@
 //! gateway, the clock): every address a family was given (`ENGINE_URL` may list
 //! several), each match on one of them, and on the next in its order while that one is
 //! down (a call to it failed to connect). One place, so every caller picks alike.
+//!
+//! # Layout
+//! - this file: the clients, by family, with the replica each match goes to.
+//! - [`urls`]: the engines' addresses from the environment, and replica choice.
+//! - [`error`]: what a call to the engines can come to, as the callers pass it on.
 
-use crate::config::{BadUrl, EngineUrls, replica_order};
-use crate::internal::{InternalToken, Stamp};
-use crate::status::ServiceError;
+pub mod error;
+pub mod urls;
+
+pub use error::CallError;
+pub use urls::{EngineUrls, engine_urls, replica_for, replica_order};
+
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use events::MatchId;
+use service_kit::config::BadUrl;
+use service_kit::internal::{InternalToken, Stamp};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -31,7 +41,7 @@ pub struct Watched {
 
 impl Watched {
     fn note(down_until_ms: &AtomicU64, failed: bool) {
-        let until = if failed { crate::time::now_ms() + DOWN_FOR_MS } else { 0 };
+        let until = if failed { service_kit::time::now_ms() + DOWN_FOR_MS } else { 0 };
         down_until_ms.store(until, Ordering::Relaxed);
     }
 }
@@ -102,7 +112,7 @@ impl Engines {
         for (family, urls) in urls {
             let mut replicas = Vec::new();
             for url in urls {
-                let endpoint = crate::config::endpoint(url)?;
+                let endpoint = service_kit::config::endpoint(url)?;
                 let down_until_ms = Arc::new(AtomicU64::new(0));
                 let clients = (0..CONNECTIONS_PER_ENGINE)
                     .map(|_| {
@@ -129,7 +139,7 @@ impl Engines {
             Some(id) => replica_order(&family.urls, &id.to_string()),
             None => (0..count).map(|i| (i + n) % count.max(1)).collect(),
         };
-        let now = crate::time::now_ms();
+        let now = service_kit::time::now_ms();
         let up = order
             .iter()
             .find(|&&i| family.replicas[i].down_until_ms.load(Ordering::Relaxed) <= now)
@@ -142,29 +152,22 @@ impl Engines {
     /// [`replica_for`]), its connections in turn.
     ///
     /// # Errors
-    /// INVALID_ARGUMENT for an unknown game, UNAVAILABLE when no engine hosts its family.
-    pub fn for_match(&self, game: &str, id: MatchId) -> Result<EngineClient, ServiceError> {
-        let family = games::registry::family_of(game).ok_or_else(|| {
-            ServiceError::InvalidArgument(format!(
-                "unknown game {}; the games are {}",
-                crate::status::clip(game),
-                games::registry::names()
-            ))
-        })?;
-        self.by_family.get(family.as_str()).and_then(|r| self.pick(r, Some(id))).ok_or_else(|| {
-            ServiceError::Unavailable(format!("no rules engine for the {family} family"))
-        })
-    }
-
-    /// Any engine (for lookups that work on any: match metadata).
-    ///
-    /// # Errors
-    /// UNAVAILABLE when there is none.
-    pub fn any(&self) -> Result<EngineClient, ServiceError> {
+    /// An unknown game, or no engine hosting its family.
+    pub fn for_match(&self, game: &str, id: MatchId) -> Result<EngineClient, CallError> {
+        let family = games::registry::family_of(game)
+            .ok_or_else(|| CallError::UnknownGame(game.to_string()))?;
         self.by_family
-            .values()
-            .next()
-            .and_then(|r| self.pick(r, None))
-            .ok_or_else(|| ServiceError::Unavailable("no rules engine".into()))
+            .get(family.as_str())
+            .and_then(|r| self.pick(r, Some(id)))
+            .ok_or_else(|| CallError::NoEngineFor(family.to_string()))
     }
+}
+
+/// A rules-engine client over one channel that authenticates its calls (the services use
+/// [`Engines`], which also picks the replica; this is for a direct call).
+pub type DirectEngineClient = RulesEngineServiceClient<InterceptedService<Channel, Stamp>>;
+
+/// A client of the engine on `channel`, sending `token`.
+pub fn engine_client(channel: Channel, token: Option<&InternalToken>) -> DirectEngineClient {
+    RulesEngineServiceClient::with_interceptor(channel, Stamp::new(token))
 }

@@ -1,0 +1,194 @@
+//! What can go wrong in the gateway, in its own terms, and the one match that turns each
+//! into the status a client receives. The status mechanics (reasons, details, bounded
+//! messages, logging what is internal) are `service_kit::status`'s; an engine's answer is
+//! passed on as `engines::CallError` reads it.
+
+use engines::CallError;
+use events::{MatchId, StoreError};
+use fields::FieldError;
+use service_kit::status::{self, clip};
+use std::fmt;
+use tonic::{Code, Status};
+
+/// Why a public request failed.
+#[derive(Debug)]
+pub enum Error {
+    /// A request field is malformed (too long, not a UUID, no such seat...).
+    Field(FieldError),
+    /// The request carries no session token.
+    NoToken,
+    /// The token names no session (never issued, or expired).
+    UnknownSession,
+    /// A handler found no caller (a method the authentication layer did not check).
+    NoSession,
+    /// The session store could not be asked.
+    SessionLookup(StoreError),
+    /// An idempotency key over the limit.
+    KeyTooLong,
+    /// A time per move outside one second to one week.
+    MoveTimeOutOfRange(u64),
+    /// A challenge to oneself.
+    ChallengeSelf,
+    /// A challenge to a player who does not exist.
+    NoSuchPlayer,
+    /// A game has no bot of this name.
+    NoSuchBot {
+        /// The game.
+        game: String,
+        /// The bot asked for.
+        bot: String,
+    },
+    /// The bot runner is not up yet.
+    BotRunnerStarting,
+    /// SubmitMove without a move.
+    NoMove,
+    /// No match with this id.
+    NoSuchMatch(MatchId),
+    /// The caller holds no seat in the match.
+    NotSeated,
+    /// A CreateMatch idempotency key used before for another request.
+    KeyUsedForAnotherRequest,
+    /// The match exists but its metadata cannot be read (yet).
+    MetaMissing(MatchId),
+    /// The event store failed, or found the match id taken.
+    Store(StoreError),
+    /// A rules engine did not answer, or refused: passed on as it made it.
+    Engine(CallError),
+    /// A rules engine answered what it never should (no view, a move answered as a stale
+    /// deadline): what.
+    BadEngineAnswer(&'static str),
+    /// A watcher fell too far behind the live stream; `hint` says how to resume.
+    FellBehind {
+        /// The resume request that continues exactly where the stream stopped.
+        hint: String,
+    },
+    /// The gateway is stopping; `hint` says how to resume elsewhere.
+    ShuttingDown {
+        /// The resume request that continues exactly where the stream stopped.
+        hint: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Field(e) => write!(f, "{e}"),
+            Error::NoToken => f.write_str(
+                "no session token: send `authorization: Bearer <token>` (CreateGuestSession gives one)",
+            ),
+            Error::UnknownSession => f.write_str("unknown or expired session token"),
+            Error::NoSession => f.write_str("no session"),
+            Error::SessionLookup(e) => write!(f, "session lookup: {e}"),
+            Error::KeyTooLong => write!(
+                f,
+                "idempotency_key is at most {} characters",
+                crate::public::MAX_KEY_LEN
+            ),
+            Error::MoveTimeOutOfRange(ms) => {
+                use crate::public::{MAX_MOVE_TIME_MS, MIN_MOVE_TIME_MS};
+                write!(
+                    f,
+                    "move_time_ms {ms} is outside one second to one week ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
+                )
+            }
+            Error::ChallengeSelf => f.write_str("you cannot challenge yourself"),
+            Error::NoSuchPlayer => f.write_str("no such player"),
+            Error::NoSuchBot { game, bot } => {
+                write!(f, "{game} has no bot {}; see ListGames for its bots", clip(bot))
+            }
+            Error::BotRunnerStarting => f.write_str("the bot runner is starting"),
+            Error::NoMove => f.write_str("move is required"),
+            Error::NoSuchMatch(id) => write!(f, "no match {id}"),
+            Error::NotSeated => f.write_str("you hold no seat in this match"),
+            Error::KeyUsedForAnotherRequest => {
+                f.write_str("the idempotency key was used for another request")
+            }
+            Error::MetaMissing(id) => write!(f, "match {id} exists but has no metadata"),
+            Error::Store(e) => write!(f, "event store: {e}"),
+            Error::Engine(e) => write!(f, "{e}"),
+            Error::BadEngineAnswer(what) => f.write_str(what),
+            Error::FellBehind { hint } => write!(f, "fell behind; reconnect with {hint}"),
+            Error::ShuttingDown { hint } => {
+                write!(f, "the gateway is shutting down; reconnect with {hint}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<FieldError> for Error {
+    fn from(e: FieldError) -> Self {
+        Error::Field(e)
+    }
+}
+
+impl From<CallError> for Error {
+    fn from(e: CallError) -> Self {
+        Error::Engine(e)
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        Error::Store(e)
+    }
+}
+
+/// An engine's status, passed on (see [`CallError`]).
+pub fn relay(s: Status) -> Error {
+    Error::Engine(s.into())
+}
+
+/// The one mapping of the gateway's errors to statuses.
+impl From<Error> for Status {
+    fn from(e: Error) -> Status {
+        match e {
+            Error::Field(e) => e.into(),
+            Error::Engine(e) => e.into(),
+            Error::NoToken | Error::UnknownSession | Error::NoSession => {
+                status::refuse(Code::Unauthenticated, e.to_string())
+            }
+            Error::KeyTooLong
+            | Error::MoveTimeOutOfRange(_)
+            | Error::ChallengeSelf
+            | Error::NoSuchBot { .. }
+            | Error::NoMove => status::refuse(Code::InvalidArgument, e.to_string()),
+            Error::NoSuchPlayer | Error::NoSuchMatch(_) => {
+                status::refuse(Code::NotFound, e.to_string())
+            }
+            Error::NotSeated => status::refuse(Code::PermissionDenied, e.to_string()),
+            Error::KeyUsedForAnotherRequest => status::refuse(Code::AlreadyExists, e.to_string()),
+            Error::Store(e) => fields::store_status(e),
+            Error::SessionLookup(_) | Error::BotRunnerStarting | Error::MetaMissing(_) => {
+                status::unavailable(e)
+            }
+            Error::BadEngineAnswer(_) => status::internal(e),
+            Error::FellBehind { .. } => status::refuse(Code::ResourceExhausted, e.to_string()),
+            // Not the generic UNAVAILABLE: the client needs the hint to resume.
+            Error::ShuttingDown { .. } => status::refuse(Code::Unavailable, e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_map_to_the_codes_clients_rely_on() {
+        let s: Status = Error::NotSeated.into();
+        assert_eq!(
+            (s.code(), s.message()),
+            (Code::PermissionDenied, "you hold no seat in this match")
+        );
+        let s: Status = Error::Store(StoreError::Redis("10.0.0.7 refused".into())).into();
+        assert_eq!(s.code(), Code::Unavailable);
+        assert!(!s.message().contains("10.0.0.7"));
+        let s: Status = Error::ShuttingDown { hint: "after_version=3".into() }.into();
+        assert_eq!(s.code(), Code::Unavailable);
+        assert!(s.message().ends_with("reconnect with after_version=3"), "{}", s.message());
+        let s: Status = Error::BadEngineAnswer("the rules engine returned no view").into();
+        assert_eq!((s.code(), s.message()), (Code::Internal, "internal error"));
+    }
+}
