@@ -34,10 +34,9 @@ impl BotDispatch {
 ///
 /// # Errors
 /// The gateway cannot be reached.
-pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch, tonic::Status> {
+pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch, RunnerError> {
     let client = Client::guest(url, "bots").await?;
-    let player_id =
-        client.player_id().parse().map_err(|_| tonic::Status::internal("a bad player id"))?;
+    let player_id = client.player_id().parse().map_err(|_| RunnerError::BadPlayerId)?;
     let (tx, mut rx) = mpsc::unbounded_channel::<(MatchId, String, String)>();
     // The matches being played: a match handed over twice (a retried CreateMatch) is
     // played once.
@@ -69,11 +68,13 @@ pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch
     Ok(BotDispatch { player_id, tx })
 }
 
-/// Why the runner stopped playing a match (logged; it answers no one).
+/// Why the runner could not start, or stopped playing a match (logged; it answers no one).
 #[derive(Debug)]
 pub enum RunnerError {
     /// The public API refused or failed a call.
     Api(tonic::Status),
+    /// The guest session's player id is not a UUID.
+    BadPlayerId,
     /// JoinMatch answered a seat that does not exist.
     BadSeat(u32),
     /// The game has no bot of this name.
@@ -86,6 +87,7 @@ impl std::fmt::Display for RunnerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunnerError::Api(s) => write!(f, "{}: {}", s.code(), s.message()),
+            RunnerError::BadPlayerId => f.write_str("the guest session's player id is no UUID"),
             RunnerError::BadSeat(n) => write!(f, "joined at seat {n}, which does not exist"),
             RunnerError::NoSuchBot => f.write_str("no such bot"),
             RunnerError::Brain(m) => f.write_str(m),

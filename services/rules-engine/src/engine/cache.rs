@@ -1,0 +1,316 @@
+//! The matches in memory: a slot per hot match, filled from the match's stream (a
+//! snapshot, then the entries after it) and kept at its head: absorbed when the stream
+//! moved on as this copy knows it, rebuilt when it did not, evicted when idle.
+
+use super::Engine;
+use super::step::{actor, moving_seat};
+use super::time::{TimeAccount, keeps_window};
+use crate::error::EngineError;
+use events::{Entry, MatchId, MatchMeta, ViewerVersions};
+use games::host::{self, Host};
+use rules_core::Seed;
+use service_kit::time::now_ms;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One cached match.
+pub(super) struct Slot {
+    pub(super) host: Box<dyn Host>,
+    pub(super) meta: MatchMeta,
+    pub(super) version: u64,
+    /// The tag of the entry at `version`: what tells this copy from a reissued version.
+    pub(super) tag: u64,
+    /// Each viewer's numbering of `version` (the public API's versions).
+    pub(super) seen: ViewerVersions,
+    /// Idempotency keys seen, to answer a retry without touching the state: the version
+    /// the key's step made, and that version as the stepping seat numbers it.
+    pub(super) keys: BTreeMap<String, (u64, u64)>,
+    /// The armed deadline, when this replica knows it.
+    pub(super) due_ms: Option<u64>,
+    /// Every step so far (the stream's `step` fields), for snapshots.
+    pub(super) steps: Vec<String>,
+    /// The time account behind the deadlines.
+    pub(super) clock: TimeAccount,
+    pub(super) last_used_ms: u64,
+    /// Set while `host` holds a step the stream may not have: whoever finds it set
+    /// rebuilds the slot from the stream instead of trusting it.
+    pub(super) dirty: bool,
+}
+
+impl Slot {
+    /// Takes in the next stored entry (while rebuilding or catching up): replays its step
+    /// through the rules and keeps the same time account the live replica kept.
+    fn absorb(&mut self, e: Entry) -> Result<(), EngineError> {
+        let before = self.host.to_move();
+        let windows = self.host.windows(self.meta.move_time_ms);
+        self.host.replay(&e.step_json)?;
+        let moving = moving_seat(&e.step_json);
+        if let Some(seat) = moving {
+            self.clock.charge(&windows, seat, e.at_ms, self.host.reserve_allowance_ms());
+        }
+        if !keeps_window(before, self.host.to_move(), moving) {
+            self.clock.window_start_ms = e.at_ms;
+        }
+        self.version = e.version;
+        self.tag = e.tag;
+        self.seen = self.seen.after(&e);
+        if let Some(k) = e.idempotency_key {
+            self.keys.insert(k, (e.version, self.seen.of(actor(&e.step_json))));
+        }
+        self.steps.push(e.step_json);
+        Ok(())
+    }
+}
+
+pub(super) type SlotRef = Arc<tokio::sync::Mutex<Option<Slot>>>;
+
+/// Every this many versions the engine stores a snapshot of the match's steps, so a
+/// replica rebuilding it reads one key and the entries after it, not the whole stream
+/// with every event.
+pub const SNAPSHOT_EVERY: u64 = 32;
+
+/// A snapshot: the steps up to its version and the idempotency keys seen.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(super) struct Snapshot {
+    pub(super) steps: Vec<String>,
+    pub(super) keys: BTreeMap<String, u64>,
+    /// Each viewer's numbering at the snapshot, and each key's version as its seat
+    /// numbers it (absent in older snapshots, which are then not used).
+    #[serde(default)]
+    pub(super) seen: Option<ViewerVersions>,
+    #[serde(default)]
+    pub(super) key_versions: BTreeMap<String, u64>,
+    /// The time account at the snapshot (the steps carry no timestamps).
+    #[serde(default)]
+    pub(super) clock: TimeAccount,
+    /// The tag of the entry at the snapshot's version (0 in older snapshots): a snapshot
+    /// of a version the stream has since reissued is ignored.
+    #[serde(default)]
+    pub(super) tag: u64,
+}
+
+impl Engine {
+    /// The match's slot in the cache (created empty if absent).
+    pub(super) fn slot_ref(&self, id: MatchId) -> SlotRef {
+        let slot = {
+            let mut hot = self.hot.lock().expect("the cache lock");
+            hot.entry(id).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(None))).clone()
+        };
+        service_kit::metrics::set("colosseum_engine_hot_matches", self.hot_matches() as i64);
+        slot
+    }
+
+    /// The slot's match, rebuilt from the stream if it is absent or dirty; and whether it
+    /// was (a rebuilt slot is at the stream's head).
+    pub(super) async fn fresh<'g>(
+        &self,
+        id: MatchId,
+        guard: &'g mut Option<Slot>,
+    ) -> Result<(&'g mut Slot, bool), EngineError> {
+        let rebuilt = match guard {
+            Some(s) if !s.dirty => false,
+            _ => {
+                *guard = None;
+                *guard = Some(self.rebuild(id).await?);
+                true
+            }
+        };
+        let s = guard.as_mut().expect("just filled");
+        s.last_used_ms = now_ms();
+        Ok((s, rebuilt))
+    }
+
+    /// Brings the slot to the stream's head: the entries after its version are absorbed
+    /// if the stream still holds its version with the same tag; otherwise (the store lost
+    /// its last writes and reissued them, or anything fails to replay) it is rebuilt.
+    pub(super) async fn sync(
+        &self,
+        id: MatchId,
+        guard: &mut Option<Slot>,
+    ) -> Result<(), EngineError> {
+        let caught_up = match guard.as_mut().filter(|s| !s.dirty) {
+            Some(s) => self.catch_up(id, s).await?,
+            None => false,
+        };
+        if !caught_up {
+            if guard.as_ref().is_some_and(|s| !s.dirty) {
+                service_kit::metrics::add("colosseum_engine_reissued_total", 1);
+                tracing::warn!(match_id = %id, "the stream no longer holds this replica's copy of the match; rebuilding");
+            }
+            *guard = None;
+            *guard = Some(self.rebuild(id).await?);
+        }
+        Ok(())
+    }
+
+    /// Absorbs the entries after the slot's version; `false` if the stream no longer holds
+    /// that version as the slot knows it (the slot is then unusable). The slot is dirty
+    /// while this runs, so an error halfway leaves it to be rebuilt.
+    async fn catch_up(&self, id: MatchId, s: &mut Slot) -> Result<bool, EngineError> {
+        let before = s.version;
+        let mut from = before;
+        s.dirty = true;
+        loop {
+            let entries = self.store.read(id, from, 512).await?;
+            let full = entries.len() == 512;
+            let mut entries = entries.into_iter();
+            if from == before {
+                match entries.next() {
+                    Some(e) if e.version == before && e.tag == s.tag => {}
+                    _ => return Ok(false),
+                }
+            }
+            for e in entries {
+                if e.version != s.version + 1 || s.absorb(e).is_err() {
+                    return Ok(false);
+                }
+            }
+            if !full {
+                break;
+            }
+            from = s.version + 1;
+        }
+        if s.version != before {
+            service_kit::metrics::add("colosseum_engine_catch_ups_total", 1);
+            if !s.meta.all_seated() {
+                s.meta = self.meta(id).await?;
+            }
+            s.due_ms = self.armed(id, s.version).await?;
+        }
+        s.dirty = false;
+        Ok(true)
+    }
+
+    pub(super) async fn rebuild(&self, id: MatchId) -> Result<Slot, EngineError> {
+        let meta = self.meta(id).await?;
+        self.check_family(&meta.game)?;
+        let secret = self
+            .store
+            .match_secret(id)
+            .await?
+            .ok_or_else(|| EngineError::Corrupt(format!("match {id} has no stored seed")))?;
+        let seed = Seed::parse(&secret.seed_hex)
+            .map_err(|e| EngineError::Corrupt(format!("stored seed: {e}")))?;
+        let host = host::start_text(&meta.game, &meta.options_json, seed)?;
+        let clock = TimeAccount { window_start_ms: meta.created_at_ms, reserve_used_ms: [0; 2] };
+        let mut slot = Slot {
+            host,
+            meta,
+            version: 0,
+            tag: 0,
+            seen: ViewerVersions::default(),
+            keys: BTreeMap::new(),
+            due_ms: None,
+            steps: Vec::new(),
+            clock,
+            last_used_ms: now_ms(),
+            dirty: false,
+        };
+        let mut from = 0;
+        if let Some((v, bytes)) = self.store.snapshot(id).await? {
+            let snap: Snapshot = serde_json::from_slice(&bytes)
+                .map_err(|e| EngineError::Corrupt(format!("snapshot: {e}")))?;
+            if snap.steps.len() as u64 != v {
+                return Err(EngineError::Corrupt(format!(
+                    "snapshot at {v} holds {} steps",
+                    snap.steps.len()
+                )));
+            }
+            // Only a snapshot of a version the stream still holds, unchanged, is used.
+            let at = self.store.read(id, v, 1).await?;
+            let held =
+                at.first().is_some_and(|e| e.version == v && (snap.tag == 0 || e.tag == snap.tag));
+            if let (true, Some(seen)) = (held, snap.seen) {
+                for step in &snap.steps {
+                    slot.host.replay(step)?;
+                }
+                slot.version = v;
+                slot.tag = snap.tag;
+                slot.seen = seen;
+                slot.keys = snap
+                    .keys
+                    .into_iter()
+                    .map(|(k, version)| {
+                        let seat_version = snap.key_versions.get(&k).copied().unwrap_or(version);
+                        (k, (version, seat_version))
+                    })
+                    .collect();
+                slot.steps = snap.steps;
+                slot.clock = snap.clock;
+                from = v + 1;
+            }
+        }
+        loop {
+            let entries = self.store.read(id, from, 512).await?;
+            let Some(last) = entries.last() else { break };
+            from = last.version + 1;
+            for e in entries {
+                if e.version == 0 {
+                    slot.tag = e.tag;
+                    continue;
+                }
+                if e.version != slot.version + 1 {
+                    return Err(EngineError::Corrupt(format!(
+                        "the match's stream skips from version {} to {}",
+                        slot.version, e.version
+                    )));
+                }
+                slot.absorb(e)?;
+            }
+        }
+        tracing::debug!(match_id = %id, version = slot.version, "match rebuilt from its stream");
+        service_kit::metrics::add("colosseum_engine_rebuilds_total", 1);
+        // The round's deadline as armed: a rebuilt replica keeps it rather than granting a
+        // fresh window (only when it belongs to this version).
+        slot.due_ms = self.armed(id, slot.version).await?;
+        Ok(slot)
+    }
+
+    /// The match's armed deadline, if it belongs to `version` (one armed for an earlier
+    /// version is spent: the clock will find it stale).
+    pub(super) async fn armed(
+        &self,
+        id: MatchId,
+        version: u64,
+    ) -> Result<Option<u64>, EngineError> {
+        let armed = self.store.deadline(id).await?;
+        Ok(armed.filter(|d| d.fence_version == version).map(|d| d.due_ms))
+    }
+
+    /// The slot of `id` at the stream's head.
+    pub(super) async fn current<'g>(
+        &self,
+        id: MatchId,
+        guard: &'g mut Option<Slot>,
+    ) -> Result<&'g mut Slot, EngineError> {
+        if !self.fresh(id, guard).await?.1 {
+            self.sync(id, guard).await?;
+        }
+        Ok(guard.as_mut().expect("synced"))
+    }
+
+    fn evict(&self, id: MatchId) {
+        let mut hot = self.hot.lock().expect("the cache lock");
+        hot.remove(&id);
+        service_kit::metrics::set("colosseum_engine_hot_matches", hot.len() as i64);
+    }
+
+    /// Evicts matches idle for longer than the idle time; returns how many.
+    pub async fn evict_idle(&self) -> usize {
+        let now = now_ms();
+        let slots: Vec<(MatchId, SlotRef)> =
+            self.hot.lock().expect("the cache lock").iter().map(|(k, v)| (*k, v.clone())).collect();
+        let mut n = 0;
+        for (id, slot) in slots {
+            let Ok(guard) = slot.try_lock() else { continue };
+            let idle =
+                guard.as_ref().is_none_or(|s| now.saturating_sub(s.last_used_ms) >= self.idle_ms);
+            drop(guard);
+            if idle {
+                self.evict(id);
+                n += 1;
+            }
+        }
+        n
+    }
+}

@@ -1,0 +1,285 @@
+//! The engine: hot matches cached in memory, every other match rebuilt from its stream on
+//! first use; one step at a time per match; each accepted step appended to the stream
+//! with an explicit id (its version) together with the next deadline, in one round trip.
+//!
+//! The stream is the truth and the cache only a copy of it, kept honest three ways:
+//! - a step runs to its end in a task of its own, so a caller that goes away (a client
+//!   deadline, a disconnect) cannot stop it between applying a move and storing it;
+//! - a slot is marked dirty while its state is ahead of the stream, and a dirty slot is
+//!   rebuilt before anyone reads it (a panic or a failed append leaves it dirty);
+//! - every answer but "applied" (a refusal, a duplicate, a stale deadline, a view) is
+//!   checked against the stream's head first, so a replica behind another never refuses a
+//!   legal move, and one whose store lost its last writes rebuilds.
+//!
+//! # Layout
+//! - this file: the engine and its requests (create, join, step, view, record);
+//! - [`cache`]: the matches in memory, and their rebuild from the stream;
+//! - [`step`]: one step, applied and appended, with its retries;
+//! - [`time`]: the time account behind each deadline;
+//! - [`views`]: what each viewer sees, as GetView answers it and as stored with a step.
+
+mod cache;
+mod step;
+mod time;
+mod views;
+
+pub use cache::SNAPSHOT_EVERY;
+pub use step::{Answer, StepResult};
+
+use crate::error::EngineError;
+use cache::{Slot, SlotRef};
+use events::{Entry, EventStore, MatchId, MatchMeta, MatchSecret, SeatHolder, ViewerVersions};
+use games::host::{self, Encoded};
+use games::{Family, Record};
+use rules_core::{Seat, Seed, Viewer};
+use service_kit::time::now_ms;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use time::TimeAccount;
+use views::{stored_views, view_response};
+
+/// The rules engine of one or more families.
+pub struct Engine {
+    store: Arc<dyn EventStore>,
+    families: Vec<Family>,
+    hot: Mutex<BTreeMap<MatchId, SlotRef>>,
+    /// Idle matches are evicted after this long, so memory follows live matches.
+    idle_ms: u64,
+}
+
+impl Engine {
+    /// An engine for `families` (e.g. `[Family::Goofspiel]`) over `store`.
+    pub fn new(store: Arc<dyn EventStore>, families: Vec<Family>, idle_ms: u64) -> Self {
+        Engine { store, families, hot: Mutex::new(BTreeMap::new()), idle_ms }
+    }
+
+    /// The store (for readiness checks).
+    pub fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+
+    /// How many matches are in memory.
+    pub fn hot_matches(&self) -> usize {
+        self.hot.lock().expect("the cache lock").len()
+    }
+
+    fn check_family(&self, game: &str) -> Result<(), EngineError> {
+        match games::registry::family_of(game) {
+            Some(f) if self.families.contains(&f) => Ok(()),
+            Some(f) => Err(EngineError::OtherFamily {
+                game: game.to_string(),
+                family: f.to_string(),
+                hosted: self.families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", "),
+            }),
+            None => Err(EngineError::UnknownGame(game.to_string())),
+        }
+    }
+
+    /// Creates a match: validates the options, draws the seed, writes meta and version 0
+    /// and arms the first deadline (in a task of its own: both writes happen, or the
+    /// caller hears of the failure).
+    ///
+    /// # Errors
+    /// Bad options (INVALID_ARGUMENT), a game of another family, the store.
+    pub async fn create(
+        self: &Arc<Self>,
+        id: MatchId,
+        game: &str,
+        options_json: &str,
+        seats: [SeatHolder; 2],
+        move_time_ms: u64,
+    ) -> Result<String, EngineError> {
+        self.check_family(game)?;
+        // A game whose rules fix the time per move takes no other (docs/rules.md).
+        let options: serde_json::Value =
+            serde_json::from_str(options_json).unwrap_or(serde_json::Value::Null);
+        games::registry::check_move_time(game, &options, move_time_ms)
+            .map_err(EngineError::BadOptions)?;
+        let seed = Seed::from_array(service_kit::time::os_random_32());
+        let game_host = host::start_text(game, options_json, seed)?;
+        let commitment = game_host.commitment().to_hex();
+        let now = now_ms();
+        let meta = MatchMeta {
+            game: game.to_string(),
+            options_json: if options_json.trim().is_empty() {
+                "{}".into()
+            } else {
+                options_json.to_string()
+            },
+            commitment_hex: commitment.clone(),
+            seats: rules_core::PerSeat(seats),
+            move_time_ms,
+            created_at_ms: now,
+        };
+        let secret = MatchSecret { seed_hex: seed.to_hex() };
+        let due = meta.all_seated().then(|| {
+            let windows = game_host.windows(move_time_ms);
+            TimeAccount::default().due(
+                &windows,
+                now,
+                game_host.reserve_allowance_ms(),
+                move_time_ms,
+            )
+        });
+        let opening = Entry {
+            version: 0,
+            step_json: "{\"created\":true}".into(),
+            idempotency_key: None,
+            events: game_host.opening().into_iter().map(stored).collect(),
+            views: stored_views(&*game_host, &meta, ViewerVersions::default(), due),
+            traceparent: None,
+            at_ms: now,
+            tag: entry_tag(),
+        };
+        let store = self.store.clone();
+        let game = game.to_string();
+        detached(async move {
+            store.create_match(id, &meta, &secret, &opening).await?;
+            if let Some(due) = due {
+                store.set_deadline(id, due, 0).await?;
+            }
+            tracing::info!(match_id = %id, game, "match created");
+            Ok(())
+        })
+        .await?;
+        Ok(commitment)
+    }
+
+    /// A player takes a seat; once both seats are held the clock starts.
+    ///
+    /// # Errors
+    /// No such match, no seat for this player, the store.
+    pub async fn join(
+        self: &Arc<Self>,
+        id: MatchId,
+        player: events::PlayerId,
+    ) -> Result<Seat, EngineError> {
+        let this = self.clone();
+        detached(async move { this.join_now(id, player).await }).await
+    }
+
+    /// Takes a seat for `player` under the match's lock, so no step of this replica (a
+    /// resignation ending the match) falls between the check that the match is not over
+    /// and the claim.
+    async fn join_now(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, EngineError> {
+        let slot = self.slot_ref(id);
+        let mut guard = slot.lock().await;
+        let meta = self.meta(id).await?;
+        // A finished match seats no one new (a seated player's retry still gets its seat).
+        let seated = Seat::BOTH
+            .iter()
+            .any(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player));
+        if !seated && self.current(id, &mut guard).await?.host.outcome().is_some() {
+            return Err(EngineError::MatchOver);
+        }
+        let mine = |seat: Seat| matches!(&meta.seats[seat], SeatHolder::Player(p) | SeatHolder::Reserved(p) if *p == player);
+        let candidates = match Seat::BOTH.into_iter().find(|&s| mine(s)) {
+            Some(seat) => vec![seat],
+            None => Seat::BOTH.into_iter().filter(|&s| meta.seats[s] == SeatHolder::Open).collect(),
+        };
+        for seat in candidates {
+            match self.store.claim_seat(id, seat, player).await? {
+                events::ClaimOutcome::Claimed | events::ClaimOutcome::AlreadyYours => {
+                    self.after_join(id, &mut guard).await?;
+                    return Ok(seat);
+                }
+                events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther
+                    if mine(seat) =>
+                {
+                    return Err(EngineError::SeatTaken);
+                }
+                events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {}
+            }
+        }
+        Err(EngineError::NoOpenSeat)
+    }
+
+    /// Once both seats are held, arms the deadline of whoever owes a move, if none is
+    /// armed: at version 0, or later if a seat moved before its opponent joined (else
+    /// the joiner could stall the match forever).
+    async fn after_join(&self, id: MatchId, guard: &mut Option<Slot>) -> Result<(), EngineError> {
+        let s = self.current(id, guard).await?;
+        s.meta = self.meta(id).await?;
+        if !s.meta.all_seated() || s.host.outcome().is_some() {
+            return Ok(());
+        }
+        if self.armed(id, s.version).await?.is_some() {
+            return Ok(());
+        }
+        let now = now_ms();
+        let windows = s.host.windows(s.meta.move_time_ms);
+        let mut clock = s.clock;
+        clock.window_start_ms = now;
+        let due = clock.due(&windows, now, s.host.reserve_allowance_ms(), s.meta.move_time_ms);
+        self.store.set_deadline(id, due, s.version).await?;
+        s.clock = clock;
+        s.due_ms = Some(due);
+        Ok(())
+    }
+
+    /// The match's metadata.
+    ///
+    /// # Errors
+    /// NOT_FOUND, the store.
+    pub async fn meta(&self, id: MatchId) -> Result<MatchMeta, EngineError> {
+        self.store.meta(id).await?.ok_or(EngineError::NoSuchMatch(id))
+    }
+
+    /// What `viewer` sees, with the match's version, seats and deadline: at the stream's
+    /// head, whichever replica moved it there.
+    ///
+    /// # Errors
+    /// NOT_FOUND, the store.
+    pub async fn view(
+        &self,
+        id: MatchId,
+        viewer: Viewer,
+    ) -> Result<api::v1::GetViewResponse, EngineError> {
+        let slot = self.slot_ref(id);
+        let mut guard = slot.lock().await;
+        let s = self.current(id, &mut guard).await?;
+        let mut view = view_response(&*s.host, &s.meta, s.seen, s.due_ms, viewer, true);
+        view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
+        Ok(view)
+    }
+
+    /// A finished match's record.
+    ///
+    /// # Errors
+    /// FAILED_PRECONDITION while the match runs (the record would reveal hidden cards).
+    pub async fn record(&self, id: MatchId) -> Result<String, EngineError> {
+        let slot = self.slot_ref(id);
+        let mut guard = slot.lock().await;
+        let s = self.current(id, &mut guard).await?;
+        if s.host.outcome().is_none() {
+            return Err(EngineError::StillRunning);
+        }
+        Ok(serde_json::to_string(&Record::of(&*s.host)).unwrap_or_default())
+    }
+}
+
+/// Runs `work` to its end in a task of its own and waits for it. A caller dropped at the
+/// await (a client deadline, a disconnect) no longer stops the work halfway; a panic in it
+/// is answered INTERNAL (the slot it held stays dirty, so it is rebuilt).
+async fn detached<T: Send + 'static>(
+    work: impl Future<Output = Result<T, EngineError>> + Send + 'static,
+) -> Result<T, EngineError> {
+    match tokio::spawn(work).await {
+        Ok(result) => result,
+        Err(e) => {
+            service_kit::metrics::add("colosseum_engine_panics_total", 1);
+            Err(EngineError::StepTaskFailed(e.to_string()))
+        }
+    }
+}
+
+/// A fresh random tag for an entry (never 0, which means "written before tags").
+fn entry_tag() -> u64 {
+    uuid::Uuid::new_v4().as_u64_pair().0 | 1
+}
+
+/// An event of the host as the store keeps it.
+fn stored(e: Encoded) -> events::StoredEvent {
+    events::StoredEvent { audience: e.audience, payload: e.payload }
+}

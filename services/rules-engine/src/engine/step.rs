@@ -1,0 +1,298 @@
+//! One step of a match: tried against the freshest copy of it (a duplicate key, a stale
+//! fence, a deadline due first), applied by the rules and appended to the stream with the
+//! next deadline; the slot is dirty from the apply until the append is known stored.
+
+use super::cache::{SNAPSHOT_EVERY, Slot, Snapshot};
+use super::time::{keeps_window, next_deadline};
+use super::views::stored_views;
+use super::{Engine, detached, entry_tag, stored};
+use crate::error::EngineError;
+use events::{AppendOutcome, Entry, MatchId};
+use games::host::StepIn;
+use rules_core::{Seat, Viewer};
+use service_kit::time::now_ms;
+use std::sync::Arc;
+
+/// How many times a step is tried against a fresher copy of its match (another replica
+/// moved it on, or the clock's deadline went first) before the caller is told to retry.
+const TRIES: usize = 4;
+
+/// A step's answer: what it did, and the match's version after it as the stepping seat
+/// numbers it (the spectators' numbering for a deadline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Answer {
+    /// What it did, in the stream's versions.
+    pub result: StepResult,
+    /// The version in the public API's numbering for the seat that stepped.
+    pub seat_version: u64,
+}
+
+/// What a step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepResult {
+    /// Applied; the match is at this version.
+    Applied(u64),
+    /// Seen before at this version; nothing changed.
+    Duplicate(u64),
+    /// A deadline whose fence is older than the match: nothing changed.
+    Stale(u64),
+}
+
+/// What one attempt to store a step came to.
+enum Commit {
+    Applied(u64),
+    /// The rules refused it; the state is unchanged.
+    Refused(EngineError),
+    /// The store knew the key already: the slot is behind.
+    Duplicate,
+    /// The stream is not where the slot thought: the slot is behind or ahead.
+    Conflict,
+}
+
+impl Engine {
+    /// Applies a step. `fence` is set for deadline firings: the step applies only if the
+    /// match is still at that version. A move or resignation arriving after the armed
+    /// deadline has the deadline applied first, exactly as the clock would have. The step
+    /// runs to its end even if the caller goes away.
+    ///
+    /// # Errors
+    /// A refusal (the match is unchanged), NOT_FOUND, ABORTED when the match kept moving
+    /// under the step (retry), the store.
+    pub async fn step(
+        self: &Arc<Self>,
+        id: MatchId,
+        step: StepIn,
+        fence: Option<u64>,
+        idempotency_key: Option<String>,
+        traceparent: Option<String>,
+    ) -> Result<Answer, EngineError> {
+        let this = self.clone();
+        detached(async move { this.step_now(id, step, fence, idempotency_key, traceparent).await })
+            .await
+    }
+
+    async fn step_now(
+        &self,
+        id: MatchId,
+        step: StepIn,
+        fence: Option<u64>,
+        key: Option<String>,
+        traceparent: Option<String>,
+    ) -> Result<Answer, EngineError> {
+        // Whose numbering the answer's version is in.
+        let viewer = match &step {
+            StepIn::Move { seat, .. } | StepIn::Resign(seat) => Viewer::Seat(*seat),
+            StepIn::Deadline => Viewer::Spectator,
+        };
+        let slot = self.slot_ref(id);
+        let mut guard = slot.lock().await;
+        // Whether the slot has been checked against the stream's head in this call: every
+        // answer but "applied" needs it (an append checks the head by itself).
+        let mut synced = false;
+        for _ in 0..TRIES {
+            let (s, rebuilt) = self.fresh(id, &mut guard).await?;
+            synced |= rebuilt;
+            if let Some(k) = &key
+                && let Some(&(v, seat_version)) = s.keys.get(k)
+            {
+                if synced {
+                    // The key names one move: another one under it is refused.
+                    same_step(s, v, seat_version, &step)?;
+                    return Ok(Answer { result: StepResult::Duplicate(v), seat_version });
+                }
+                self.sync(id, &mut guard).await?;
+                synced = true;
+                continue;
+            }
+            if let Some(f) = fence
+                && f != s.version
+            {
+                if synced {
+                    let seat_version = s.seen.of(viewer);
+                    return Ok(Answer { result: StepResult::Stale(s.version), seat_version });
+                }
+                self.sync(id, &mut guard).await?;
+                synced = true;
+                continue;
+            }
+            let late = s.due_ms.is_some_and(|due| now_ms() >= due);
+            if late && fence.is_none() && s.host.outcome().is_none() {
+                // The deadline passed and the clock has not fired it (it may be down):
+                // fire it here, with the clock's own key, so whichever comes second is a
+                // duplicate.
+                let deadline_key = format!("deadline:{}", s.version);
+                match self.commit(id, s, StepIn::Deadline, Some(deadline_key), None).await? {
+                    Commit::Applied(_) => {
+                        service_kit::metrics::add("colosseum_engine_late_deadlines_total", 1);
+                    }
+                    Commit::Refused(e) => {
+                        return Err(EngineError::DeadlineRefused(e.to_string()));
+                    }
+                    Commit::Duplicate | Commit::Conflict => *guard = None,
+                }
+                continue;
+            }
+            match self.commit(id, s, step.clone(), key.clone(), traceparent.clone()).await? {
+                Commit::Applied(v) => {
+                    let seat_version = s.seen.of(viewer);
+                    return Ok(Answer { result: StepResult::Applied(v), seat_version });
+                }
+                Commit::Refused(e) if synced => {
+                    service_kit::metrics::add("colosseum_engine_refusals_total", 1);
+                    return Err(e);
+                }
+                Commit::Refused(_) => {
+                    self.sync(id, &mut guard).await?;
+                    synced = true;
+                }
+                // Another replica stored this key: the rebuilt copy knows it (and its
+                // numbering), and answers it on the next round.
+                Commit::Duplicate | Commit::Conflict => *guard = None,
+            }
+        }
+        Err(EngineError::KeptMoving)
+    }
+
+    /// Applies `step` to the slot and appends it. The slot is dirty from the moment the
+    /// rules apply the step until the append is known to have stored it, so any way out
+    /// between the two (an error, a panic) leaves a slot that is rebuilt before use.
+    async fn commit(
+        &self,
+        id: MatchId,
+        s: &mut Slot,
+        step: StepIn,
+        key: Option<String>,
+        traceparent: Option<String>,
+    ) -> Result<Commit, EngineError> {
+        if !s.meta.all_seated() {
+            // A seat may have been taken through another replica since this copy was made.
+            s.meta = self.meta(id).await?;
+        }
+        let moving = match &step {
+            StepIn::Move { seat, .. } => Some(*seat),
+            _ => None,
+        };
+        let before = s.host.to_move();
+        let windows_before = s.host.windows(s.meta.move_time_ms);
+        s.dirty = true;
+        let applied = match s.host.step_proto(step) {
+            Ok(a) => a,
+            Err(e) => {
+                // The rules refuse without changing anything.
+                s.dirty = false;
+                return Ok(Commit::Refused(e.into()));
+            }
+        };
+        let version = s.version + 1;
+        let now = now_ms();
+        let keep = keeps_window(before, s.host.to_move(), moving);
+        let mut account = s.clock;
+        if let Some(seat) = moving {
+            account.charge(&windows_before, seat, now, s.host.reserve_allowance_ms());
+        }
+        if !keep {
+            account.window_start_ms = now;
+        }
+        let (change, due) = next_deadline(s, keep, &account, now);
+        let step_json = applied.step_json;
+        let tag = entry_tag();
+        let mut entry = Entry {
+            version,
+            step_json: step_json.clone(),
+            idempotency_key: key.clone(),
+            events: applied.events.into_iter().map(stored).collect(),
+            views: Vec::new(),
+            traceparent,
+            at_ms: now,
+            tag,
+        };
+        let seen = s.seen.after(&entry);
+        entry.views = stored_views(&*s.host, &s.meta, seen, due);
+        match self.store.append(id, &entry, change).await? {
+            AppendOutcome::Appended { .. } => {
+                s.version = version;
+                s.tag = tag;
+                s.seen = seen;
+                s.due_ms = due;
+                s.clock = account;
+                s.steps.push(step_json);
+                s.dirty = false;
+                service_kit::metrics::add("colosseum_engine_steps_total", 1);
+                if let Some(k) = key {
+                    s.keys.insert(k, (version, seen.of(actor(&entry.step_json))));
+                }
+                if version.is_multiple_of(SNAPSHOT_EVERY) {
+                    let snap = Snapshot {
+                        steps: s.steps.clone(),
+                        keys: s.keys.iter().map(|(k, &(v, _))| (k.clone(), v)).collect(),
+                        seen: Some(s.seen),
+                        key_versions: s.keys.iter().map(|(k, &(_, sv))| (k.clone(), sv)).collect(),
+                        clock: s.clock,
+                        tag,
+                    };
+                    let store = self.store.clone();
+                    // Off the move's path: a lost snapshot only makes a rebuild read more.
+                    tokio::spawn(async move {
+                        if let Ok(bytes) = serde_json::to_vec(&snap)
+                            && let Err(e) = store.put_snapshot(id, version, &bytes).await
+                        {
+                            tracing::warn!(match_id = %id, error = %e, "snapshot not stored");
+                        }
+                    });
+                }
+                Ok(Commit::Applied(version))
+            }
+            AppendOutcome::Duplicate { .. } => Ok(Commit::Duplicate),
+            AppendOutcome::Conflict { .. } => Ok(Commit::Conflict),
+        }
+    }
+}
+
+/// A key seen at version `v` answers a duplicate only for the move it was first used
+/// for: another move under it is refused (ALREADY_EXISTS naming `v`), never dropped
+/// silently. Deadlines and resignations carry no client key.
+fn same_step(s: &Slot, v: u64, seat_version: u64, step: &StepIn) -> Result<(), EngineError> {
+    let StepIn::Move { seat, mv } = step else { return Ok(()) };
+    let parse = |j: &str| serde_json::from_str::<serde_json::Value>(j).ok();
+    // `steps[i]` is the step of version i + 1.
+    let stored = v.checked_sub(1).and_then(|i| s.steps.get(usize::try_from(i).ok()?));
+    let stored = stored.and_then(|j| parse(j));
+    let incoming = s.host.move_step_json(*seat, mv).and_then(|j| parse(&j));
+    match (stored, incoming) {
+        (Some(a), Some(b)) if a == b => Ok(()),
+        // The version as the seat numbers it: the one it was told when the key was used.
+        _ => Err(EngineError::KeyReused { version: seat_version }),
+    }
+}
+
+/// The seat of a stored move step, if it is one.
+pub(super) fn moving_seat(step_json: &str) -> Option<Seat> {
+    let v: serde_json::Value = serde_json::from_str(step_json).ok()?;
+    v.get("move")?;
+    v.get("seat").and_then(serde_json::Value::as_u64).and_then(Seat::new)
+}
+
+/// Whose numbering a stored step's answer is in: the seat that moved or resigned, else
+/// the spectators'. (Reads the step once: `{"seat":S,"move":..}` or `{"resign":S}`.)
+pub(super) fn actor(step_json: &str) -> Viewer {
+    let seat = serde_json::from_str::<serde_json::Value>(step_json).ok().and_then(|v| {
+        let seat = if v.get("move").is_some() { v.get("seat") } else { v.get("resign") };
+        seat.and_then(serde_json::Value::as_u64).and_then(Seat::new)
+    });
+    seat.map_or(Viewer::Spectator, Viewer::Seat)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_steps_name_their_seat() {
+        assert_eq!(moving_seat(r#"{"move":{"card":3},"seat":1}"#), Some(Seat::ONE));
+        assert_eq!(moving_seat(r#"{"deadline":true}"#), None);
+        assert_eq!(moving_seat(r#"{"resign":0}"#), None);
+        assert_eq!(actor(r#"{"move":{"card":3},"seat":1}"#), Viewer::Seat(Seat::ONE));
+        assert_eq!(actor(r#"{"resign":0}"#), Viewer::Seat(Seat::ZERO));
+        assert_eq!(actor(r#"{"deadline":true}"#), Viewer::Spectator);
+    }
+}
