@@ -392,6 +392,8 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                 for e in c.get("env", []):
                     if e["name"] not in env_read[binary]:
                         problems.append(f"{cn}: env {e['name']} is not read by {binary}")
+                    if e["name"] == "INTERNAL_AUTH" and e.get("value") != "on":
+                        problems.append(f"{cn}: INTERNAL_AUTH={e.get('value')!r}: internal calls must be authenticated")
                     ref = e.get("valueFrom", {}).get("secretKeyRef")
                     if ref and ref["name"] not in external_secrets:
                         s = secrets.get(ref["name"])
@@ -591,6 +593,8 @@ def check_compose(r: Report, env_read) -> None:
         for var in env:
             if var not in env_read[binary]:
                 problems.append(f"{name}: env {var} is not read by {binary}")
+        if env.get("INTERNAL_AUTH", "on") != "on":
+            problems.append(f"{name}: INTERNAL_AUTH={env['INTERNAL_AUTH']}: internal calls must be authenticated")
         exposed = {str(p).split(":")[-1] for p in s.get("expose", [])} | {str(p).split(":")[-1] for p in s.get("ports", [])}
         listen[name] = {}
         for var in ("GATEWAY_ADDR", "ENGINE_ADDR", "CLOCK_ADDR", "METRICS_ADDR"):
@@ -779,7 +783,8 @@ def free_port() -> int:
 
 
 class Live:
-    def __init__(self, r: Report, docs: list[dict], bin_dir: pathlib.Path, work: pathlib.Path, external_redis: str | None):
+    def __init__(self, r: Report, docs: list[dict], bin_dir: pathlib.Path, work: pathlib.Path, external_redis: str | None,
+                 stand_ins: dict[str, dict[str, str]]):
         self.r, self.docs, self.bin_dir, self.work = r, docs, bin_dir, work
         self.external_redis = external_redis
         self.procs: list[tuple[str, subprocess.Popen, dict]] = []
@@ -789,6 +794,9 @@ class Live:
             d["metadata"]["name"]: {k: base64.b64decode(v).decode() for k, v in d.get("data", {}).items()}
             for d in docs if d["kind"] == "Secret"
         }
+        # Secrets the values name but the chart does not make (existingSecret): ours stand in.
+        for name, data in stand_ins.items():
+            self.secrets.setdefault(name, data)
         self.workloads = [d for d in docs if d["kind"] in ("Deployment", "StatefulSet")]
         for w in self.workloads:
             for c in w["spec"]["template"]["spec"]["containers"]:
@@ -998,32 +1006,93 @@ def play(r: Report, cli: pathlib.Path, gateway: str, game: str, extra: list[str]
     return res
 
 
-def run_live(r: Report, name: str, docs: list[dict], bin_dir: pathlib.Path, named_metrics: set[str], keep: bool) -> set[str]:
+def start_redis(r: Report, work: pathlib.Path, cluster: bool) -> tuple[list[subprocess.Popen], str | None]:
+    """A redis-server with AOF always, or a three-primary Redis Cluster; returns the
+    processes and the URL (or the comma-separated seed nodes)."""
+    ports = [free_port() for _ in range(3 if cluster else 1)]
+    procs = []
+    for port in ports:
+        d = work / f"redis-{port}"
+        d.mkdir()
+        args = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--appendonly", "yes",
+                "--appendfsync", "always", "--save", "", "--dir", str(d)]
+        if cluster:
+            args += ["--cluster-enabled", "yes", "--cluster-config-file", str(d / "nodes.conf")]
+        procs.append(subprocess.Popen(args, stdout=open(d / "log", "w"), stderr=subprocess.STDOUT, start_new_session=True))
+    for port in ports:
+        deadline = time.time() + 20
+        while time.time() < deadline and subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).returncode:
+            time.sleep(0.1)
+    if cluster:
+        out = subprocess.run(["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports],
+                              "--cluster-replicas", "0", "--cluster-yes"], capture_output=True, text=True)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            states = [subprocess.run(["redis-cli", "-p", str(p), "cluster", "info"], capture_output=True, text=True).stdout for p in ports]
+            if all("cluster_state:ok" in st for st in states):
+                break
+            time.sleep(0.2)
+        else:
+            r.fail(f"live: the Redis Cluster did not form: {out.stdout[-400:]} {out.stderr[-400:]}")
+            return procs, None
+        r.ok(f"live: a Redis Cluster of 3 primaries on ports {ports} (AOF always) stands in for the values' Redis")
+        return procs, ",".join(f"redis://127.0.0.1:{p}" for p in ports)
+    r.ok(f"live: a redis-server on port {ports[0]} (AOF always) stands in for the values' Redis")
+    return procs, f"redis://127.0.0.1:{ports[0]}/0"
+
+
+def check_internal_auth(r: Report, live: "Live") -> None:
+    """The engines refuse a call without the secret and take one with the secret the chart
+    mounted into the gateway (a raw call: an empty GetMeta is refused for its argument,
+    after authentication)."""
+    import grpc
+    gw = next(w for w in live.workloads if w["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/component") == "gateway")
+    token_file = next(e for e in gw["spec"]["template"]["spec"]["containers"][0]["env"] if e["name"] == "INTERNAL_TOKEN_FILE")["value"]
+    mount = next(m for m in gw["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] if token_file.startswith(m["mountPath"] + "/"))
+    token = (live.work / gw["metadata"]["name"] / "vol" / mount["name"] / token_file[len(mount["mountPath"]) + 1:]).read_text().strip()
+    for w in live.workloads:
+        c = w["spec"]["template"]["spec"]["containers"][0]
+        if binary_of(c) != "rules-engine":
+            continue
+        port = live.ports[(w["metadata"]["name"], "grpc")]
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+            call = ch.unary_unary("/colosseum.internal.v1.RulesEngineService/GetMeta",
+                                  request_serializer=lambda b: b, response_deserializer=lambda b: b)
+            codes = []
+            for md in ([], [("x-colosseum-internal", token)]):
+                try:
+                    call(b"", metadata=md, timeout=3)
+                    codes.append(grpc.StatusCode.OK)
+                except grpc.RpcError as e:
+                    codes.append(e.code())
+        r.check(codes[0] == grpc.StatusCode.UNAUTHENTICATED and codes[1] != grpc.StatusCode.UNAUTHENTICATED,
+                f"live: {w['metadata']['name']} refuses a call without the secret ({codes[0].name}) and takes the gateway's ({codes[1].name})")
+
+
+def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: pathlib.Path, keep: bool) -> set[str]:
     """Runs one rendered example; returns the metric names exported."""
     r.section(f"Live: {name} as local processes")
     work = pathlib.Path(tempfile.mkdtemp(prefix=f"deploy-check-{pathlib.Path(name).stem}-"))
-    redis_proc = None
-    external = None
     uses_internal = any(d["kind"] == "StatefulSet" for d in docs)
+    cluster = values.get("redis", {}).get("mode") == "cluster"
+    redis_procs, external = [], None
     if not uses_internal:
-        # The values name a Redis outside the chart: a redis-server of ours stands in.
-        port = free_port()
-        (work / "redis").mkdir()
-        redis_proc = subprocess.Popen(
-            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--appendonly", "yes",
-             "--appendfsync", "always", "--save", "", "--dir", str(work / "redis")],
-            stdout=open(work / "redis.log", "w"), stderr=subprocess.STDOUT, start_new_session=True)
-        external = f"redis://127.0.0.1:{port}/0"
-    live = Live(r, docs, bin_dir, work, external)
+        # The values name a Redis outside the chart: a redis-server (or a Redis Cluster) of
+        # ours stands in.
+        redis_procs, external = start_redis(r, work, cluster)
+    stand_ins = {}
+    tok = values.get("internalToken", {})
+    if tok.get("existingSecret"):
+        stand_ins[tok["existingSecret"]] = {tok.get("existingSecretKey", "token"): os.urandom(32).hex()}
+    red = values.get("redis", {})
+    if red.get("existingSecret") and external:
+        stand_ins.setdefault(red["existingSecret"], {})[red.get("existingSecretKey", "url")] = external
+    live = Live(r, docs, bin_dir, work, None if cluster else external, stand_ins)
     exported: set[str] = set()
     try:
         stateful = [w for w in live.workloads if w["kind"] == "StatefulSet"]
         for w in stateful:
             live.start(w)
-        if external:
-            deadline = time.time() + 20
-            while time.time() < deadline and subprocess.run(["redis-cli", "-u", external, "ping"], capture_output=True).returncode:
-                time.sleep(0.1)
         if not live.wait_ready([w["metadata"]["name"] for w in stateful]):
             return exported
         rest = [w for w in live.workloads if w["kind"] == "Deployment"]
@@ -1035,6 +1104,7 @@ def run_live(r: Report, name: str, docs: list[dict], bin_dir: pathlib.Path, name
         gw_svc = next(s for s in live.services.values() if s["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "gateway")
         gw_port = live.service_target(gw_svc["metadata"]["name"], gw_svc["spec"]["ports"][0]["port"])
         gateway = f"http://127.0.0.1:{gw_port}"
+        check_internal_auth(r, live)
         cli = bin_dir / "colosseum"
         for fam, game in sorted(GAME_OF_FAMILY.items()):
             res = play(r, cli, gateway, game, ["--matches", "3", "--concurrency", "3"], f"{game} ({fam})")
@@ -1054,9 +1124,9 @@ def run_live(r: Report, name: str, docs: list[dict], bin_dir: pathlib.Path, name
         live.stop_all()
     finally:
         live.kill_all()
-        if redis_proc:
-            redis_proc.terminate()
-            redis_proc.wait()
+        for p in redis_procs:
+            p.terminate()
+            p.wait()
         if keep:
             print(f"      logs kept in {work}")
         else:
@@ -1127,10 +1197,7 @@ def main() -> int:
         if not r.failures:
             exported: set[str] = set()
             for name, (values, docs) in sorted(rendered.items()):
-                if values.get("redis", {}).get("mode", "single") == "cluster":
-                    print(f"\n== Live: {name} skipped (a Redis Cluster; the cluster tests cover REDIS_CLUSTER_URLS)")
-                    continue
-                exported |= run_live(r, name, docs, bin_dir, named, args.keep_logs)
+                exported |= run_live(r, name, values, docs, bin_dir, args.keep_logs)
             report_metrics(r, named, exported)
         else:
             print("\n== Live: skipped (failures above)")

@@ -174,10 +174,13 @@ spec:
         {{- with $v.podLabels }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
-      {{- with $v.podAnnotations }}
       annotations:
+        # A new Redis URL in values restarts the pods (they read it at start). Not the
+        # internal secret: changing it is a rotation (docs/operations.md), not a rollout.
+        checksum/redis: {{ printf "%s/%s/%s" (include "colosseum.redisSecretName" $root) (include "colosseum.redisSecretKey" $root) (include "colosseum.redisUrlValue" $root) | sha256sum | trunc 16 | quote }}
+        {{- with $v.podAnnotations }}
         {{- toYaml . | nindent 8 }}
-      {{- end }}
+        {{- end }}
     spec:
       serviceAccountName: {{ include "colosseum.fullname" $root }}
       automountServiceAccountToken: false
