@@ -491,9 +491,14 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
             for s in svcs:
                 if ep["port"] not in {p["name"] for p in s["spec"]["ports"]}:
                     problems.append(f"ServiceMonitor {sm['metadata']['name']}: Service {s['metadata']['name']} has no port {ep['port']}")
+    rules_file = yaml.safe_load((DEPLOY / "prometheus" / "rules.yaml").read_text())
     for pr in by_kind.get("PrometheusRule", []):
-        if not pr["spec"].get("groups"):
-            problems.append(f"PrometheusRule {pr['metadata']['name']}: no rule groups")
+        if pr["spec"] != rules_file:
+            problems.append(f"PrometheusRule {pr['metadata']['name']}: not deploy/prometheus/rules.yaml")
+    shipped = {f.name: f.read_text() for f in (DEPLOY / "grafana" / "dashboards").glob("*.json")}
+    in_maps = {k: v for cm in by_kind.get("ConfigMap", []) if "dashboard" in cm["metadata"]["name"] for k, v in cm.get("data", {}).items()}
+    if in_maps and {k: json.loads(v) for k, v in in_maps.items()} != {k: json.loads(v) for k, v in shipped.items()}:
+        problems.append(f"the dashboard ConfigMaps ({sorted(in_maps)}) are not deploy/grafana/dashboards ({sorted(shipped)})")
     families_run = {
         f for w, spec in pod_specs(docs) for c in spec["containers"] if binary_of(c) == "rules-engine"
         for e in c.get("env", []) if e["name"] == "FAMILIES" for f in e["value"].split(",")
@@ -542,6 +547,13 @@ def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]
                     errors.append(f"{d['kind']}/{d['metadata'].get('name')}: {e}")
             r.check(not errors, f"{ex.name}: kubernetes-validate --strict, Kubernetes {version}", "; ".join(errors))
         check_semantics(r, ex.name, docs, env_read, values)
+    # Without a Redis the chart refuses to install (each service would keep its own
+    # in-memory store), saying what to set.
+    try:
+        render(helm, {})
+        r.fail("the default values (no Redis) render: they should be refused")
+    except Exception as e:  # noqa: BLE001
+        r.check("set redis.url" in str(e), "the default values are refused: they name no Redis", str(e)[-200:])
     # The schema refuses what a typo would make.
     base = yaml.safe_load((CHART / "ci" / "minimal.yaml").read_text())
     for bad, why in (
