@@ -142,9 +142,18 @@ def _functions(path: pathlib.Path) -> list[tuple[str, str, list[str]]]:
         lits = [literals[int(n)] for n in re.findall(r'"#(\d+)"', body)]
         # The first argument of a config helper or std::env call, marked: an env var even
         # without an `_` in its name (FAMILIES).
-        lits += ["ARG:" + literals[int(n)] for n in re.findall(r'\b(?:string|optional|addr|number|var|var_os)\(\s*"#(\d+)"', body)]
+        lits += ["ARG:" + literals[int(n)] for n in re.findall(rf'\b(?:{"|".join(sorted(ENV_HELPERS))})\(\s*"#(\d+)"', body)]
         out.append((m.group(1), body, lits))
+    # Constants and statics too (a table of variable names), reached when a fn names them.
+    for m in re.finditer(r"\b(?:const|static)\s+([A-Z][A-Z0-9_]*)\s*:[^=;]*=([^;]*);", clean):
+        lits = [literals[int(n)] for n in re.findall(r'"#(\d+)"', m.group(2))]
+        out.append((m.group(1), m.group(2), lits))
     return out
+
+
+# Functions whose first argument names an env var: std::env's, and (added by
+# `env_vars_read`) every workspace fn declared `fn name(var: &'static str ...`.
+ENV_HELPERS = {"var", "var_os"}
 
 
 def _workspace() -> dict[str, dict]:
@@ -197,6 +206,9 @@ def env_vars_read() -> dict[str, set[str]]:
     Over-approximate on purpose (a name shared by two fns reaches both): an env var the
     binary does not read is still caught unless some reached fn names it."""
     pkgs = _workspace()
+    for p in pkgs.values():
+        for f in (p["dir"] / "src").rglob("*.rs") if (p["dir"] / "src").exists() else []:
+            ENV_HELPERS.update(re.findall(r"\bfn\s+(\w+)\s*\(\s*var:\s*&'static str", f.read_text()))
     fns_of = {}
     for name, p in pkgs.items():
         fns = []
@@ -224,6 +236,7 @@ def env_vars_read() -> dict[str, set[str]]:
                 calls = set()
                 for _, body, _ in frontier:
                     calls |= set(re.findall(r"\b(\w+)\s*(?:::<[^>]*>)?\s*\(", body))
+                    calls |= set(re.findall(r"\b([A-Z][A-Z0-9_]+)\b", body))
                 new_calls = calls - names_called
                 names_called |= new_calls
                 frontier = [f for f in pool if f[0] in new_calls]
