@@ -814,13 +814,66 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Proxy:
+    """kube-proxy's part for one Service port: a loopback port that hands each new
+    connection to the next backend in turn (connections are balanced, not calls)."""
+
+    def __init__(self, backends: list[int]):
+        import threading
+        self.backends, self.next = backends, 0
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(256)
+        self.port = self.sock.getsockname()[1]
+        self.threading = threading
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            backend = self.backends[self.next % len(self.backends)]
+            self.next += 1
+            try:
+                upstream = socket.create_connection(("127.0.0.1", backend))
+            except OSError:
+                client.close()
+                continue
+            for s_ in (client, upstream):
+                s_.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for a, b in ((client, upstream), (upstream, client)):
+                self.threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        try:
+            b.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 class Live:
+    """The rendered workloads as local processes: one per replica (capped), each with its
+    own loopback ports; each Service port a Proxy over the replicas it selects."""
+
     def __init__(self, r: Report, docs: list[dict], bin_dir: pathlib.Path, work: pathlib.Path, external_redis: str | None,
-                 stand_ins: dict[str, dict[str, str]]):
+                 stand_ins: dict[str, dict[str, str]], max_replicas: int):
         self.r, self.docs, self.bin_dir, self.work = r, docs, bin_dir, work
         self.external_redis = external_redis
         self.procs: list[tuple[str, subprocess.Popen, dict]] = []
-        self.ports: dict[tuple[str, str | int], int] = {}  # (workload, port name or number) -> loopback port
+        self.ports: dict[tuple[str, str | int], int] = {}  # (instance, port name or number) -> loopback port
+        self.proxies: dict[tuple[str, int], Proxy] = {}
         self.services = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Service"}
         self.secrets = {
             d["metadata"]["name"]: {k: base64.b64decode(v).decode() for k, v in d.get("data", {}).items()}
@@ -830,15 +883,25 @@ class Live:
         for name, data in stand_ins.items():
             self.secrets.setdefault(name, data)
         self.workloads = [d for d in docs if d["kind"] in ("Deployment", "StatefulSet")]
+        hpa_min = {h["spec"]["scaleTargetRef"]["name"]: h["spec"]["minReplicas"] for h in docs if h["kind"] == "HorizontalPodAutoscaler"}
+        self.instances: list[tuple[str, dict]] = []
         for w in self.workloads:
-            for c in w["spec"]["template"]["spec"]["containers"]:
-                for p in c.get("ports", []):
-                    port = free_port()
-                    self.ports[(w["metadata"]["name"], p["containerPort"])] = port
-                    self.ports[(w["metadata"]["name"], p["name"])] = port
+            n = w["spec"].get("replicas", hpa_min.get(w["metadata"]["name"], 1))
+            for i in range(max(1, min(n, max_replicas))):
+                inst = f"{w['metadata']['name']}-{i}"
+                self.instances.append((inst, w))
+                for c in w["spec"]["template"]["spec"]["containers"]:
+                    for p in c.get("ports", []):
+                        port = free_port()
+                        self.ports[(inst, p["containerPort"])] = port
+                        self.ports[(inst, p["name"])] = port
+
+    def of(self, w: dict) -> list[str]:
+        return [inst for inst, x in self.instances if x is w]
 
     def service_target(self, host: str, port: int) -> int | None:
-        """The loopback port behind Service `host`:`port` (any DNS form of its name)."""
+        """The loopback port of Service `host`:`port` (any DNS form of its name): a Proxy
+        over the ports of the replicas it selects."""
         name = host.split(".")[0]
         if host not in (name, f"{name}.{NAMESPACE}", f"{name}.{NAMESPACE}.svc", f"{name}.{NAMESPACE}.svc.cluster.local"):
             return None
@@ -848,13 +911,20 @@ class Live:
         sp = next((p for p in svc["spec"]["ports"] if p["port"] == port), None)
         if not sp:
             return None
-        for w in self.workloads:
-            if selects(svc["spec"]["selector"], w["spec"]["template"]["metadata"]["labels"]):
-                return self.ports.get((w["metadata"]["name"], sp.get("targetPort", port)))
-        return None
+        if (name, port) not in self.proxies:
+            backends = [
+                self.ports[(inst, sp.get("targetPort", port))]
+                for inst, w in self.instances
+                if selects(svc["spec"]["selector"], w["spec"]["template"]["metadata"]["labels"])
+                and (inst, sp.get("targetPort", port)) in self.ports
+            ]
+            if not backends:
+                return None
+            self.proxies[(name, port)] = Proxy(backends)
+        return self.proxies[(name, port)].port
 
-    def rewrite(self, wname: str, value: str, mounts: dict[str, pathlib.Path]) -> str:
-        own = {k[1]: v for k, v in self.ports.items() if k[0] == wname and isinstance(k[1], int)}
+    def rewrite(self, inst: str, value: str, mounts: dict[str, pathlib.Path]) -> str:
+        own = {k[1]: v for k, v in self.ports.items() if k[0] == inst and isinstance(k[1], int)}
 
         def addr(m: re.Match) -> str:
             host, port = m.group(1), int(m.group(2))
@@ -872,11 +942,10 @@ class Live:
                 return str(mounts[path]) + value[len(path):]
         return value
 
-    def start(self, w: dict) -> bool:
-        wname = w["metadata"]["name"]
+    def start(self, inst: str, w: dict) -> bool:
         spec = w["spec"]["template"]["spec"]
         c = spec["containers"][0]
-        wdir = self.work / wname
+        wdir = self.work / inst
         wdir.mkdir(parents=True, exist_ok=True)
         volumes = {}
         for v in spec.get("volumes", []):
@@ -893,16 +962,13 @@ class Live:
             volumes[t["metadata"]["name"]] = d
         mounts = {m["mountPath"]: volumes[m["name"]] for m in c.get("volumeMounts", [])}
         binary = binary_of(c)
-        if binary in OUR_BINARIES:
-            exe = self.bin_dir / binary
-        else:
-            exe = pathlib.Path(shutil.which(binary) or binary)
+        exe = self.bin_dir / binary if binary in OUR_BINARIES else pathlib.Path(shutil.which(binary) or binary)
         if not exe.exists():
-            self.r.fail(f"live: {wname}: no binary {exe}")
+            self.r.fail(f"live: {inst}: no binary {exe}")
             return False
-        args = [self.rewrite(wname, a, mounts) for a in (c.get("command", [])[1:] + c.get("args", []))]
+        args = [self.rewrite(inst, a, mounts) for a in (c.get("command", [])[1:] + c.get("args", []))]
         if binary == "redis-server":
-            args += ["--port", str(self.ports[(wname, 6379)]), "--bind", "127.0.0.1"]
+            args += ["--port", str(self.ports[(inst, 6379)]), "--bind", "127.0.0.1"]
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         for e in c.get("env", []):
             if "value" in e:
@@ -911,39 +977,39 @@ class Live:
                 ref = e["valueFrom"]["secretKeyRef"]
                 val = self.secrets.get(ref["name"], {}).get(ref["key"])
                 if val is None:
-                    self.r.fail(f"live: {wname}: env {e['name']} names Secret {ref['name']}/{ref['key']}, which the live check lacks")
+                    self.r.fail(f"live: {inst}: env {e['name']} names Secret {ref['name']}/{ref['key']}, which the live check lacks")
                     return False
-            val = self.rewrite(wname, val, mounts)
+            val = self.rewrite(inst, val, mounts)
             if e["name"] in ("REDIS_URL", "REDIS_CLUSTER_URLS") and self.external_redis and "127.0.0.1" not in val:
                 val = self.external_redis  # an external Redis named by the values: ours stands in
             env[e["name"]] = val
         log = open(wdir / "log", "w")
         proc = subprocess.Popen([str(exe), *args], env=env, cwd=wdir, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
-        self.procs.append((wname, proc, {"spec": spec, "container": c, "log": wdir / "log"}))
+        self.procs.append((inst, proc, {"spec": spec, "container": c, "log": wdir / "log", "dir": wdir}))
         return True
 
-    def probe(self, wname: str, c: dict, probe: dict) -> tuple[bool, str]:
+    def probe(self, inst: str, probe: dict) -> tuple[bool, str]:
         if "grpc" in probe:
-            port = self.ports[(wname, probe["grpc"]["port"])]
+            port = self.ports[(inst, probe["grpc"]["port"])]
             import grpc
             from grpc_health.v1 import health_pb2, health_pb2_grpc
             try:
                 with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
                     resp = health_pb2_grpc.HealthStub(ch).Check(
                         health_pb2.HealthCheckRequest(service=probe["grpc"].get("service", "")), timeout=2)
-                return resp.status == health_pb2.HealthCheckResponse.SERVING, f"grpc {port}: {resp.status}"
+                return resp.status == health_pb2.HealthCheckResponse.SERVING, f"grpc {port}: SERVING"
             except grpc.RpcError as e:
                 return False, f"grpc {port}: {e.code()}"
         if "httpGet" in probe:
-            port = self.ports[(wname, probe["httpGet"]["port"])]
+            port = self.ports[(inst, probe["httpGet"]["port"])]
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}{probe['httpGet'].get('path', '/')}", timeout=2) as resp:
-                    return 200 <= resp.status < 400, f"http {port}: {resp.status}"
+                    return 200 <= resp.status < 400, f"GET {probe['httpGet'].get('path', '/')} {resp.status}"
             except Exception as e:  # noqa: BLE001
                 return False, f"http {port}: {e}"
         if "tcpSocket" in probe:
-            port = self.ports[(wname, probe["tcpSocket"]["port"])]
+            port = self.ports[(inst, probe["tcpSocket"]["port"])]
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=2).close()
                 return True, f"tcp {port}"
@@ -952,19 +1018,20 @@ class Live:
         if "exec" in probe:
             cmd = list(probe["exec"]["command"])
             if cmd[0] == "redis-cli":
-                cmd[1:1] = ["-p", str(self.ports[(wname, 6379)])]
+                cmd[1:1] = ["-p", str(self.ports[(inst, 6379)])]
             out = subprocess.run(cmd, capture_output=True, text=True, timeout=5)
             return out.returncode == 0, f"exec {' '.join(cmd)}: {out.stdout.strip()}"
         return False, "no probe handler"
 
     def wait_ready(self, names: list[str], timeout: float = 60) -> bool:
+        """Runs each instance's startup, liveness and readiness probes until they pass."""
         ok = True
-        for wname, proc, info in self.procs:
-            if wname not in names:
+        for inst, proc, info in self.procs:
+            if inst not in names:
                 continue
-            c = info["container"]
+            passed = []
             for kind in ("startupProbe", "livenessProbe", "readinessProbe"):
-                probe = c.get(kind)
+                probe = info["container"].get(kind)
                 if not probe:
                     continue
                 deadline, why, good = time.time() + timeout, "", False
@@ -972,44 +1039,47 @@ class Live:
                     if proc.poll() is not None:
                         why = f"exited {proc.returncode}: {info['log'].read_text()[-600:]}"
                         break
-                    good, why = self.probe(wname, c, probe)
+                    good, why = self.probe(inst, probe)
                     if good:
                         break
                     time.sleep(0.2)
-                ok &= self.r.check(good, f"live: {wname} {kind}" + (f" ({why})" if good else ""), why)
                 if not good:
+                    ok = self.r.check(False, f"live: {inst} {kind}", why)
                     break
+                passed.append(f"{kind.removesuffix('Probe')} {why}")
+            else:
+                self.r.ok(f"live: {inst} probes pass: {'; '.join(passed)}")
         return ok
 
     def stop_all(self) -> None:
-        for wname, proc, info in reversed(self.procs):
+        for inst, proc, info in reversed(self.procs):
             if proc.poll() is not None:
-                self.r.fail(f"live: {wname} had exited ({proc.returncode}) before the stop: {info['log'].read_text()[-400:]}")
+                self.r.fail(f"live: {inst} had exited ({proc.returncode}) before the stop: {info['log'].read_text()[-400:]}")
                 continue
-            spec = info["spec"]
-            grace = spec.get("terminationGracePeriodSeconds", 30)
+            grace = info["spec"].get("terminationGracePeriodSeconds", 30)
             sleep = info["container"].get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0)
             t0 = time.time()
             proc.send_signal(signal.SIGTERM)
             try:
                 code = proc.wait(timeout=grace - sleep)
-                took = time.time() - t0
-                self.r.check(code == 0, f"live: {wname} drained and exited {code} {took:.1f} s after SIGTERM (grace after preStop: {grace - sleep} s)")
+                self.r.check(code == 0, f"live: {inst} drained and exited {code} {time.time() - t0:.1f} s after SIGTERM (grace after preStop: {grace - sleep} s)")
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-                self.r.fail(f"live: {wname} still running {grace - sleep} s after SIGTERM: Kubernetes would SIGKILL it")
+                self.r.fail(f"live: {inst} still running {grace - sleep} s after SIGTERM: Kubernetes would SIGKILL it")
 
     def kill_all(self) -> None:
         for _, proc, _ in self.procs:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        for p in self.proxies.values():
+            p.close()
 
     def scrape(self) -> dict[str, dict[str, float]]:
         out = {}
-        for w in self.workloads:
-            port = self.ports.get((w["metadata"]["name"], "metrics"))
+        for inst, _ in self.instances:
+            port = self.ports.get((inst, "metrics"))
             if not port:
                 continue
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=3) as resp:
@@ -1022,7 +1092,7 @@ class Live:
                         vals[name] = vals.get(name, 0.0) + float(line.rsplit(" ", 1)[1])
                     except ValueError:
                         pass
-            out[w["metadata"]["name"]] = vals
+            out[inst] = vals
         return out
 
 
@@ -1041,7 +1111,19 @@ def play(r: Report, cli: pathlib.Path, gateway: str, game: str, extra: list[str]
 def start_redis(r: Report, work: pathlib.Path, cluster: bool) -> tuple[list[subprocess.Popen], str | None]:
     """A redis-server with AOF always, or a three-primary Redis Cluster; returns the
     processes and the URL (or the comma-separated seed nodes)."""
-    ports = [free_port() for _ in range(3 if cluster else 1)]
+    def cluster_port() -> int:
+        # A cluster node also listens on port + 10000 (its bus): both must be free.
+        while True:
+            port = free_port()
+            if port <= 55535:
+                try:
+                    with socket.socket() as s_:
+                        s_.bind(("127.0.0.1", port + 10000))
+                    return port
+                except OSError:
+                    pass
+
+    ports = [cluster_port() if cluster else free_port() for _ in range(3 if cluster else 1)]
     procs = []
     for port in ports:
         d = work / f"redis-{port}"
@@ -1078,15 +1160,15 @@ def check_internal_auth(r: Report, live: "Live") -> None:
     mounted into the gateway (a raw call: an empty GetMeta is refused for its argument,
     after authentication)."""
     import grpc
-    gw = next(w for w in live.workloads if w["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/component") == "gateway")
-    token_file = next(e for e in gw["spec"]["template"]["spec"]["containers"][0]["env"] if e["name"] == "INTERNAL_TOKEN_FILE")["value"]
-    mount = next(m for m in gw["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] if token_file.startswith(m["mountPath"] + "/"))
-    token = (live.work / gw["metadata"]["name"] / "vol" / mount["name"] / token_file[len(mount["mountPath"]) + 1:]).read_text().strip()
-    for w in live.workloads:
-        c = w["spec"]["template"]["spec"]["containers"][0]
-        if binary_of(c) != "rules-engine":
+    gw_inst, gw = next((i, w) for i, w in live.instances if w["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/component") == "gateway")
+    c = gw["spec"]["template"]["spec"]["containers"][0]
+    token_file = next(e for e in c["env"] if e["name"] == "INTERNAL_TOKEN_FILE")["value"]
+    mount = next(m for m in c["volumeMounts"] if token_file.startswith(m["mountPath"] + "/"))
+    token = (live.work / gw_inst / "vol" / mount["name"] / token_file[len(mount["mountPath"]) + 1:]).read_text().strip()
+    for inst, w in live.instances:
+        if binary_of(w["spec"]["template"]["spec"]["containers"][0]) != "rules-engine":
             continue
-        port = live.ports[(w["metadata"]["name"], "grpc")]
+        port = live.ports[(inst, "grpc")]
         with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
             call = ch.unary_unary("/colosseum.internal.v1.RulesEngineService/GetMeta",
                                   request_serializer=lambda b: b, response_deserializer=lambda b: b)
@@ -1098,10 +1180,10 @@ def check_internal_auth(r: Report, live: "Live") -> None:
                 except grpc.RpcError as e:
                     codes.append(e.code())
         r.check(codes[0] == grpc.StatusCode.UNAUTHENTICATED and codes[1] != grpc.StatusCode.UNAUTHENTICATED,
-                f"live: {w['metadata']['name']} refuses a call without the secret ({codes[0].name}) and takes the gateway's ({codes[1].name})")
+                f"live: {inst} refuses a call without the secret ({codes[0].name}) and takes the gateway's ({codes[1].name})")
 
 
-def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: pathlib.Path, keep: bool) -> set[str]:
+def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: pathlib.Path, keep: bool, max_replicas: int) -> set[str]:
     """Runs one rendered example; returns the metric names exported."""
     r.section(f"Live: {name} as local processes")
     work = pathlib.Path(tempfile.mkdtemp(prefix=f"deploy-check-{pathlib.Path(name).stem}-"))
@@ -1119,20 +1201,19 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
     red = values.get("redis", {})
     if red.get("existingSecret") and external:
         stand_ins.setdefault(red["existingSecret"], {})[red.get("existingSecretKey", "url")] = external
-    live = Live(r, docs, bin_dir, work, None if cluster else external, stand_ins)
+    live = Live(r, docs, bin_dir, work, None if cluster else external, stand_ins, max_replicas)
     exported: set[str] = set()
     try:
-        stateful = [w for w in live.workloads if w["kind"] == "StatefulSet"]
-        for w in stateful:
-            live.start(w)
-        if not live.wait_ready([w["metadata"]["name"] for w in stateful]):
-            return exported
-        rest = [w for w in live.workloads if w["kind"] == "Deployment"]
-        for w in rest:
-            if not live.start(w):
+        # Redis (a StatefulSet) first, as its clients wait for it; then every Deployment.
+        for kind in ("StatefulSet", "Deployment"):
+            group = [(i, w) for i, w in live.instances if w["kind"] == kind]
+            for inst, w in group:
+                if not live.start(inst, w):
+                    return exported
+            if not live.wait_ready([i for i, _ in group]):
                 return exported
-        if not live.wait_ready([w["metadata"]["name"] for w in rest]):
-            return exported
+        print(f"      {len(live.procs)} processes: " + ", ".join(
+            f"{w['metadata']['name'].removeprefix(RELEASE + '-colosseum-')} x{len(live.of(w))}" for w in live.workloads))
         gw_svc = next(s for s in live.services.values() if s["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "gateway")
         gw_port = live.service_target(gw_svc["metadata"]["name"], gw_svc["spec"]["ports"][0]["port"])
         gateway = f"http://127.0.0.1:{gw_port}"
@@ -1152,6 +1233,11 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
         scraped = live.scrape()
         for vals in scraped.values():
             exported |= set(vals)
+        # How the Service proxies spread the engines' work over their replicas.
+        spread = [f"{i.removeprefix(RELEASE + '-colosseum-engine-')} {int(v.get('colosseum_engine_steps_total', 0))}"
+                  f"/{int(v.get('colosseum_engine_catch_ups_total', 0))}/{int(v.get('colosseum_engine_rebuilds_total', 0))}"
+                  for i, v in scraped.items() if "-engine-" in i]
+        print(f"      engine replicas, steps/catch-ups/rebuilds: {', '.join(spread)}")
         r.ok(f"live: scraped {len(scraped)} metrics endpoints: {len(exported)} metric names")
         live.stop_all()
     finally:
@@ -1191,6 +1277,7 @@ def main() -> int:
     ap.add_argument("--bin-dir", default="target/debug", help="where gateway, rules-engine, clock and colosseum are")
     ap.add_argument("--offline", action="store_true", help="skip the live run")
     ap.add_argument("--keep-logs", action="store_true", help="keep the live run's directory")
+    ap.add_argument("--max-replicas", type=int, default=2, help="live: processes per workload at most (its replicas or HPA minimum)")
     args = ap.parse_args()
     bin_dir = pathlib.Path(args.bin_dir).resolve()
     r = Report()
@@ -1229,7 +1316,7 @@ def main() -> int:
         if not r.failures:
             exported: set[str] = set()
             for name, (values, docs) in sorted(rendered.items()):
-                exported |= run_live(r, name, values, docs, bin_dir, args.keep_logs)
+                exported |= run_live(r, name, values, docs, bin_dir, args.keep_logs, args.max_replicas)
             report_metrics(r, named, exported)
         else:
             print("\n== Live: skipped (failures above)")
