@@ -419,14 +419,30 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                     if not m or val is None:
                         continue
                     fam = m.group(1).lower()
+                    pods_named: dict[str, set[str]] = {}
                     for url in val.split(","):
                         um = re.fullmatch(r"http://([^:/]+):(\d+)", url.strip())
-                        svc = next((s for s in by_kind.get("Service", []) if um and s["metadata"]["name"] == um.group(1).split(".")[0]), None)
+                        labels_ = um.group(1).split(".") if um else [""]
+                        services = {s["metadata"]["name"]: s for s in by_kind.get("Service", [])}
+                        svc = services.get(labels_[0])
+                        pod_sts = None
+                        if not svc and len(labels_) > 1 and labels_[1] in services:
+                            # <pod>.<headless Service>: a StatefulSet's pod, by name.
+                            svc = services[labels_[1]]
+                            pod_sts = next((t for t in workloads if t["kind"] == "StatefulSet" and t["spec"].get("serviceName") == svc["metadata"]["name"]
+                                            and re.fullmatch(re.escape(t["metadata"]["name"]) + r"-(\d+)", labels_[0])
+                                            and int(labels_[0].rsplit("-", 1)[1]) < t["spec"]["replicas"]), None)
+                            if not pod_sts or svc["spec"].get("clusterIP") != "None":
+                                problems.append(f"{cn}: {var} names {um.group(1)}, no pod of a StatefulSet governed by a headless Service")
+                                continue
+                            pods_named.setdefault(pod_sts["metadata"]["name"], set()).add(labels_[0])
                         if not svc:
                             problems.append(f"{cn}: {var}={url} names no rendered Service")
                             continue
                         sport = next((p for p in svc["spec"]["ports"] if p["port"] == int(um.group(2))), None)
-                        targets = [t for t, _ in pod_specs(docs) if selects(svc["spec"].get("selector", {}), t["spec"]["template"]["metadata"]["labels"])]
+                        if pod_sts:
+                            sport = {"targetPort": int(um.group(2))}
+                        targets = [pod_sts] if pod_sts else [t for t, _ in pod_specs(docs) if selects(svc["spec"].get("selector", {}), t["spec"]["template"]["metadata"]["labels"])]
                         good = False
                         for t in targets:
                             tc = t["spec"]["template"]["spec"]["containers"][0]
@@ -438,6 +454,10 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                                 good = True
                         if not good:
                             problems.append(f"{cn}: {var}={url} does not reach a {fam} rules engine listening on that port")
+                    for sts_name, named in pods_named.items():
+                        sts = next(t for t in workloads if t["metadata"]["name"] == sts_name)
+                        if len(named) != sts["spec"]["replicas"]:
+                            problems.append(f"{cn}: {var} lists {len(named)} of the {sts['spec']['replicas']} pods of {sts_name}")
                 # Each *_ADDR a service listens on is a container port.
                 for var in ("GATEWAY_ADDR", "ENGINE_ADDR", "CLOCK_ADDR", "METRICS_ADDR"):
                     if env.get(var):
@@ -887,7 +907,9 @@ class Live:
         self.instances: list[tuple[str, dict]] = []
         for w in self.workloads:
             n = w["spec"].get("replicas", hpa_min.get(w["metadata"]["name"], 1))
-            for i in range(max(1, min(n, max_replicas))):
+            # A StatefulSet's pods are each named by someone: all of them run.
+            count = n if w["kind"] == "StatefulSet" else max(1, min(n, max_replicas))
+            for i in range(count):
                 inst = f"{w['metadata']['name']}-{i}"
                 self.instances.append((inst, w))
                 for c in w["spec"]["template"]["spec"]["containers"]:
@@ -902,7 +924,13 @@ class Live:
     def service_target(self, host: str, port: int) -> int | None:
         """The loopback port of Service `host`:`port` (any DNS form of its name): a Proxy
         over the ports of the replicas it selects."""
-        name = host.split(".")[0]
+        labels = host.split(".")
+        if len(labels) >= 2 and labels[1] in self.services and (labels[0], port) in self.ports:
+            # <pod>.<headless Service>: that pod itself.
+            sub = ".".join(labels[1:])
+            if sub in (labels[1], f"{labels[1]}.{NAMESPACE}", f"{labels[1]}.{NAMESPACE}.svc", f"{labels[1]}.{NAMESPACE}.svc.cluster.local"):
+                return self.ports[(labels[0], port)]
+        name = labels[0]
         if host not in (name, f"{name}.{NAMESPACE}", f"{name}.{NAMESPACE}.svc", f"{name}.{NAMESPACE}.svc.cluster.local"):
             return None
         svc = self.services.get(name)
@@ -1187,7 +1215,7 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
     """Runs one rendered example; returns the metric names exported."""
     r.section(f"Live: {name} as local processes")
     work = pathlib.Path(tempfile.mkdtemp(prefix=f"deploy-check-{pathlib.Path(name).stem}-"))
-    uses_internal = any(d["kind"] == "StatefulSet" for d in docs)
+    uses_internal = values.get("redis", {}).get("internal", {}).get("enabled", False)
     cluster = values.get("redis", {}).get("mode") == "cluster"
     redis_procs, external = [], None
     if not uses_internal:
@@ -1204,9 +1232,10 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
     live = Live(r, docs, bin_dir, work, None if cluster else external, stand_ins, max_replicas)
     exported: set[str] = set()
     try:
-        # Redis (a StatefulSet) first, as its clients wait for it; then every Deployment.
-        for kind in ("StatefulSet", "Deployment"):
-            group = [(i, w) for i, w in live.instances if w["kind"] == kind]
+        # Redis first, as its clients wait for it; then every service.
+        for first in (True, False):
+            group = [(i, w) for i, w in live.instances
+                     if (binary_of(w["spec"]["template"]["spec"]["containers"][0]) not in OUR_BINARIES) == first]
             for inst, w in group:
                 if not live.start(inst, w):
                     return exported

@@ -102,12 +102,30 @@ colosseum.dev/family: {{ .family }}
 {{- end -}}
 {{- end -}}
 
-{{/* The engines' Service URLs, as the gateway and the clock read them. */}}
+{{/* A family's settings: its entry over engines.defaults. */}}
+{{- define "colosseum.family" -}}
+{{- mergeOverwrite (deepCopy .root.Values.engines.defaults) (deepCopy .family) | toYaml -}}
+{{- end -}}
+
+{{/*
+The engines' URLs, as the gateway and the clock read them: the family's Service
+(addressing: service), or each of its pods by name (addressing: pods), so that the
+gateway and the clock send each match to the same replica.
+*/}}
 {{- define "colosseum.engineEnv" -}}
 {{- $root := . -}}
 {{- range .Values.engines.families }}
-- name: ENGINE_{{ upper .name }}_URL
-  value: {{ printf "http://%s-engine-%s:50061" (include "colosseum.fullname" $root) .name | quote }}
+{{- $f := include "colosseum.family" (dict "root" $root "family" .) | fromYaml -}}
+{{- $name := printf "%s-engine-%s" (include "colosseum.fullname" $root) $f.name -}}
+{{- $urls := list (printf "http://%s:50061" $name) -}}
+{{- if eq $f.addressing "pods" -}}
+{{- $urls = list -}}
+{{- range $i := until (int $f.replicas) -}}
+{{- $urls = append $urls (printf "http://%s-%d.%s:50061" $name $i $name) -}}
+{{- end -}}
+{{- end }}
+- name: ENGINE_{{ upper $f.name }}_URL
+  value: {{ join "," $urls | quote }}
 {{- end }}
 {{- end -}}
 
@@ -142,7 +160,7 @@ A service's Deployment. Takes a dict:
 {{- $v := $root.Values -}}
 {{- $sel := include "colosseum.selector" (dict "root" $root "component" .component "family" .family) -}}
 apiVersion: apps/v1
-kind: Deployment
+kind: {{ .kind | default "Deployment" }}
 metadata:
   name: {{ .name }}
   labels:
@@ -156,12 +174,20 @@ spec:
   replicas: {{ .replicas }}
   {{- end }}
   revisionHistoryLimit: 5
+  {{- if eq (.kind | default "Deployment") "StatefulSet" }}
+  # Stable pod names (<name>-0, -1...) that the gateway and the clock list one by one.
+  serviceName: {{ .name }}
+  podManagementPolicy: Parallel
+  updateStrategy:
+    type: RollingUpdate
+  {{- else }}
   strategy:
     type: RollingUpdate
     rollingUpdate:
       # A new pod is ready before an old one stops: capacity never drops in a rollout.
       maxSurge: 1
       maxUnavailable: 0
+  {{- end }}
   selector:
     matchLabels:
       {{- $sel | nindent 6 }}
