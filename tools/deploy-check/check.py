@@ -14,12 +14,15 @@ an engine of the right family, NetworkPolicies, identical bytes on a second rend
 compose file cross-checked the same way; every PromQL expression of the dashboards and
 alert rules parsed, panel types and datasources checked.
 
-Live (unless --offline): the Deployments and the Redis StatefulSet of the examples that
-use a single Redis are started as local processes (their command, args, env and mounted
-Secrets; Service names mapped to loopback ports) against a real redis-server, their
-probes are run, matches of every family are played through the rendered gateway with the
-`colosseum` CLI, a deadline is left to the clock, each process must stop within its
-termination grace, and every metric the dashboards and rules name must be exported.
+Live (unless --offline): the workloads of every example are started as local processes,
+one per replica (at most --max-replicas), with their command, args, env and mounted
+Secrets; each Service is a loopback port that hands each new connection to the next
+replica (kube-proxy's balancing), a StatefulSet's pods are reached by name; the Redis is
+the rendered one, or a redis-server (a Redis Cluster for mode cluster) standing in for
+the values' own. Every probe is run, the engines must refuse a call without the secret,
+matches of every family are played through the rendered gateway with the `colosseum`
+CLI, a deadline is left to the clock, each process must stop within its termination
+grace, and every metric the dashboards and rules name must be exported.
 
 What each binary reads is derived from the Rust sources (see `env_vars_read`), so the
 check follows the code. Exit status 1 on any failure; every failure is printed.
@@ -595,6 +598,7 @@ def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]
         ({"redis": {"mode": "sentinel"}}, "a Redis mode the binaries lack"),
         ({"engines": {"families": [{"name": "goofspiel"}, {"name": "duel"}]}}, "a family left out"),
         ({"internalToken": {"value": "short"}}, "a weak secret"),
+        ({"engines": {"defaults": {"addressing": "pods", "autoscaling": {"enabled": True}}}}, "engines listed pod by pod and autoscaled"),
     ):
         values = helm_merge(copy.deepcopy(base), bad)
         try:
