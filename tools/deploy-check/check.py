@@ -357,6 +357,8 @@ def binary_of(container: dict) -> str:
 
 
 def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str, set[str]], values: dict) -> None:
+    """What no schema checks, over one example's rendered manifests: one report line,
+    every problem listed."""
     by_kind: dict[str, list[dict]] = {}
     for d in docs:
         by_kind.setdefault(d["kind"], []).append(d)
@@ -373,6 +375,10 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
             problems.append(f"{wname}: automountServiceAccountToken is not false")
         grace = spec.get("terminationGracePeriodSeconds", 30)
         mounts_ok = {v["name"] for v in spec.get("volumes", [])}
+        for v in spec.get("volumes", []):
+            name = v.get("secret", {}).get("secretName")
+            if name and name not in secrets and name not in external_secrets:
+                problems.append(f"{wname}: volume {v['name']} mounts Secret {name}, which is neither rendered nor the values' own")
         for c in spec["containers"]:
             cn = f"{wname}/{c['name']}"
             for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
