@@ -11,8 +11,10 @@ rendered manifest validated with kubernetes-validate --strict against two Kubern
 versions; what no schema says (probes, resources, securityContext, graceful stop, env
 vars the binaries read, Service ports that name container ports, engine URLs that reach
 an engine of the right family, NetworkPolicies, identical bytes on a second render); the
-compose file cross-checked the same way; every PromQL expression of the dashboards and
-alert rules parsed, panel types and datasources checked.
+compose file cross-checked the same way and against the Compose Specification; every
+PromQL expression of the dashboards and alert rules parsed, panel types and datasources
+checked; with promtool installed, the Prometheus config and rules checked and the
+alerts' unit tests (deploy/prometheus/rules.test.yaml) run.
 
 Live (unless --offline): the workloads of every example are started as local processes,
 one per replica (at most --max-replicas), with their command, args, env and mounted
@@ -825,6 +827,33 @@ def check_observability(r: Report, promql) -> set[str]:
     return named - PROMETHEUS_SERIES
 
 
+def check_promtool(r: Report) -> None:
+    """promtool's own checks of the Prometheus config and rules, and the rules' unit tests
+    (deploy/prometheus/rules.test.yaml), when promtool is installed."""
+    promtool = shutil.which("promtool")
+    if not promtool:
+        print("SKIP  promtool is not on PATH (Debian: apt-get install prometheus): "
+              "the rules' unit tests and promtool's config check did not run")
+        return
+    out = subprocess.run([promtool, "check", "rules", str(DEPLOY / "prometheus" / "rules.yaml")], capture_output=True, text=True)
+    r.check(out.returncode == 0, "promtool check rules rules.yaml", out.stdout + out.stderr)
+    with tempfile.TemporaryDirectory() as d:
+        # compose mounts the rules at /etc/prometheus/rules.yaml; here they sit beside it.
+        cfg = (DEPLOY / "prometheus" / "prometheus.yml").read_text().replace("/etc/prometheus/rules.yaml", "rules.yaml")
+        (pathlib.Path(d) / "prometheus.yml").write_text(cfg)
+        shutil.copy(DEPLOY / "prometheus" / "rules.yaml", d)
+        out = subprocess.run([promtool, "check", "config", "prometheus.yml"], capture_output=True, text=True, cwd=d)
+        r.check(out.returncode == 0, "promtool check config prometheus.yml", out.stdout + out.stderr)
+    out = subprocess.run([promtool, "test", "rules", "rules.test.yaml"], capture_output=True, text=True, cwd=DEPLOY / "prometheus")
+    tests = len(yaml.safe_load((DEPLOY / "prometheus" / "rules.test.yaml").read_text())["tests"])
+    r.check(out.returncode == 0, f"promtool test rules: {tests} alert tests pass", out.stdout[-3000:] + out.stderr[-1000:])
+    rules = yaml.safe_load((DEPLOY / "prometheus" / "rules.yaml").read_text())
+    alerts = {rule["alert"] for g in rules["groups"] for rule in g["rules"] if "alert" in rule}
+    tested = {t["alertname"] for test in yaml.safe_load((DEPLOY / "prometheus" / "rules.test.yaml").read_text())["tests"]
+              for t in test.get("alert_rule_test", []) if t.get("exp_alerts")}
+    r.check(alerts <= tested, f"every one of the {len(alerts)} alerts has a test in which it fires", f"untested: {sorted(alerts - tested)}")
+
+
 def metrics_in_sources() -> set[str]:
     """Metric names the services register today (literals passed to service_kit::metrics)."""
     names = set()
@@ -1345,6 +1374,7 @@ def main() -> int:
     rendered = check_chart(r, helm, k8s_validate, env_read)
     check_compose(r, env_read)
     named = check_observability(r, promql)
+    check_promtool(r)
 
     if not args.offline:
         for b in sorted(OUR_BINARIES):
