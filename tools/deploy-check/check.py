@@ -1336,8 +1336,8 @@ def report_metrics(r: Report, named: set[str], exported: set[str]) -> None:
             print(f"      missing: {name} (registered in the sources; created only on first use, so absent until then)")
         else:
             print(f"      missing: {kind}{name} (no service exports it yet){' : ' + ', '.join(series) if kind else ''}")
-    r.check(not missing, f"every one of the {len(named)} metric names is exported ({len(named) - len(missing)} are)",
-            f"{len(folded)} missing: {', '.join(sorted(folded))}")
+    r.check(not missing, f"every one of the {len(named)} series names the dashboards and alerts use is exported ({len(named) - len(missing)} are)",
+            f"{len(folded)} metrics missing: {', '.join(sorted(folded))}")
 
 
 def main() -> int:
