@@ -5,7 +5,8 @@
 (`make deploy-check` installs the venv in tools/deploy-check/venv and runs this with the
 binaries of $(CARGO_TARGET_DIR or target)/debug.)
 
-Offline: hadolint on deploy/Dockerfile; `helm lint --strict` and a render of every
+Offline: hadolint on deploy/Dockerfile, and its build's inputs (packages, a current
+Cargo.lock, a .dockerignore that sends every file the build reads); `helm lint --strict` and a render of every
 example values file (charts/colosseum/ci/*.yaml); a typo in values must fail; every
 rendered manifest validated with kubernetes-validate --strict against two Kubernetes
 versions; what no schema says (probes, resources, securityContext, graceful stop, env
@@ -827,6 +828,81 @@ def check_observability(r: Report, promql) -> set[str]:
     return named - PROMETHEUS_SERIES
 
 
+def _dockerignore_regex(pattern: str) -> re.Pattern:
+    """A .dockerignore pattern (Go filepath.Match plus `**`) as a regex over a path."""
+    pattern = pattern.strip("/")
+    out, i = "", 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif pattern[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif pattern[i] == "?":
+            out, i = out + "[^/]", i + 1
+        else:
+            out, i = out + re.escape(pattern[i]), i + 1
+    return re.compile(out + "$")
+
+
+def docker_context(ignore: pathlib.Path) -> list[str]:
+    """The files of the repository (git's list) that Docker sends as the build context:
+    the last pattern matching a path or one of its parents decides, `!` re-includes."""
+    rules = []
+    for line in ignore.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            neg = line.startswith("!")
+            rules.append((neg, _dockerignore_regex(line.lstrip("!"))))
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    sent = []
+    for f in files:
+        parts = f.split("/")
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        excluded = False
+        for neg, rx in rules:
+            if any(rx.match(p) for p in prefixes):
+                excluded = not neg
+        if not excluded:
+            sent.append(f)
+    return sent
+
+
+def check_image_build(r: Report) -> None:
+    """What the image build needs, checked without Docker: the packages it builds exist,
+    Cargo.lock is current (the build runs with --locked), and .dockerignore sends every
+    file the build reads (each member's manifest and sources, build scripts, the protos,
+    files pulled in with include_str!/include_bytes!)."""
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    built = set(re.findall(r"-p ([a-z][a-z0-9-]*)", dockerfile))
+    pkgs = _workspace()
+    r.check(built and built <= set(pkgs), f"the image builds workspace packages {sorted(built)}", f"unknown: {sorted(built - set(pkgs))}")
+    out = subprocess.run(["cargo", "metadata", "--locked", "--offline", "--format-version", "1"], cwd=ROOT, capture_output=True, text=True)
+    r.check(out.returncode == 0, "Cargo.lock is current (the image builds with --locked)", out.stderr[-500:])
+    sent = set(docker_context(ROOT / ".dockerignore"))
+    needed = {"Cargo.toml", "Cargo.lock"}
+    root_manifest = tomllib.loads((ROOT / "Cargo.toml").read_text())
+    for member in root_manifest["workspace"]["members"]:
+        needed.add(f"{member}/Cargo.toml")
+        for f in (ROOT / member).rglob("*"):
+            rel = f.relative_to(ROOT).as_posix()
+            if f.is_file() and "/target/" not in rel and (rel.startswith(f"{member}/src/") or f.name == "build.rs"
+                                                           or rel.startswith(f"{member}/benches/") or rel.startswith(f"{member}/tests/")):
+                needed.add(rel)
+            # What the release build compiles: sources and build scripts (tests are not built).
+            if f.suffix == ".rs" and f.is_file() and (rel.startswith(f"{member}/src/") or f.name == "build.rs"):
+                for inc in re.findall(r'include_(?:str|bytes)!\("([^"]+)"\)', f.read_text(errors="replace")):
+                    target = (f.parent / inc).resolve()
+                    if target.is_relative_to(ROOT):
+                        needed.add(target.relative_to(ROOT).as_posix())
+    needed |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "proto").rglob("*.proto")}
+    tracked = set(subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True).stdout.split())
+    missing = sorted((needed & tracked) - sent)
+    r.check(not missing, f"the build context (.dockerignore) sends the {len(needed & tracked)} files the build reads, {len(sent)} files in all",
+            f"left out: {missing[:20]}")
+
+
 def check_promtool(r: Report) -> None:
     """promtool's own checks of the Prometheus config and rules, and the rules' unit tests
     (deploy/prometheus/rules.test.yaml), when promtool is installed."""
@@ -1362,6 +1438,7 @@ def main() -> int:
     built = set(re.findall(r"target/release/([a-z-]+)", dockerfile))
     r.check(OUR_BINARIES <= built, f"the image builds and ships {sorted(OUR_BINARIES)}", f"it has {sorted(built)}")
     r.check(bool(re.search(r"^USER (?!0|root)", dockerfile, re.M)), "the image runs as a non-root USER")
+    check_image_build(r)
 
     r.section("What each binary reads (from the Rust sources)")
     env_read = env_vars_read()
