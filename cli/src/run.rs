@@ -18,7 +18,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         service_kit::telemetry::init("colosseum");
-        let store = events::open_from_env().await.map_err(|e| format!("event store: {e}"))?;
+        let store = events::open_host_store_from_env().await.map_err(|e| format!("event store: {e}"))?;
         let shutdown = service_kit::serve::shutdown_on_signal();
         // METRICS_ADDR (e.g. 127.0.0.1:9090) serves /metrics, /healthz and /readyz.
         let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });

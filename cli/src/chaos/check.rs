@@ -144,7 +144,7 @@ fn record_difference(got: &games::Record, stream: &games::Record) -> Option<Stri
 /// Checks one match: `acks` are the acknowledgements its clients received, `client` a
 /// session of the checker (a spectator), `now_ms` the wall clock at the check.
 pub async fn check(
-    store: &dyn EventStore,
+    store: &dyn events::HostStore,
     client: &Client,
     id_text: &str,
     tracked: &Tracked,

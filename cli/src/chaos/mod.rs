@@ -235,7 +235,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
 
     // The check.
     tracing::info!(matches = shared.created(), "checking every match in Redis");
-    let store: Arc<dyn events::EventStore> =
+    let store: Arc<dyn events::HostStore> =
         Arc::new(events::RedisStore::connect(&cluster.redis_url).await.map_err(|e| e.to_string())?);
     let checker = {
         let mut attempt = 0;

@@ -252,6 +252,19 @@ pub fn legacy_secret(m: &str) -> Result<Option<MatchSecret>, String> {
     Ok(legacy.seed.map(|seed_hex| MatchSecret { seed_hex }))
 }
 
+/// The `m` field of a match stored before the secret hash, rewritten without its seed
+/// (every other field kept as it was).
+///
+/// # Errors
+///
+/// A description of what did not decode (never the seed).
+pub fn meta_without_seed(m: &str) -> Result<String, String> {
+    let mut fields: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(m).map_err(|e| format!("meta JSON: line {}", e.line()))?;
+    fields.remove("seed");
+    Ok(serde_json::Value::Object(fields).to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,6 +340,9 @@ mod tests {
         let old = m.replacen('{', r#"{"seed":"00ff","#, 1);
         assert_eq!(meta_from_fields(&old, &s0, &s1), Ok(meta));
         assert_eq!(legacy_secret(&old), Ok(Some(MatchSecret { seed_hex: "00ff".into() })));
+        let moved = meta_without_seed(&old).unwrap();
+        assert!(!moved.contains("seed") && !moved.contains("00ff"), "{moved}");
+        assert_eq!(meta_from_fields(&moved, &s0, &s1), meta_from_fields(&m, &s0, &s1));
     }
 
     #[test]

@@ -16,14 +16,16 @@
 //! - [`model`]: the envelope ([`Entry`], [`StoredEvent`]), [`MatchMeta`] (public, no seed),
 //!   [`MatchSecret`] (the seed; its `Debug` hides it), and the typed answers
 //!   ([`AppendOutcome`], [`ClaimOutcome`], [`Deadline`]...).
-//! - [`store`]: the [`EventStore`] trait (object-safe: services hold `Arc<dyn EventStore>`).
+//! - [`store`]: the [`EventStore`] trait (object-safe: services hold `Arc<dyn EventStore>`)
+//!   and [`HostStore`], the rules engine's, with match creation and the seed.
 //! - [`memory`]: [`MemoryStore`]. [`redis_store`]: [`RedisStore`], with its Lua scripts in
 //!   `src/lua/`.
 //! - [`keys`]: the Redis key layout (the table is there). [`codec`]: how records become
 //!   Redis fields.
 //! - [`feed`]: the append feed's stream type ([`AppendFeed`]) and notification format.
 //! - [`error`]: [`StoreError`], the one error type.
-//! - [`open`]: [`open_from_env`], the store a process's environment names.
+//! - [`open`]: [`open_from_env`] (and [`open_host_store_from_env`] for the engine), the
+//!   store a process's environment names.
 //!
 //! # Choices
 //!
@@ -48,8 +50,10 @@
 //!   `bot:<name>` in its own hash field, so claiming is a string compare in Lua with no
 //!   JSON in scripts; the fixed meta is one JSON field.
 //! - **The seed apart.** The secret is its own key (`colosseum:{<match>}:secret`), written
-//!   by the same create script as the meta, and its own type: what reads the meta (the
-//!   gateway, the clock) never receives the seed, not even as bytes it ignores.
+//!   by the same create script as the meta, and its own type, read through [`HostStore`]
+//!   (the rules engine's store) alone: what reads the meta (the gateway, the clock, which
+//!   hold an [`EventStore`]) never receives the seed, not even as bytes it ignores (a match
+//!   stored before the split has its seed moved out of the meta on the engine's first read).
 //! - **Snapshots only move forward.** `put_snapshot` ignores a snapshot older than (or as
 //!   old as) the stored one, so racing replicas cannot move it back.
 //!
@@ -81,6 +85,6 @@ pub use model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
     SeatHolder, Session, StoredEvent, VIEWERS, ViewerVersions,
 };
-pub use open::{description_from_env, open_from_env};
+pub use open::{description_from_env, open_from_env, open_host_store_from_env};
 pub use redis_store::RedisStore;
-pub use store::EventStore;
+pub use store::{EventStore, HostStore};

@@ -9,7 +9,7 @@ use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
     SeatHolder, Session, is_sha256_hex,
 };
-use crate::store::EventStore;
+use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
 use rules_core::Seat;
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,45 +93,8 @@ impl State {
 
 #[async_trait]
 impl EventStore for MemoryStore {
-    async fn create_match(
-        &self,
-        id: MatchId,
-        meta: &MatchMeta,
-        secret: &MatchSecret,
-        opening: &Entry,
-    ) -> Result<(), StoreError> {
-        if opening.version != 0 {
-            return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
-        }
-        {
-            let mut state = self.lock();
-            if state.matches.contains_key(&id) {
-                return Err(StoreError::AlreadyExists(id));
-            }
-            let mut idem = BTreeMap::new();
-            if let Some(key) = &opening.idempotency_key {
-                idem.insert(key.clone(), 0);
-            }
-            state.matches.insert(
-                id,
-                MatchState {
-                    meta: meta.clone(),
-                    secret: secret.clone(),
-                    log: vec![opening.clone()],
-                    idem,
-                    snapshot: None,
-                },
-            );
-        }
-        Ok(())
-    }
-
     async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError> {
         Ok(self.lock().matches.get(&id).map(|m| m.meta.clone()))
-    }
-
-    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
-        Ok(self.lock().matches.get(&id).map(|m| m.secret.clone()))
     }
 
     async fn claim_seat(
@@ -309,6 +272,46 @@ impl EventStore for MemoryStore {
 
     async fn ping(&self) -> Result<(), StoreError> {
         Ok(())
+    }
+}
+
+#[async_trait]
+impl HostStore for MemoryStore {
+    async fn create_match(
+        &self,
+        id: MatchId,
+        meta: &MatchMeta,
+        secret: &MatchSecret,
+        opening: &Entry,
+    ) -> Result<(), StoreError> {
+        if opening.version != 0 {
+            return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
+        }
+        {
+            let mut state = self.lock();
+            if state.matches.contains_key(&id) {
+                return Err(StoreError::AlreadyExists(id));
+            }
+            let mut idem = BTreeMap::new();
+            if let Some(key) = &opening.idempotency_key {
+                idem.insert(key.clone(), 0);
+            }
+            state.matches.insert(
+                id,
+                MatchState {
+                    meta: meta.clone(),
+                    secret: secret.clone(),
+                    log: vec![opening.clone()],
+                    idem,
+                    snapshot: None,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
+        Ok(self.lock().matches.get(&id).map(|m| m.secret.clone()))
     }
 }
 

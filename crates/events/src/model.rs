@@ -125,7 +125,7 @@ pub enum SeatHolder {
 
 /// What a match is, fixed at creation except for its seats: everything the services share
 /// about it, and nothing secret. The seed is not here but in a [`MatchSecret`], stored
-/// beside it and read only by the rules engine ([`crate::EventStore::match_secret`]), so
+/// beside it and read only by the rules engine ([`crate::HostStore::match_secret`]), so
 /// the gateway and the clock, which read this, never hold it.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MatchMeta {
@@ -153,7 +153,7 @@ impl MatchMeta {
 
 /// What only the rules engine may read of a match until it ends: its seed. A type of its
 /// own, written with the match's [`MatchMeta`] in one atomic create and read through
-/// [`crate::EventStore::match_secret`] alone, so what reads the meta cannot reach it (a
+/// [`crate::HostStore::match_secret`] alone, so what reads the meta cannot reach it (a
 /// test checks that the gateway and the clock never name it).
 ///
 /// `Debug` prints `seed_hex` as `<redacted>`: the seed decides every hidden draw until the

@@ -2,7 +2,7 @@
 //! or the in-memory store (for `make run` without Redis). Every service binary and
 //! `colosseum run` open it here, so they all read the same variables alike.
 
-use crate::{EventStore, MemoryStore, RedisStore, StoreError};
+use crate::{EventStore, HostStore, MemoryStore, RedisStore, StoreError};
 use std::sync::Arc;
 
 fn var(name: &str) -> Option<String> {
@@ -22,6 +22,15 @@ fn cluster_seeds(urls: &str) -> Vec<String> {
 /// # Errors
 /// `REDIS_CLUSTER_URLS` lists no node, or Redis does not answer.
 pub async fn open_from_env() -> Result<Arc<dyn EventStore>, StoreError> {
+    Ok(open_host_store_from_env().await?)
+}
+
+/// The store [`open_from_env`] opens, with what only the rules engine may use (creating
+/// matches, reading their seed): for the rules engine and processes that run it.
+///
+/// # Errors
+/// As [`open_from_env`].
+pub async fn open_host_store_from_env() -> Result<Arc<dyn HostStore>, StoreError> {
     if let Some(urls) = var("REDIS_CLUSTER_URLS") {
         let seeds = cluster_seeds(&urls);
         let store = RedisStore::connect_cluster(&seeds).await?;

@@ -11,7 +11,7 @@
 //! | --- | --- |
 //! | `create_match` | `create.lua`: `EXISTS`, `XADD 0-1`, `HSET` meta, `HSET` secret (and idem) |
 //! | `meta` | `HMGET meta m seat0 seat1` |
-//! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`) |
+//! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`, then `move_secret.lua` moves the seed to `secret`) |
 //! | `claim_seat` | `claim.lua`: `HGET`/`HSET` of `seat0`/`seat1` |
 //! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id, `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
 //! | `read` | `XRANGE log <from>-0 + COUNT limit` |
@@ -64,7 +64,7 @@ use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
     is_sha256_hex,
 };
-use crate::store::EventStore;
+use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::ClusterClientBuilder;
@@ -96,6 +96,7 @@ struct Scripts {
     snapshot: Script,
     clear_if: Script,
     index_fix: Script,
+    move_secret: Script,
 }
 
 impl Scripts {
@@ -107,6 +108,7 @@ impl Scripts {
             snapshot: Script::new(include_str!("lua/snapshot.lua")),
             clear_if: Script::new(include_str!("lua/clear_if.lua")),
             index_fix: Script::new(include_str!("lua/index_fix.lua")),
+            move_secret: Script::new(include_str!("lua/move_secret.lua")),
         }
     }
 
@@ -556,29 +558,6 @@ fn claim_outcome(code: i64, id: MatchId) -> Result<ClaimOutcome, StoreError> {
 
 #[async_trait]
 impl EventStore for RedisStore {
-    async fn create_match(
-        &self,
-        id: MatchId,
-        meta: &MatchMeta,
-        secret: &MatchSecret,
-        opening: &Entry,
-    ) -> Result<(), StoreError> {
-        if opening.version != 0 {
-            return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
-        }
-        let [(_, fixed), (_, seat0), (_, seat1)] = codec::meta_fields(meta);
-        let [(_, seed)] = codec::secret_fields(secret);
-        let (has_key, key) = idem_args(opening);
-        let mut call = self.scripts.create.prepare_invoke();
-        call.key(keys::meta(id)).key(keys::log(id)).key(keys::idem(id)).key(keys::secret(id));
-        call.arg(fixed).arg(seat0).arg(seat1).arg(seed).arg(has_key).arg(key);
-        for (field, value) in codec::entry_fields(opening) {
-            call.arg(field).arg(value);
-        }
-        let created: i64 = call.invoke_async(&mut self.conn()).await?;
-        if created == 1 { Ok(()) } else { Err(StoreError::AlreadyExists(id)) }
-    }
-
     async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError> {
         let key = keys::meta(id);
         let (fixed, seat0, seat1): (Option<String>, Option<String>, Option<String>) =
@@ -595,28 +574,6 @@ impl EventStore for RedisStore {
                     .map_err(|e| corrupt(&key, e))
             }
             _ => Err(corrupt(&key, "a meta field is missing")),
-        }
-    }
-
-    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
-        let seed: Option<String> = redis::cmd("HGET")
-            .arg(keys::secret(id))
-            .arg("seed")
-            .query_async(&mut self.conn())
-            .await?;
-        if let Some(seed_hex) = seed {
-            return Ok(Some(MatchSecret { seed_hex }));
-        }
-        // A match created before the secret had a key of its own kept it in the meta.
-        let key = keys::meta(id);
-        let fixed: Option<String> =
-            redis::cmd("HGET").arg(&key).arg("m").query_async(&mut self.conn()).await?;
-        match fixed {
-            None => Ok(None),
-            Some(fixed) => match codec::legacy_secret(&fixed).map_err(|e| corrupt(&key, e))? {
-                Some(secret) => Ok(Some(secret)),
-                None => Err(corrupt(&keys::secret(id), "the match has no seed")),
-            },
         }
     }
 
@@ -924,5 +881,67 @@ impl EventStore for RedisStore {
         } else {
             Err(StoreError::Redis(format!("PING answered {pong:?}")))
         }
+    }
+}
+
+#[async_trait]
+impl HostStore for RedisStore {
+    async fn create_match(
+        &self,
+        id: MatchId,
+        meta: &MatchMeta,
+        secret: &MatchSecret,
+        opening: &Entry,
+    ) -> Result<(), StoreError> {
+        if opening.version != 0 {
+            return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
+        }
+        let [(_, fixed), (_, seat0), (_, seat1)] = codec::meta_fields(meta);
+        let [(_, seed)] = codec::secret_fields(secret);
+        let (has_key, key) = idem_args(opening);
+        let mut call = self.scripts.create.prepare_invoke();
+        call.key(keys::meta(id)).key(keys::log(id)).key(keys::idem(id)).key(keys::secret(id));
+        call.arg(fixed).arg(seat0).arg(seat1).arg(seed).arg(has_key).arg(key);
+        for (field, value) in codec::entry_fields(opening) {
+            call.arg(field).arg(value);
+        }
+        let created: i64 = call.invoke_async(&mut self.conn()).await?;
+        if created == 1 { Ok(()) } else { Err(StoreError::AlreadyExists(id)) }
+    }
+
+    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
+        let seed: Option<String> = redis::cmd("HGET")
+            .arg(keys::secret(id))
+            .arg("seed")
+            .query_async(&mut self.conn())
+            .await?;
+        if let Some(seed_hex) = seed {
+            return Ok(Some(MatchSecret { seed_hex }));
+        }
+        // A match created before the secret had a key of its own kept it in the meta.
+        let key = keys::meta(id);
+        let fixed: Option<String> =
+            redis::cmd("HGET").arg(&key).arg("m").query_async(&mut self.conn()).await?;
+        let Some(fixed) = fixed else { return Ok(None) };
+        let Some(secret) = codec::legacy_secret(&fixed).map_err(|e| corrupt(&key, e))? else {
+            return Err(corrupt(&keys::secret(id), "the match has no seed"));
+        };
+        // Moved to its own key on this first read, so the meta the gateway and the clock
+        // read no longer carries it. Best effort: the seed is served either way.
+        let without = codec::meta_without_seed(&fixed).map_err(|e| corrupt(&key, e))?;
+        let moved: Result<i64, _> = self
+            .scripts
+            .move_secret
+            .key(&key)
+            .key(keys::secret(id))
+            .arg(&fixed)
+            .arg(&without)
+            .arg(&secret.seed_hex)
+            .invoke_async(&mut self.conn())
+            .await;
+        if let Err(e) = moved {
+            tracing::warn!(match_id = %id, error = %e, "the seed stays in the meta for now");
+        }
+        Ok(Some(secret))
     }
 }

@@ -1,5 +1,6 @@
-//! The one store trait. Services hold an `Arc<dyn EventStore>`; which implementation is
-//! behind it is decided once, at startup.
+//! The store traits: `EventStore`, what every service holds (`Arc<dyn EventStore>`), and
+//! `HostStore`, the rules engine's, which adds creating matches and reading their seed.
+//! Which implementation is behind them is decided once, at startup.
 
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
@@ -21,37 +22,13 @@ use rules_core::Seat;
 /// test suite (`tests/store.rs`).
 #[async_trait]
 pub trait EventStore: Send + Sync {
-    /// Creates a match with its meta, its secret and its opening entry (version 0), all
-    /// together or not at all: a match never exists without its seed.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::AlreadyExists`] if the id is taken (nothing changes);
-    /// [`StoreError::InvalidArgument`] if `opening.version` is not 0.
-    async fn create_match(
-        &self,
-        id: MatchId,
-        meta: &MatchMeta,
-        secret: &MatchSecret,
-        opening: &Entry,
-    ) -> Result<(), StoreError>;
-
     /// The match's meta, with the current seat holders; `None` if there is no such match.
-    /// Never the seed: that is [`EventStore::match_secret`].
+    /// Never the seed: that is [`HostStore::match_secret`].
     ///
     /// # Errors
     ///
     /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
     async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError>;
-
-    /// The match's secret (its seed); `None` if there is no such match. For the rules
-    /// engine alone, which replays the match from it: the gateway and the clock never call
-    /// it (a test in `tests/secret_readers.rs` checks their sources).
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
-    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError>;
 
     /// Claims `seat` for `player`, atomically: an open seat, or one reserved for `player`,
     /// becomes theirs; a seat they already hold answers [`ClaimOutcome::AlreadyYours`];
@@ -213,4 +190,35 @@ pub trait EventStore: Send + Sync {
     ///
     /// [`StoreError::Redis`] if it does not.
     async fn ping(&self) -> Result<(), StoreError>;
+}
+
+/// What the rules engine, which hosts matches, needs beyond [`EventStore`]: creating a
+/// match with its seed, and reading the seed back to replay it. The gateway and the clock
+/// hold an `Arc<dyn EventStore>`, which has neither, so the seed cannot reach them before
+/// it is published (`tests/secret_readers.rs` checks that their sources never name this
+/// trait or the secret).
+#[async_trait]
+pub trait HostStore: EventStore {
+    /// Creates a match with its meta, its secret and its opening entry (version 0), all
+    /// together or not at all: a match never exists without its seed.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::AlreadyExists`] if the id is taken (nothing changes);
+    /// [`StoreError::InvalidArgument`] if `opening.version` is not 0.
+    async fn create_match(
+        &self,
+        id: MatchId,
+        meta: &MatchMeta,
+        secret: &MatchSecret,
+        opening: &Entry,
+    ) -> Result<(), StoreError>;
+
+    /// The match's secret (its seed); `None` if there is no such match. For the rules
+    /// engine alone, which replays the match from it.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError>;
 }

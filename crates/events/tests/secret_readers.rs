@@ -1,19 +1,21 @@
 //! The seed stays in the rules engine until the match ends, by construction: the meta the
-//! gateway and the clock read has no seed, and the seed's own type ([`MatchSecret`]) and
-//! its one accessor ([`EventStore::match_secret`]) appear nowhere in their sources or in
+//! gateway and the clock read has no seed, the store they hold ([`EventStore`]) has no
+//! method that returns it, and the seed's own type ([`MatchSecret`]), the store trait that
+//! reads it ([`HostStore`]) and its accessor appear nowhere in their sources or in
 //! those of the workspace crates they are built from (but this crate, which defines them,
 //! and the rules engine, which reads them). The crates are found from `cargo metadata`,
 //! so a new dependency is checked as soon as it is added.
 //!
 //! [`MatchSecret`]: events::MatchSecret
-//! [`EventStore::match_secret`]: events::EventStore::match_secret
+//! [`EventStore`]: events::EventStore
+//! [`HostStore`]: events::HostStore
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The names that reach the seed.
-const SECRET_NAMES: [&str; 2] = ["MatchSecret", "match_secret"];
+const SECRET_NAMES: [&str; 4] = ["MatchSecret", "match_secret", "HostStore", "open_host_store"];
 
 /// The services that must never hold the seed.
 const EDGE: [&str; 2] = ["gateway", "clock"];
@@ -115,6 +117,15 @@ fn the_names_checked_are_the_secret_and_its_accessor() {
     let store = std::fs::read_to_string(src.join("store.rs")).expect("store.rs");
     assert!(model.contains(&format!("pub struct {}", SECRET_NAMES[0])));
     assert!(store.contains(&format!("async fn {}(", SECRET_NAMES[1])));
+    assert!(store.contains(&format!("pub trait {}: EventStore", SECRET_NAMES[2])));
+    let open = std::fs::read_to_string(src.join("open.rs")).expect("open.rs");
+    assert!(open.contains(&format!("pub async fn {}_from_env", SECRET_NAMES[3])));
+    // The edge's store trait has neither the secret nor match creation.
+    let edge = store.split("pub trait EventStore").nth(1).expect("EventStore");
+    let edge = &edge[..edge.find("\n}\n").expect("the trait's end")];
+    let code: Vec<&str> = edge.lines().filter(|l| !l.trim_start().starts_with("//")).collect();
+    assert!(code.iter().any(|l| l.contains("async fn meta(")), "{edge}");
+    assert!(!code.iter().any(|l| l.contains("match_secret") || l.contains("create_match")));
     // And the meta the edge reads has no seed of its own.
     let meta = model.split("pub struct MatchMeta {").nth(1).expect("MatchMeta");
     let meta = &meta[..meta.find('}').expect("the struct's end")];

@@ -7,7 +7,7 @@
 //! every node) are at the end.
 
 use events::{
-    AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, EventStore, MatchId,
+    AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, HostStore, MatchId,
     MatchMeta, MatchSecret, MemoryStore, PlayerId, RedisStore, SeatHolder, Session, StoreError,
     StoredEvent, keys,
 };
@@ -18,7 +18,7 @@ use std::time::Duration;
 use test_harness::{Persistence, RedisCluster, RedisOptions, RedisServer};
 use tokio_stream::StreamExt;
 
-type Store = Arc<dyn EventStore>;
+type Store = Arc<dyn HostStore>;
 
 // ---------------------------------------------------------------------------------------
 // Fixtures
@@ -683,6 +683,13 @@ async fn redis_finds_the_seed_of_a_match_stored_before_the_secret_key() {
     let () = redis::cmd("DEL").arg(keys::secret(id)).query_async(&mut conn).await.expect("DEL");
     assert_eq!(store.meta(id).await, Ok(Some(open_meta())));
     assert_eq!(store.match_secret(id).await, Ok(Some(secret())));
+    // That first read moved the seed to its own key: the meta holds it no more.
+    let moved: String =
+        redis::cmd("HGET").arg(keys::meta(id)).arg("m").query_async(&mut conn).await.expect("HGET");
+    assert!(!moved.contains(&secret().seed_hex) && !moved.contains("seed"), "{moved}");
+    assert_eq!(store.meta(id).await, Ok(Some(open_meta())));
+    assert_eq!(store.match_secret(id).await, Ok(Some(secret())));
+    let () = redis::cmd("DEL").arg(keys::secret(id)).query_async(&mut conn).await.expect("DEL");
     // A meta with no seed anywhere is corrupt, not a match without one.
     let () = redis::cmd("HSET")
         .arg(keys::meta(id))

@@ -92,17 +92,19 @@ impl Health for HouseHealth {
     }
 }
 
-/// Reflection v1 over the Colosseum protos, advertising only `services` (the ones this
-/// server serves: a gateway never lists the internal API), health and reflection.
+/// Reflection v1 over the protos of `descriptors` (an encoded file descriptor set, as
+/// `tonic-prost-build` writes it), advertising only `services` (the ones this server
+/// serves: a gateway never lists the internal API), health and reflection.
 ///
 /// # Panics
 /// If the compiled descriptor set is corrupt (a build bug).
 pub fn reflection_v1(
+    descriptors: &'static [u8],
     services: &[&str],
 ) -> tonic_reflection::server::v1::ServerReflectionServer<
     impl tonic_reflection::server::v1::ServerReflection,
 > {
-    reflection_builder(services)
+    reflection_builder(descriptors, services)
         .build_v1()
         .expect("the compiled descriptor set is valid")
         .max_decoding_message_size(MAX_REQUEST_BYTES)
@@ -113,19 +115,23 @@ pub fn reflection_v1(
 /// # Panics
 /// If the compiled descriptor set is corrupt (a build bug).
 pub fn reflection_v1alpha(
+    descriptors: &'static [u8],
     services: &[&str],
 ) -> tonic_reflection::server::v1alpha::ServerReflectionServer<
     impl tonic_reflection::server::v1alpha::ServerReflection,
 > {
-    reflection_builder(services)
+    reflection_builder(descriptors, services)
         .build_v1alpha()
         .expect("the compiled descriptor set is valid")
         .max_decoding_message_size(MAX_REQUEST_BYTES)
 }
 
-fn reflection_builder(services: &[&str]) -> tonic_reflection::server::Builder<'static> {
+fn reflection_builder(
+    descriptors: &'static [u8],
+    services: &[&str],
+) -> tonic_reflection::server::Builder<'static> {
     let mut b = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(api::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(descriptors)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET);
     for name in services.iter().copied().chain([
         "grpc.health.v1.Health",
@@ -268,17 +274,23 @@ fn over_limit(resp: http::Response<tonic::body::Body>) -> http::Response<tonic::
 /// What one server serves beside health and reflection: its gRPC services (listed by
 /// reflection and reported SERVING by health) and any name health alone reports (the
 /// clock serves no API, but probes ask whether it runs).
-#[derive(Default)]
 pub struct Services {
+    descriptors: &'static [u8],
     routes: Routes,
     names: Vec<&'static str>,
     health_only: Vec<&'static str>,
 }
 
 impl Services {
-    /// Nothing yet.
-    pub fn new() -> Self {
-        Services::default()
+    /// Nothing yet; reflection will describe the services from `descriptors` (the
+    /// encoded file descriptor set of their protos: `api::FILE_DESCRIPTOR_SET`).
+    pub fn new(descriptors: &'static [u8]) -> Self {
+        Services {
+            descriptors,
+            routes: Routes::default(),
+            names: Vec::new(),
+            health_only: Vec::new(),
+        }
     }
 
     /// Adds a generated service server.
@@ -336,15 +348,15 @@ where
     B: tonic::codegen::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<StdError>,
 {
-    let Services { routes, names, health_only } = services;
+    let Services { descriptors, routes, names, health_only } = services;
     let (reporter, health_service) = health();
     for name in names.iter().chain(&health_only) {
         reporter.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
     }
     let routes = routes
         .add_service(health_service)
-        .add_service(reflection_v1(&names))
-        .add_service(reflection_v1alpha(&names));
+        .add_service(reflection_v1(descriptors, &names))
+        .add_service(reflection_v1alpha(descriptors, &names));
     server()
         .layer(guard)
         .add_routes(routes)

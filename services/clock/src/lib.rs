@@ -228,7 +228,8 @@ pub async fn serve_health(
     listener: tokio::net::TcpListener,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
-    let services = service_kit::serve::Services::new().health_name("colosseum.clock");
+    let services =
+        service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET).health_name("colosseum.clock");
     let no_guard = tower::layer::util::Identity::new();
     service_kit::serve::serve(no_guard, services, listener, shutdown).await
 }

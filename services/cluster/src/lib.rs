@@ -4,7 +4,7 @@
 //! tests start it on a real Redis and stop and restart single services mid-match. Each
 //! run makes its own internal secret and hands it to every piece.
 
-use events::EventStore;
+use events::{EventStore, HostStore};
 use games::Family;
 use rules_engine::engine::Engine;
 use service_kit::internal::InternalToken;
@@ -45,7 +45,7 @@ struct Running {
 
 /// A running cluster.
 pub struct Cluster {
-    store: Arc<dyn EventStore>,
+    store: Arc<dyn HostStore>,
     engines: BTreeMap<&'static str, EngineRunning>,
     /// More engines per family, beside the first (see [`Cluster::start_replica`]).
     replicas: BTreeMap<&'static str, Vec<EngineRunning>>,
@@ -72,7 +72,7 @@ impl Cluster {
     /// # Errors
     /// A port cannot be bound.
     pub async fn start(
-        store: Arc<dyn EventStore>,
+        store: Arc<dyn HostStore>,
         gateway_addr: SocketAddr,
     ) -> std::io::Result<Cluster> {
         let idle_ms = 120_000;
@@ -272,7 +272,7 @@ async fn start_gateway(
 }
 
 async fn start_engine(
-    store: Arc<dyn EventStore>,
+    store: Arc<dyn HostStore>,
     family: &'static str,
     addr: SocketAddr,
     idle_ms: u64,

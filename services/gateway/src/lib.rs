@@ -84,7 +84,8 @@ pub async fn serve(
             }
         });
     }
-    let services = service_kit::serve::Services::new().with(gateway.into_service());
+    let services =
+        service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET).with(gateway.into_service());
     // Inside the edge: every request is authenticated before any handler runs.
     service_kit::serve::serve(auth::AuthLayer::new(store), services, listener, shutdown).await
 }

@@ -121,7 +121,7 @@ impl From<HostError> for EngineError {
             HostError::Setup(e @ (SetupError::Options(_) | SetupError::NotJson(_))) => {
                 EngineError::BadOptions(e.to_string())
             }
-            HostError::Corrupt(what) => EngineError::Corrupt(what),
+            e @ HostError::Corrupt(_) => EngineError::Corrupt(e.to_string()),
         }
     }
 }

@@ -48,7 +48,7 @@ pub async fn serve(
             }
         })
     };
-    let services = service_kit::serve::Services::new()
+    let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
         .with(server::RulesEngineApi::new(engine).into_service());
     // Inside the edge: no handler runs for a caller without the shared secret.
     let auth = service_kit::internal::InternalAuthLayer::new(token);

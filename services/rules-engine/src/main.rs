@@ -21,7 +21,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let idle_ms = service_kit::config::number("ENGINE_IDLE_MS", 120_000)?;
-    let store = events::open_from_env().await?;
+    let store = events::open_host_store_from_env().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
     let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
     service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;

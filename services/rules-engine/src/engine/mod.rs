@@ -28,7 +28,7 @@ pub use step::{Answer, StepResult};
 
 use crate::error::EngineError;
 use cache::{Slot, SlotRef};
-use events::{Entry, EventStore, MatchId, MatchMeta, MatchSecret, SeatHolder, ViewerVersions};
+use events::{Entry, HostStore, MatchId, MatchMeta, MatchSecret, SeatHolder, ViewerVersions};
 use games::host::{self, Encoded};
 use games::{Family, Record};
 use rules_core::{Seat, Seed, Viewer};
@@ -41,7 +41,7 @@ use views::{stored_views, view_response};
 
 /// The rules engine of one or more families.
 pub struct Engine {
-    store: Arc<dyn EventStore>,
+    store: Arc<dyn HostStore>,
     families: Vec<Family>,
     hot: Mutex<BTreeMap<MatchId, SlotRef>>,
     /// Idle matches are evicted after this long, so memory follows live matches.
@@ -50,12 +50,12 @@ pub struct Engine {
 
 impl Engine {
     /// An engine for `families` (e.g. `[Family::Goofspiel]`) over `store`.
-    pub fn new(store: Arc<dyn EventStore>, families: Vec<Family>, idle_ms: u64) -> Self {
+    pub fn new(store: Arc<dyn HostStore>, families: Vec<Family>, idle_ms: u64) -> Self {
         Engine { store, families, hot: Mutex::new(BTreeMap::new()), idle_ms }
     }
 
     /// The store (for readiness checks).
-    pub fn store(&self) -> &Arc<dyn EventStore> {
+    pub fn store(&self) -> &Arc<dyn HostStore> {
         &self.store
     }
 
