@@ -11,7 +11,8 @@
 //! - [`serve`]: the one serve harness: health, reflection, the edge layer and graceful
 //!   shutdown around a service's routes.
 //! - [`time`]: the wall clock, read here only.
-//! - [`metrics`]: counters and gauges, `/metrics`, `/healthz`, `/readyz` over HTTP.
+//! - [`metrics`]: counters, gauges and histograms with labels, process metrics, and
+//!   `/metrics`, `/healthz`, `/readyz` over HTTP.
 
 pub mod config;
 pub mod internal;

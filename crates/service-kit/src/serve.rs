@@ -225,6 +225,7 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        let started = std::time::Instant::now();
         let path = truncate(req.uri().path().to_string(), 4 * MAX_QUOTE_CHARS);
         let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(req)));
         Box::pin(async move {
@@ -232,13 +233,46 @@ where
                 Ok(fut) => AssertUnwindSafe(fut).catch_unwind().await,
                 Err(panic) => Err(panic),
             };
-            match outcome {
+            let answer = match outcome {
                 Ok(Ok(resp)) => Ok(over_limit(resp)),
                 Ok(Err(e)) => Err(e),
                 Err(panic) => Ok(panicked(&path, &*panic)),
+            };
+            if let Ok(resp) = &answer {
+                count(&path, resp, started.elapsed().as_secs_f64());
             }
+            answer
         })
     }
+}
+
+/// Counts an answered request by method and code, and times it. A refusal comes as a
+/// trailers-only response (its code in the headers); anything else counts as OK (a stream
+/// that fails later says so in its trailers, after this). A path no service routes
+/// (UNIMPLEMENTED) is counted as `unknown`, so a client cannot grow the label set.
+fn count(path: &str, resp: &http::Response<tonic::body::Body>, seconds: f64) {
+    let code = resp
+        .headers()
+        .get("grpc-status")
+        .and_then(|v| v.to_str().ok()?.parse::<i32>().ok())
+        .map_or(Code::Ok, Code::from_i32);
+    let method = if code == Code::Unimplemented { "unknown" } else { path };
+    let code = code_name(code);
+    crate::metrics::add_with(
+        "colosseum_grpc_requests_total",
+        &[("method", method), ("code", &code)],
+        1,
+    );
+    crate::metrics::observe(
+        "colosseum_grpc_request_duration_seconds",
+        &[("method", method)],
+        seconds,
+    );
+}
+
+/// A code as the gRPC spec names it (`NOT_FOUND`).
+pub fn code_name(code: Code) -> String {
+    crate::status::reason_of(code).to_ascii_uppercase()
 }
 
 fn panicked(path: &str, panic: &(dyn std::any::Any + Send)) -> http::Response<tonic::body::Body> {
@@ -349,6 +383,7 @@ where
     B::Error: Into<StdError>,
 {
     let Services { descriptors, routes, names, health_only } = services;
+    crate::metrics::describe(crate::metrics::SERVER);
     let (reporter, health_service) = health();
     for name in names.iter().chain(&health_only) {
         reporter.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
@@ -426,6 +461,21 @@ mod tests {
         let after = crate::metrics::metric("colosseum_panics_total")
             .load(std::sync::atomic::Ordering::Relaxed);
         assert!(after - before >= 3, "every panic is counted");
+        // Each answered call is counted by method and code, and timed.
+        let m = crate::metrics::render();
+        let check = "method=\"/grpc.health.v1.Health/Check\"";
+        assert!(
+            m.contains(&format!("colosseum_grpc_requests_total{{{check},code=\"INTERNAL\"}} ")),
+            "{m}"
+        );
+        assert!(
+            m.contains(&format!("colosseum_grpc_requests_total{{{check},code=\"OK\"}} ")),
+            "{m}"
+        );
+        assert!(
+            m.contains(&format!("colosseum_grpc_request_duration_seconds_count{{{check}}} ")),
+            "{m}"
+        );
         stop.cancel();
         server.await.unwrap().unwrap();
     }

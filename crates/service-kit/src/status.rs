@@ -73,7 +73,7 @@ pub fn refuse(code: Code, message: impl Into<String>) -> Status {
 }
 
 /// The ErrorInfo reason of a plain refusal with `code`.
-fn reason_of(code: Code) -> &'static str {
+pub(crate) fn reason_of(code: Code) -> &'static str {
     match code {
         Code::Ok => "ok",
         Code::Cancelled => "cancelled",

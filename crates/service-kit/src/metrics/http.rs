@@ -1,45 +1,14 @@
-//! Metrics, health and readiness over plain HTTP for scrapers and orchestrators: a tiny
-//! registry of named counters and gauges, served as Prometheus text at `/metrics`, with
-//! `/healthz` (the process is up) and `/readyz` (its dependencies answer).
+//! `/metrics`, `/healthz` and `/readyz` over plain HTTP, for scrapers and orchestrators:
+//! the registry rendered as Prometheus text, whether the process is up, and whether its
+//! dependencies answer.
 
-use std::collections::BTreeMap;
+use super::render;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-
-fn registry() -> &'static Mutex<BTreeMap<&'static str, Arc<AtomicI64>>> {
-    static R: OnceLock<Mutex<BTreeMap<&'static str, Arc<AtomicI64>>>> = OnceLock::new();
-    R.get_or_init(Default::default)
-}
-
-/// The metric called `name` (created at zero on first use). Names follow Prometheus:
-/// `colosseum_<service>_<what>_total` for counters.
-pub fn metric(name: &'static str) -> Arc<AtomicI64> {
-    registry().lock().expect("the metrics lock").entry(name).or_default().clone()
-}
-
-/// Adds `n` to the counter `name`.
-pub fn add(name: &'static str, n: i64) {
-    metric(name).fetch_add(n, Ordering::Relaxed);
-}
-
-/// Sets the gauge `name`.
-pub fn set(name: &'static str, v: i64) {
-    metric(name).store(v, Ordering::Relaxed);
-}
-
-/// Every metric in the Prometheus text format.
-pub fn render() -> String {
-    let mut out = String::new();
-    for (name, v) in registry().lock().expect("the metrics lock").iter() {
-        out.push_str(&format!("{name} {}\n", v.load(Ordering::Relaxed)));
-    }
-    out
-}
 
 /// A readiness check: resolves to an error message when a dependency does not answer.
 pub type Ready =
@@ -106,6 +75,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::{add, set};
 
     #[tokio::test]
     async fn metrics_health_and_readiness_answer_over_http() {
