@@ -25,7 +25,8 @@
 //! - [`feed`]: the append feed's stream type ([`AppendFeed`]) and notification format.
 //! - [`error`]: [`StoreError`], the one error type.
 //! - [`open`]: [`open_from_env`] (and [`open_host_store_from_env`] for the engine), the
-//!   store a process's environment names.
+//!   store a process's environment names, wrapped in [`instrumented`]'s metrics.
+//! - [`instrumented`]: a store that times and counts every call of another, by operation.
 //!
 //! # Choices
 //!
@@ -70,6 +71,7 @@ pub mod codec;
 pub mod error;
 pub mod feed;
 pub mod ids;
+pub mod instrumented;
 pub mod keys;
 pub mod memory;
 pub mod model;

@@ -2,8 +2,10 @@
 //! or the in-memory store (for `make run` without Redis). Every service binary and
 //! `colosseum run` open it here, so they all read the same variables alike.
 
+use crate::instrumented::Instrumented;
 use crate::{EventStore, HostStore, MemoryStore, RedisStore, StoreError};
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
@@ -31,6 +33,12 @@ pub async fn open_from_env() -> Result<Arc<dyn EventStore>, StoreError> {
 /// # Errors
 /// As [`open_from_env`].
 pub async fn open_host_store_from_env() -> Result<Arc<dyn HostStore>, StoreError> {
+    // Timed and counted by operation for the dashboards, pinged for `colosseum_store_up`
+    // for as long as the process runs.
+    Ok(Instrumented::wrap(open_plain().await?, CancellationToken::new()))
+}
+
+async fn open_plain() -> Result<Arc<dyn HostStore>, StoreError> {
     if let Some(urls) = var("REDIS_CLUSTER_URLS") {
         let seeds = cluster_seeds(&urls);
         let store = RedisStore::connect_cluster(&seeds).await?;

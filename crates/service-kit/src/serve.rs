@@ -225,7 +225,7 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        let started = std::time::Instant::now();
+        let started = crate::time::instant();
         let path = truncate(req.uri().path().to_string(), 4 * MAX_QUOTE_CHARS);
         let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(req)));
         Box::pin(async move {

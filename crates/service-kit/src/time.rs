@@ -10,6 +10,12 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// A monotonic instant, for timing work (metrics): never the wall clock's jumps.
+#[allow(clippy::disallowed_methods)] // The one place services read the monotonic clock.
+pub fn instant() -> std::time::Instant {
+    std::time::Instant::now()
+}
+
 /// Milliseconds from now until `at_ms` (Unix ms), 0 once it has passed: the time left
 /// before a deadline, as the API reports it.
 pub fn ms_until(at_ms: u64) -> u64 {

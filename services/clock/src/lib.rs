@@ -12,11 +12,39 @@ use engines::{CallError, EngineClient, EngineUrls, Engines};
 use events::{Deadline, EventStore};
 use service_kit::config::BadUrl;
 use service_kit::internal::InternalToken;
+use service_kit::metrics::{Desc, Kind, LAG_BUCKETS};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
+/// How late each applied deadline fired: its applying minus its due time.
+pub const LAG_SECONDS: &str = "colosseum_clock_deadline_lag_seconds";
+
+/// Every metric of the clock, described once (exported at zero from the start).
+pub const METRICS: &[Desc] = &[
+    Desc {
+        name: LAG_SECONDS,
+        kind: Kind::Histogram(LAG_BUCKETS),
+        help: "How late each applied deadline fired (applied minus due)",
+    },
+    Desc { name: "colosseum_clock_fired_total", kind: Kind::Counter, help: "Deadlines applied" },
+    Desc {
+        name: "colosseum_clock_stale_total",
+        kind: Kind::Counter,
+        help: "Deadlines found stale (the match moved on first)",
+    },
+    Desc {
+        name: "colosseum_clock_failed_total",
+        kind: Kind::Counter,
+        help: "Deadline firings that failed (retried on the next poll)",
+    },
+    Desc {
+        name: "colosseum_clock_index_repaired_total",
+        kind: Kind::Counter,
+        help: "Deadline index entries repaired from the matches' own deadlines",
+    },
+];
 /// How often the clock looks for due deadlines.
 pub const POLL_MS: u64 = 50;
 
@@ -80,6 +108,8 @@ impl Clock {
                 Ok(Fired::Applied) => {
                     self.stats.fired.fetch_add(1, Ordering::Relaxed);
                     service_kit::metrics::add("colosseum_clock_fired_total", 1);
+                    let lag_ms = service_kit::time::now_ms().saturating_sub(d.due_ms);
+                    service_kit::metrics::observe(LAG_SECONDS, &[], lag_ms as f64 / 1000.0);
                     tracing::info!(match_id = %d.match_id, fence = d.fence_version, late_ms = now_ms.saturating_sub(d.due_ms), "deadline fired");
                 }
                 Ok(Fired::Stale) => {
@@ -121,6 +151,7 @@ impl Clock {
     /// Polls until `shutdown`, repairing the deadline index beside it (its own loop, so a
     /// long scan never holds up a firing).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        service_kit::metrics::describe(METRICS);
         let poll = async {
             let mut tick = tokio::time::interval(Duration::from_millis(POLL_MS));
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

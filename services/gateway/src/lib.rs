@@ -13,12 +13,14 @@
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
 //! - [`error`]: what can go wrong, and the one match from it to a status.
 //! - [`bots`]: the bot runner.
+//! - [`metrics`]: what the gateway counts.
 
 pub mod auth;
 pub mod bots;
 pub mod error;
 pub mod hub;
 pub mod limits;
+pub mod metrics;
 pub mod public;
 pub mod watch;
 
@@ -61,6 +63,7 @@ pub async fn serve(
     public_url: String,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
+    service_kit::metrics::describe(metrics::ALL);
     let hub = hub::Hub::new(store.clone());
     tokio::spawn(hub.clone().run(shutdown.clone()));
     let dispatch = Arc::new(OnceLock::new());

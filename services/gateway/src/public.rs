@@ -286,6 +286,12 @@ impl srv::ColosseumService for Gateway {
         let id = match_id(&id).map_err(Error::from)?;
         let mv = r#move.ok_or(Error::NoMove)?;
         let meta = self.meta(id).await?;
+        // Timed by game from here (the edge times the whole call by method): earlier
+        // refusals (bad fields, no such match) are no game's latency.
+        let _timer = service_kit::metrics::Timer::start(
+            crate::metrics::SUBMIT_SECONDS,
+            &[("game", &meta.game)],
+        );
         let seat = seat_of(&meta, me).ok_or(Error::NotSeated)?;
         let span = tracing::info_span!("submit_move", match_id = %id, seat = seat.index(), trace_id = %trace.trace_hex());
         // The span joins the caller's trace; the engine's span will hang under it.

@@ -156,6 +156,8 @@ struct State {
     phase: Phase,
     /// How many times this stream has resynchronized (a batch read before one is void).
     resyncs: u32,
+    /// Counts this stream among the open ones while it lives.
+    _open: service_kit::metrics::Open,
     pending: VecDeque<Result<v1::WatchMatchResponse, Status>>,
 }
 
@@ -293,6 +295,7 @@ pub fn stream(
         live,
         phase: Phase::Backfill(0),
         resyncs: 0,
+        _open: service_kit::metrics::Open::new(crate::metrics::WATCH_STREAMS),
         pending: VecDeque::new(),
     };
     Box::pin(futures_util::stream::unfold(state, |mut s| async move {

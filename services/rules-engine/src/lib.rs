@@ -7,9 +7,11 @@
 //! - [`engine`]: the cache, rebuilds, one step at a time per match, appends, deadlines.
 //! - [`server`]: the gRPC service.
 //! - [`error`]: what can go wrong, and the one match from it to a status.
+//! - [`metrics`]: what the engine counts.
 
 pub mod engine;
 pub mod error;
+pub mod metrics;
 pub mod server;
 
 use engine::Engine;
@@ -31,6 +33,7 @@ pub async fn serve(
     token: Option<service_kit::internal::InternalToken>,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
+    service_kit::metrics::describe(metrics::ALL);
     let evictor = {
         let (engine, shutdown) = (engine.clone(), shutdown.clone());
         tokio::spawn(async move {

@@ -5,7 +5,8 @@
 //! first event); the process's own CPU, memory and descriptors are read at each scrape.
 //!
 //! # Layout
-//! - this file: the registry, [`describe`], [`add`], [`set`], [`observe`], [`render`].
+//! - this file: the registry, [`describe`], [`add`], [`set`], [`observe`], [`Timer`],
+//!   [`Open`], [`render`].
 //! - [`http`]: `/metrics`, `/healthz` and `/readyz` over HTTP.
 //! - [`process`]: `process_*` metrics from `/proc/self`.
 
@@ -206,6 +207,52 @@ pub fn observe(name: &'static str, labels: &[(&str, &str)], seconds: f64) {
     }
 }
 
+/// Times a span of work into the histogram `name`: observed when dropped, so a call cut
+/// short (a client gone, an error returned early) is timed too.
+pub struct Timer {
+    name: &'static str,
+    labels: Vec<(&'static str, String)>,
+    started: std::time::Instant,
+}
+
+impl Timer {
+    /// Starts timing, with `labels`.
+    pub fn start(name: &'static str, labels: &[(&'static str, &str)]) -> Timer {
+        let labels = labels.iter().map(|&(k, v)| (k, v.to_string())).collect();
+        Timer { name, labels, started: crate::time::instant() }
+    }
+
+    /// Adds a label learnt on the way (a match's game, once its meta is read).
+    pub fn label(&mut self, key: &'static str, value: &str) {
+        self.labels.push((key, value.to_string()));
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        let labels: Vec<(&str, &str)> = self.labels.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        observe(self.name, &labels, self.started.elapsed().as_secs_f64());
+    }
+}
+
+/// One more in the gauge `name` while it lives (an open stream, a running task).
+pub struct Open(Arc<AtomicI64>);
+
+impl Open {
+    /// Counts one in `name`.
+    pub fn new(name: &'static str) -> Open {
+        let g = metric(name);
+        g.fetch_add(1, Ordering::Relaxed);
+        Open(g)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// `name{labels}` with `extra` appended to the labels.
 fn sample(name: &str, suffix: &str, labels: &str, extra: &str) -> String {
     let all = match (labels.is_empty(), extra.is_empty()) {
@@ -306,5 +353,14 @@ mod tests {
         assert!(m.contains("colosseum_test_wait_seconds_count{game=\"gops\"} 4\n"), "{m}");
         assert!(m.contains("colosseum_test_described_total{code=\"say \\\"hi\\\"\"} 2\n"), "{m}");
         assert!(m.contains("# TYPE process_resident_memory_bytes gauge\n"), "{m}");
+        {
+            let _open = Open::new("colosseum_test_open");
+            let mut t = Timer::start("colosseum_test_wait_seconds", &[]);
+            t.label("game", "hexspiel");
+            assert_eq!(metric("colosseum_test_open").load(Ordering::Relaxed), 1);
+        }
+        assert_eq!(metric("colosseum_test_open").load(Ordering::Relaxed), 0);
+        let m = render();
+        assert!(m.contains("colosseum_test_wait_seconds_count{game=\"hexspiel\"} 1\n"), "{m}");
     }
 }

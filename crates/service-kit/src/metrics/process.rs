@@ -16,8 +16,8 @@ fn start_time_seconds() -> Option<f64> {
         let ticks: f64 = stat_fields(&stat)?.get(19)?.parse().ok()?;
         let uptime = std::fs::read_to_string("/proc/uptime").ok()?;
         let up: f64 = uptime.split_whitespace().next()?.parse().ok()?;
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?;
-        Some(now.as_secs_f64() - up + ticks / TICKS_PER_SECOND)
+        let now = crate::time::now_ms() as f64 / 1000.0;
+        Some(now - up + ticks / TICKS_PER_SECOND)
     })
 }
 

@@ -6,6 +6,7 @@ use super::Engine;
 use super::step::{actor, moving_seat};
 use super::time::{TimeAccount, keeps_window};
 use crate::error::EngineError;
+use crate::metrics::MATCHES;
 use events::{Entry, MatchId, MatchMeta, ViewerVersions};
 use games::host::{self, Host};
 use rules_core::Seed;
@@ -61,6 +62,9 @@ impl Slot {
         Ok(())
     }
 }
+
+/// A match used within this long counts as live in [`MATCHES`], else idle.
+const LIVE_WITHIN_MS: u64 = 60_000;
 
 pub(super) type SlotRef = Arc<tokio::sync::Mutex<Option<Slot>>>;
 
@@ -301,15 +305,24 @@ impl Engine {
         let slots: Vec<(MatchId, SlotRef)> =
             self.hot.lock().expect("the cache lock").iter().map(|(k, v)| (*k, v.clone())).collect();
         let mut n = 0;
+        // Per game, the matches used within the last minute and the others held.
+        let mut held: BTreeMap<&'static str, [i64; 2]> =
+            games::GAMES.iter().map(|g| (g.name, [0, 0])).collect();
         for (id, slot) in slots {
             let Ok(guard) = slot.try_lock() else { continue };
-            let idle =
-                guard.as_ref().is_none_or(|s| now.saturating_sub(s.last_used_ms) >= self.idle_ms);
+            let unused_ms = guard.as_ref().map(|s| now.saturating_sub(s.last_used_ms));
+            if let Some(count) = guard.as_ref().and_then(|s| held.get_mut(s.meta.game.as_str())) {
+                count[usize::from(unused_ms.unwrap_or(0) >= LIVE_WITHIN_MS)] += 1;
+            }
             drop(guard);
-            if idle {
+            if unused_ms.is_none_or(|ms| ms >= self.idle_ms) {
                 self.evict(id);
                 n += 1;
             }
+        }
+        for (game, [live, idle]) in held {
+            service_kit::metrics::set_with(MATCHES, &[("game", game), ("state", "live")], live);
+            service_kit::metrics::set_with(MATCHES, &[("game", game), ("state", "idle")], idle);
         }
         n
     }

@@ -90,6 +90,10 @@ impl Engine {
         seats: [SeatHolder; 2],
         move_time_ms: u64,
     ) -> Result<String, EngineError> {
+        let _timer = service_kit::metrics::Timer::start(
+            crate::metrics::APPLY_SECONDS,
+            &[("step", "create")],
+        );
         self.check_family(game)?;
         // A game whose rules fix the time per move takes no other (docs/rules.md).
         let options: serde_json::Value =

@@ -7,6 +7,7 @@ use super::time::{keeps_window, next_deadline};
 use super::views::stored_views;
 use super::{Engine, detached, entry_tag, stored};
 use crate::error::EngineError;
+use crate::metrics::APPLY_SECONDS;
 use events::{AppendOutcome, Entry, MatchId};
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
@@ -66,6 +67,12 @@ impl Engine {
         idempotency_key: Option<String>,
         traceparent: Option<String>,
     ) -> Result<Answer, EngineError> {
+        let kind = match &step {
+            StepIn::Move { .. } => "move",
+            StepIn::Resign(_) => "resign",
+            StepIn::Deadline => "deadline",
+        };
+        let _timer = service_kit::metrics::Timer::start(APPLY_SECONDS, &[("step", kind)]);
         let this = self.clone();
         detached(async move { this.step_now(id, step, fence, idempotency_key, traceparent).await })
             .await

@@ -1,0 +1,50 @@
+//! What the gateway counts, described once (exported at zero from the start, with help and
+//! type); the dashboards in deploy/grafana and the alerts in deploy/prometheus read these.
+
+use service_kit::metrics::{Desc, Kind, LATENCY_BUCKETS};
+
+/// SubmitMove from its arrival to its answer (the engine's apply and the append included),
+/// by game.
+pub const SUBMIT_SECONDS: &str = "colosseum_gateway_submit_duration_seconds";
+/// Open WatchMatch streams.
+pub const WATCH_STREAMS: &str = "colosseum_gateway_watch_streams";
+
+/// Every metric of the gateway.
+pub const ALL: &[Desc] = &[
+    Desc {
+        name: SUBMIT_SECONDS,
+        kind: Kind::Histogram(LATENCY_BUCKETS),
+        help: "SubmitMove from arrival to answer (engine apply and append included), by game",
+    },
+    Desc { name: WATCH_STREAMS, kind: Kind::Gauge, help: "Open WatchMatch streams" },
+    Desc {
+        name: "colosseum_gateway_requests_total",
+        kind: Kind::Counter,
+        help: "Public API requests authenticated (or refused) by the auth layer",
+    },
+    Desc {
+        name: "colosseum_gateway_watched_matches",
+        kind: Kind::Gauge,
+        help: "Matches this gateway's hub follows for its watchers",
+    },
+    Desc {
+        name: "colosseum_gateway_hub_reads_total",
+        kind: Kind::Counter,
+        help: "Stream reads by the hub for new entries",
+    },
+    Desc {
+        name: "colosseum_gateway_feed_failures_total",
+        kind: Kind::Counter,
+        help: "Times the hub lost the store's append feed and resubscribed",
+    },
+    Desc {
+        name: "colosseum_gateway_resyncs_total",
+        kind: Kind::Counter,
+        help: "Watch streams told to resync (the stream no longer held what they had seen)",
+    },
+    Desc {
+        name: "colosseum_gateway_rewound_total",
+        kind: Kind::Counter,
+        help: "Matches whose stream was found rewound (lost writes) by the hub",
+    },
+];
