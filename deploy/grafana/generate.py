@@ -4,8 +4,8 @@ then `python3 deploy/grafana/generate.py`; `make deploy-check` fails when they d
 One overview and one dashboard per service. Current panel types only (timeseries, stat,
 gauge, table, text), the datasource a variable (`${datasource}`) so one file fits any
 Prometheus. Series are labelled `component` and `family` by the scrape (the chart's
-ServiceMonitor, deploy/prometheus/prometheus.yml). Metrics marked PROPOSED below do not
-exist yet: docs/operations.md ("Metrics") lists them for the services to add.
+ServiceMonitor, deploy/prometheus/prometheus.yml). docs/operations.md ("Metrics") lists
+every metric; `make deploy-check` checks each one named here is exported.
 """
 
 import json
@@ -105,7 +105,6 @@ def q(p: float, metric: str, by: str, where: str = "") -> str:
 
 
 def process_panels(b: Board, component: str):
-    # PROPOSED: process_cpu_seconds_total, process_resident_memory_bytes (every service).
     sel = f'{{component="{component}"}}' if component else ""
     b.add("timeseries", "CPU (cores)", f"sum by (component, family, instance) (rate(process_cpu_seconds_total{sel}[{RATE}]))",
           unit="short", legend=["{{component}} {{family}} {{instance}}"])
@@ -114,7 +113,6 @@ def process_panels(b: Board, component: str):
 
 
 def store_panels(b: Board, component: str):
-    # PROPOSED: colosseum_store_duration_seconds (histogram, label op), colosseum_store_errors_total (op).
     sel = f'{{component="{component}"}}'
     b.add("timeseries", "Redis latency p99 by operation", q(0.99, "colosseum_store_duration_seconds", "op", sel),
           unit="s", legend=["{{op}}"])
@@ -130,7 +128,7 @@ def overview() -> Board:
     b.add("stat", "Matches in engine memory", "sum(colosseum_engine_hot_matches)", w=6, h=4)
     b.add("stat", "Matches watched", "sum(colosseum_gateway_watched_matches)", w=6, h=4)
     b.add("stat", "INTERNAL/UNAVAILABLE refusals/s",
-          f'sum(rate(colosseum_gateway_refusals_total{{code=~"INTERNAL|UNAVAILABLE"}}[{RATE}])) or vector(0)',
+          f'sum(rate(colosseum_grpc_requests_total{{component="gateway",code=~"INTERNAL|UNAVAILABLE"}}[{RATE}])) or vector(0)',
           w=6, h=4, unit="reqps", extra={"fieldConfig": {"defaults": {"unit": "reqps", "thresholds": {
               "mode": "absolute", "steps": [{"color": "green", "value": None}, {"color": "red", "value": 0.1}]}}, "overrides": []}})
     b.add("timeseries", "Moves/s by game", f"sum by (game) (rate(colosseum_gateway_submit_duration_seconds_count[{RATE}]))",
@@ -143,7 +141,7 @@ def overview() -> Board:
     b.add("timeseries", "Deadline firing lag (p50, p99)",
           [q(0.5, "colosseum_clock_deadline_lag_seconds", "component"), q(0.99, "colosseum_clock_deadline_lag_seconds", "component")],
           unit="s", legend=["p50", "p99"], description="From a deadline's due time to the clock's firing of it.")
-    b.add("timeseries", "Refusals/s by code", f"sum by (code) (rate(colosseum_gateway_refusals_total[{RATE}]))",
+    b.add("timeseries", "Refusals/s by code", f'sum by (code) (rate(colosseum_grpc_requests_total{{component="gateway",code!="OK"}}[{RATE}]))',
           unit="reqps", legend=["{{code}}"], description="Every non-OK answer of the public API, by gRPC code.")
     b.add("timeseries", "Redis latency p99 by service", q(0.99, "colosseum_store_duration_seconds", "component"),
           unit="s", legend=["{{component}}"])
@@ -165,12 +163,12 @@ def gateway() -> Board:
               "The public API: requests, refusals, SubmitMove latency, watch streams, the hub's feed.")
     b.add("timeseries", "Requests/s", f"sum by (instance) (rate(colosseum_gateway_requests_total[{RATE}]))",
           unit="reqps", legend=["{{instance}}"])
-    b.add("timeseries", "Refusals/s by method and code", f"sum by (method, code) (rate(colosseum_gateway_refusals_total[{RATE}]))",
+    b.add("timeseries", "Refusals/s by method and code", f'sum by (method, code) (rate(colosseum_grpc_requests_total{{component="gateway",code!="OK"}}[{RATE}]))',
           unit="reqps", legend=["{{method}} {{code}}"])
     b.add("timeseries", "SubmitMove latency by game (p50, p99)",
           [q(0.5, "colosseum_gateway_submit_duration_seconds", "game"), q(0.99, "colosseum_gateway_submit_duration_seconds", "game")],
           unit="s", legend=["p50 {{game}}", "p99 {{game}}"])
-    b.add("timeseries", "Request latency p99 by method", q(0.99, "colosseum_gateway_request_duration_seconds", "method"),
+    b.add("timeseries", "Request latency p99 by method", q(0.99, 'colosseum_grpc_request_duration_seconds', "method", '{component="gateway"}'),
           unit="s", legend=["{{method}}"])
     b.add("timeseries", "Watch streams and watched matches",
           ["sum by (instance) (colosseum_gateway_watch_streams)", "sum by (instance) (colosseum_gateway_watched_matches)"],
