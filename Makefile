@@ -34,7 +34,7 @@ run: ## Bring up the whole cluster (embedded store, or Redis at REDIS_URL); then
 	$(CARGO) build --release -q -p colosseum
 	$(TARGET_DIR)/release/colosseum run
 
-test: proto-lint lint unit conformance python-client chaos-short ## Everything CI runs: buf lint, format, lints, all tests, conformance, the Python client, a short chaos trial
+test: proto-lint lint unit conformance python-client deploy-check chaos-short ## Everything CI runs: buf lint, format, lints, all tests, conformance, the Python client, the chart and images checked and run, a short chaos trial
 
 lint: ## rustfmt and clippy, warnings are errors
 	$(CARGO) fmt --all --check

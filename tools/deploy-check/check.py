@@ -14,7 +14,7 @@ vars the binaries read, Service ports that name container ports, engine URLs tha
 an engine of the right family, NetworkPolicies, identical bytes on a second render); the
 compose file cross-checked the same way and against the Compose Specification; every
 PromQL expression of the dashboards and alert rules parsed, panel types and datasources
-checked; with promtool installed, the Prometheus config and rules checked and the
+checked; with promtool (required), the Prometheus config and rules checked and the
 alerts' unit tests (deploy/prometheus/rules.test.yaml) run.
 
 Live (unless --offline): the workloads of every example are started as local processes,
@@ -905,11 +905,12 @@ def check_image_build(r: Report) -> None:
 
 def check_promtool(r: Report) -> None:
     """promtool's own checks of the Prometheus config and rules, and the rules' unit tests
-    (deploy/prometheus/rules.test.yaml), when promtool is installed."""
+    (deploy/prometheus/rules.test.yaml); promtool must be installed."""
     promtool = shutil.which("promtool")
+    # Required: a check that silently skips is no check (.ci/run installs it).
+    r.check(promtool is not None, "promtool is on PATH (Debian: apt-get install prometheus)",
+            "the rules' unit tests and promtool's config check cannot run without it")
     if not promtool:
-        print("SKIP  promtool is not on PATH (Debian: apt-get install prometheus): "
-              "the rules' unit tests and promtool's config check did not run")
         return
     out = subprocess.run([promtool, "check", "rules", str(DEPLOY / "prometheus" / "rules.yaml")], capture_output=True, text=True)
     r.check(out.returncode == 0, "promtool check rules rules.yaml", out.stdout + out.stderr)

@@ -49,6 +49,10 @@ pub struct ChaosArgs {
     /// Also kill Redis (restarted on its append-only file).
     #[arg(long)]
     kill_redis: bool,
+    /// Stop services as a rolling update does (SIGTERM, then wait for the drain, at most
+    /// 30 s) instead of kill -9.
+    #[arg(long)]
+    graceful: bool,
     /// Where the rules-engine, clock and gateway binaries are (default: beside this one).
     #[arg(long)]
     bin_dir: Option<PathBuf>,
@@ -199,7 +203,11 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         if t >= next_kill {
             let target = targets[rng.below(targets.len() as u32) as usize].clone();
             let at = now();
-            cluster.kill(&target);
+            if args.graceful {
+                cluster.terminate(&target, Duration::from_secs(30)).await;
+            } else {
+                cluster.kill(&target);
+            }
             tokio::time::sleep(Duration::from_millis(args.restart_after_ms)).await;
             cluster.start(&target)?;
             let ready =
@@ -315,6 +323,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     let summary = json!({
         "duration_s": (load_s * 10.0).round() / 10.0,
         "kills": kills_by,
+        "stop": if args.graceful { "SIGTERM (drain)" } else { "SIGKILL" },
         "matches": verdicts.len(),
         "finished": count(&|v| u64::from(v.finished)),
         "acked": count(&|v| v.acked),

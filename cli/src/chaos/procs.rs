@@ -250,6 +250,36 @@ impl Cluster {
         }
     }
 
+    /// SIGTERM to `name`, as Kubernetes stops a pod, then waits for it to drain and exit
+    /// (kill -9 after `grace`). Returns whether it exited within the grace.
+    pub async fn terminate(&self, name: &str, grace: Duration) -> bool {
+        let child = CHILDREN.lock().unwrap_or_else(|p| p.into_inner()).remove(name);
+        let Some(mut c) = child else { return false };
+        // No signal API without `unsafe`: the system's kill(1) sends it.
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &c.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        #[allow(clippy::disallowed_methods)] // The trial measures wall time.
+        let start = Instant::now();
+        while sent && start.elapsed() < grace {
+            if matches!(c.try_wait(), Ok(Some(_))) {
+                tracing::info!(
+                    service = name,
+                    pid = c.id(),
+                    drained_ms = start.elapsed().as_millis() as u64,
+                    "stopped (SIGTERM)"
+                );
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let _ = c.kill();
+        let _ = c.wait();
+        tracing::warn!(service = name, pid = c.id(), "did not stop on SIGTERM: killed");
+        false
+    }
+
     /// The services that exited on their own (not killed by the trial), with their status.
     pub fn exited(&self) -> Vec<(String, String)> {
         let mut children = CHILDREN.lock().unwrap_or_else(|p| p.into_inner());
