@@ -46,7 +46,7 @@ pub struct Ack {
     /// When it arrived.
     pub at: Instant,
     /// The family of the match's game.
-    pub family: &'static str,
+    pub family: games::Family,
 }
 
 /// A match the load created.
@@ -255,8 +255,8 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
             Some(Err(_)) => continue,
         };
         let seat_a = created.seat;
-        let pa = player(a.clone(), id.clone(), seat_a, info.family.as_str(), b, sh.clone());
-        let pb = player(bb.clone(), id.clone(), seat_b, info.family.as_str(), b, sh.clone());
+        let pa = player(a.clone(), id.clone(), seat_a, info.family, b, sh.clone());
+        let pb = player(bb.clone(), id.clone(), seat_b, info.family, b, sh.clone());
         tokio::join!(pa, pb);
     }
 }
@@ -268,7 +268,7 @@ async fn player(
     c: Client,
     id: String,
     seat: u32,
-    family: &'static str,
+    family: games::Family,
     b: Behaviour,
     sh: Arc<Shared>,
 ) {
@@ -344,7 +344,7 @@ async fn submit(
     c: &Client,
     id: &str,
     seat: u32,
-    family: &'static str,
+    family: games::Family,
     mv: v1::Move,
     key: String,
     b: Behaviour,

@@ -159,8 +159,10 @@ async fn against_the_strong_bot(key: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gateway_given_two_engines_for_a_family_plays_on_both() {
     let mut env = Env::start().await;
-    let second = env.cluster.start_replica("goofspiel").await.expect("a second engine");
-    let urls = [env.cluster.engine_url("goofspiel").expect("the first engine"), second];
+    let second =
+        env.cluster.start_replica(games::Family::Goofspiel).await.expect("a second engine");
+    let urls =
+        [env.cluster.engine_url(games::Family::Goofspiel).expect("the first engine"), second];
     let alice = env.player("alice").await;
     let bob = env.player("bob").await;
     // A match on each engine (the gateway sends each match to one of them).
@@ -186,7 +188,7 @@ async fn a_gateway_given_two_engines_for_a_family_plays_on_both() {
     // With the first engine down, its match fails over to the second (after at most a
     // few UNAVAILABLE answers while the gateway learns it is down), which rebuilds it from
     // the stream; the second's own match answers throughout.
-    env.cluster.stop_engine("goofspiel").await;
+    env.cluster.stop_engine(games::Family::Goofspiel).await;
     assert!(alice.view(&on[1]).await.outcome.is_some());
     let mut unavailable = 0;
     let view = loop {
@@ -209,7 +211,7 @@ async fn matches_go_on_when_an_engine_replica_dies() {
     // Two replicas behind the gateway's list; six matches, some on each. One replica
     // dies mid-match and stays down: every match plays to its end on the other.
     let mut env = Env::start().await;
-    env.cluster.start_replica("goofspiel").await.expect("a second engine");
+    env.cluster.start_replica(games::Family::Goofspiel).await.expect("a second engine");
     let alice = env.player("alice").await;
     let bob = env.player("bob").await;
     let mut ids = Vec::new();
@@ -219,7 +221,7 @@ async fn matches_go_on_when_an_engine_replica_dies() {
         assert_eq!(alice.submit(&id, cluster_tests::gops(1)).await.expect("a first bid"), 1);
         ids.push(id);
     }
-    env.cluster.stop_engine("goofspiel").await;
+    env.cluster.stop_engine(games::Family::Goofspiel).await;
     for (n, id) in ids.iter().enumerate() {
         let mut picker = Picker::new(40 + n as u64);
         // The first calls may find the dead replica; retrying (as the contract says) is
