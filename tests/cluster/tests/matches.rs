@@ -1,4 +1,4 @@
-//! Full matches through the gateway: one of each hosted game between two guest clients
+//! Full matches through the gateway: one of each game in the registry between two guest clients
 //! (one creates with an open seat, the other joins) playing random legal moves until the
 //! match ends, then the published record replays to the same result; and a GOPS match
 //! against the built-in strong bot, which plays through the public API too. And all of it
@@ -6,6 +6,8 @@
 
 use api::v1;
 use cluster_tests::{Env, Picker, bot, check_record, create_request, play_out, wait_view};
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 use tonic::Code;
 
@@ -52,40 +54,25 @@ async fn every_game_plays_on_a_sharded_redis_cluster() {
         assert_eq!((outcome.winner, outcome.reason.as_str()), (Some(0), "missed_deadline"));
         check_record(&alice, &id, &outcome).await;
     };
-    tokio::join!(
-        play_full_match(&env, "gops", 10),
-        play_full_match(&env, "dueling-monsters", 11),
-        play_full_match(&env, "cure-plague", 12),
-        play_full_match(&env, "masterminds", 13),
-        play_full_match(&env, "hexspiel", 14),
-        timeout,
-    );
+    // Every game in the registry at once, beside the deadline.
+    type Play<'a> = Pin<Box<dyn Future<Output = ()> + 'a>>;
+    let mut all: Vec<Play<'_>> = games::GAMES
+        .iter()
+        .zip(10..)
+        .map(|(g, seed)| Box::pin(play_full_match(&env, g.name, seed)) as Play<'_>)
+        .collect();
+    all.push(Box::pin(timeout));
+    futures_util::future::join_all(all).await;
     env.shutdown().await;
 }
 
+/// A full match of every game in the registry, each on a cluster of its own, in turn.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn gops_full_match() {
-    full_match("gops", 1).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dueling_monsters_full_match() {
-    full_match("dueling-monsters", 2).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cure_plague_full_match() {
-    full_match("cure-plague", 3).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn masterminds_full_match() {
-    full_match("masterminds", 4).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hexspiel_full_match() {
-    full_match("hexspiel", 5).await;
+async fn every_game_plays_a_full_match() {
+    for (g, seed) in games::GAMES.iter().zip(1..) {
+        eprintln!("a full match of {}", g.name);
+        full_match(g.name, seed).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
