@@ -12,7 +12,8 @@ pub mod error;
 pub mod urls;
 
 pub use error::CallError;
-pub use urls::{EngineUrls, engine_urls, replica_for, replica_order};
+use urls::replica_order;
+pub use urls::{EngineUrls, engine_urls, replica_for};
 
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use events::MatchId;
@@ -30,7 +31,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
 /// How long a replica whose connection failed is passed over before it is tried again.
-pub const DOWN_FOR_MS: u64 = 1_000;
+const DOWN_FOR_MS: u64 = 1_000;
 
 /// A connection to one replica that notes when calls through it fail to reach it, so the
 /// gateway sends its matches to the next replica meanwhile.
@@ -81,7 +82,7 @@ pub type EngineClient = RulesEngineServiceClient<InterceptedService<Watched, Sta
 /// Kubernetes Service (a layer-4 balancer) one connection would pin every move of the
 /// family to one engine replica. (On the 2-core benchmark machine, with one replica, 4
 /// connections measured the same as 1.)
-pub const CONNECTIONS_PER_ENGINE: usize = 4;
+const CONNECTIONS_PER_ENGINE: usize = 4;
 
 /// One family's engines: each address and the connections to it, in the same order.
 struct FamilyEngines {

@@ -40,7 +40,7 @@ pub fn replica_for(urls: &[String], match_id: &str) -> usize {
 
 /// Every replica of `urls` for match `match_id`, in order of preference: the first is
 /// [`replica_for`]'s, the next is where the match goes while that one is down.
-pub fn replica_order(urls: &[String], match_id: &str) -> Vec<usize> {
+pub(crate) fn replica_order(urls: &[String], match_id: &str) -> Vec<usize> {
     let score = |url: &str| {
         // FNV-1a, then splitmix64's finalizer to spread it: balance, not security.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
