@@ -207,8 +207,23 @@ pub async fn run(channels: Vec<tonic::transport::Channel>, b: Behaviour, sh: Arc
 
 /// A guest session, retried through gateway restarts.
 async fn guest(channel: &tonic::transport::Channel, name: &str, sh: &Shared) -> Option<Client> {
-    match retry(sh, || Client::guest_on(channel.clone(), name)).await? {
-        Ok(c) => Some(c),
+    // Only the gateway's refusals and failures are retried, not a token it sent unusable.
+    let open = || {
+        let channel = channel.clone();
+        async move {
+            match Client::guest_on(channel, name).await {
+                Ok(c) => Ok(Ok(c)),
+                Err(client::Error::Api(s)) => Err(s),
+                Err(e) => Ok(Err(e)),
+            }
+        }
+    };
+    match retry(sh, open).await? {
+        Ok(Ok(c)) => Some(c),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "no guest session");
+            None
+        }
         Err(s) => {
             tracing::warn!(code = code_name(s.code()), "no guest session");
             None

@@ -242,12 +242,15 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         loop {
             match client::Client::guest(&gateway, "chaos-checker").await {
                 Ok(c) => break c,
-                Err(s) if attempt < 20 => {
+                Err(client::Error::Api(s)) if attempt < 20 => {
                     attempt += 1;
                     tracing::debug!(code = load::code_name(s.code()), "checker session: retrying");
                     tokio::time::sleep(Duration::from_millis(250)).await;
                 }
-                Err(s) => return Err(format!("no checker session: {}", load::code_name(s.code()))),
+                Err(client::Error::Api(s)) => {
+                    return Err(format!("no checker session: {}", load::code_name(s.code())));
+                }
+                Err(e) => return Err(format!("no checker session: {e}")),
             }
         }
     };
