@@ -21,7 +21,6 @@ PROTOS := $(shell find proto -name '*.proto')
 DEPLOY_VENV := tools/deploy-check/venv
 DEPLOY_PY := $(DEPLOY_VENV)/bin/python
 DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
-TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 DEPLOY_CHECK_ARGS ?=
 
 help: ## List the targets

@@ -28,7 +28,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         println!("Colosseum is running.");
         println!("  gateway (gRPC, public API colosseum.v1): {url}");
         for f in games::Family::ALL {
-            println!("  rules engine {f:<9}: {}", cluster.engine_url(f.as_str()).unwrap_or_default());
+            println!("  rules engine {f:<9}: {}", cluster.engine_url(f).unwrap_or_default());
         }
         println!("  event store: {}", events::description_from_env());
         println!();

@@ -46,7 +46,7 @@ pub struct Ack {
     /// When it arrived.
     pub at: Instant,
     /// The family of the match's game.
-    pub family: &'static str,
+    pub family: games::Family,
 }
 
 /// A match the load created.
@@ -207,8 +207,23 @@ pub async fn run(channels: Vec<tonic::transport::Channel>, b: Behaviour, sh: Arc
 
 /// A guest session, retried through gateway restarts.
 async fn guest(channel: &tonic::transport::Channel, name: &str, sh: &Shared) -> Option<Client> {
-    match retry(sh, || Client::guest_on(channel.clone(), name)).await? {
-        Ok(c) => Some(c),
+    // Only the gateway's refusals and failures are retried, not a token it sent unusable.
+    let open = || {
+        let channel = channel.clone();
+        async move {
+            match Client::guest_on(channel, name).await {
+                Ok(c) => Ok(Ok(c)),
+                Err(client::Error::Api(s)) => Err(s),
+                Err(e) => Ok(Err(e)),
+            }
+        }
+    };
+    match retry(sh, open).await? {
+        Ok(Ok(c)) => Some(c),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "no guest session");
+            None
+        }
         Err(s) => {
             tracing::warn!(code = code_name(s.code()), "no guest session");
             None
@@ -255,8 +270,8 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
             Some(Err(_)) => continue,
         };
         let seat_a = created.seat;
-        let pa = player(a.clone(), id.clone(), seat_a, info.family.as_str(), b, sh.clone());
-        let pb = player(bb.clone(), id.clone(), seat_b, info.family.as_str(), b, sh.clone());
+        let pa = player(a.clone(), id.clone(), seat_a, info.family, b, sh.clone());
+        let pb = player(bb.clone(), id.clone(), seat_b, info.family, b, sh.clone());
         tokio::join!(pa, pb);
     }
 }
@@ -268,7 +283,7 @@ async fn player(
     c: Client,
     id: String,
     seat: u32,
-    family: &'static str,
+    family: games::Family,
     b: Behaviour,
     sh: Arc<Shared>,
 ) {
@@ -344,7 +359,7 @@ async fn submit(
     c: &Client,
     id: &str,
     seat: u32,
-    family: &'static str,
+    family: games::Family,
     mv: v1::Move,
     key: String,
     b: Behaviour,

@@ -250,12 +250,15 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         loop {
             match client::Client::guest(&gateway, "chaos-checker").await {
                 Ok(c) => break c,
-                Err(s) if attempt < 20 => {
+                Err(client::Error::Api(s)) if attempt < 20 => {
                     attempt += 1;
                     tracing::debug!(code = load::code_name(s.code()), "checker session: retrying");
                     tokio::time::sleep(Duration::from_millis(250)).await;
                 }
-                Err(s) => return Err(format!("no checker session: {}", load::code_name(s.code()))),
+                Err(client::Error::Api(s)) => {
+                    return Err(format!("no checker session: {}", load::code_name(s.code())));
+                }
+                Err(e) => return Err(format!("no checker session: {e}")),
             }
         }
     };
@@ -294,11 +297,12 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         *kills_by.entry(k.service.clone()).or_default() += 1;
         // The first move acknowledged of those sent after the kill, in a match the service
         // serves (a reply already on its way when the kill came does not count).
-        let family = k.service.strip_prefix("engine-");
+        // An engine's service is named for its family (`engine-goofspiel`).
+        let family = k.service.strip_prefix("engine-").map(games::Family::parse);
         let first = (k.service != "clock")
             .then(|| {
                 acks.iter()
-                    .filter(|a| a.sent > k.at && family.is_none_or(|f| a.family == f))
+                    .filter(|a| a.sent > k.at && family.is_none_or(|f| f == Some(a.family)))
                     .map(|a| a.at.duration_since(k.at).as_millis() as u64)
                     .min()
             })

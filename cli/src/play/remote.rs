@@ -29,9 +29,13 @@ enum Input {
 pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
-        let client = Client::guest(&args.gateway, "player")
-            .await
-            .map_err(|s| format!("cannot reach the gateway at {}: {}", args.gateway, status(s)))?;
+        let client = Client::guest(&args.gateway, "player").await.map_err(|e| {
+            let why = match e {
+                client::Error::Api(s) => status(s),
+                e => e.to_string(),
+            };
+            format!("cannot reach the gateway at {}: {why}", args.gateway)
+        })?;
         let (match_id, game) = match &args.join {
             Some(id) => join(&client, id).await?,
             None => create(&client, args).await?,

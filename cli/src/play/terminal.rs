@@ -70,7 +70,7 @@ pub fn show_view(view: &Value) {
     println!("  {}", line.join("  "));
 }
 
-/// One line for an event: its innermost message.
+/// One line for an event: its innermost message (a game's event as the registry writes it).
 pub fn describe(e: &v1::Event) -> String {
     use v1::event::Kind;
     match &e.kind {
@@ -84,11 +84,8 @@ pub fn describe(e: &v1::Event) -> String {
             m.reason,
             m.seed
         ),
-        Some(Kind::Gops(g)) => format!("{:?}", g.kind.as_ref()),
-        Some(Kind::DuelingMonsters(g)) => format!("{:?}", g.kind.as_ref()),
-        Some(Kind::CurePlague(g)) => format!("{:?}", g.kind.as_ref()),
-        Some(Kind::Masterminds(g)) => format!("{:?}", g.kind.as_ref()),
-        Some(Kind::Hexspiel(g)) => format!("{:?}", g.kind.as_ref()),
+        // A game's own event: its wire module writes it.
+        Some(kind) => games::registry::describe_event(e).unwrap_or_else(|| format!("{kind:?}")),
         None => "(empty event)".into(),
     }
     .replace("Some(", "(")
@@ -97,6 +94,20 @@ pub fn describe(e: &v1::Event) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_games_event_is_its_innermost_message() {
+        let moved = v1::Event {
+            kind: Some(v1::event::Kind::Gops(v1::GopsEvent {
+                kind: Some(v1::gops_event::Kind::Moved(v1::GopsMoved { seat: 1 })),
+            })),
+        };
+        assert_eq!(describe(&moved), "(Moved(GopsMoved { seat: 1 }))");
+        let resigned =
+            v1::Event { kind: Some(v1::event::Kind::Resigned(v1::Resigned { seat: 0 })) };
+        assert_eq!(describe(&resigned), "seat 0 resigned");
+        assert_eq!(describe(&v1::Event { kind: None }), "(empty event)");
+    }
 
     #[test]
     fn shorthands_become_moves() {

@@ -17,6 +17,7 @@ pub mod requests;
 pub use follow::{Cursor, Turns};
 
 use api::v1::{self, colosseum_service_client::ColosseumServiceClient};
+use std::fmt;
 use std::time::Duration;
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
@@ -33,13 +34,52 @@ pub struct Client {
     timeout: Option<Duration>,
 }
 
+/// Why a session could not be opened or moved: a fault here, or the gateway's answer.
+#[derive(Debug)]
+pub enum Error {
+    /// The gateway URL does not parse: why.
+    BadUrl(String),
+    /// The gateway's session token cannot be sent as a header value.
+    BadToken,
+    /// The gateway refused, or could not be reached.
+    Api(Status),
+}
+
+impl Error {
+    /// The status of the call, when the error is the gateway's answer (or the transport's).
+    pub fn status(&self) -> Option<&Status> {
+        match self {
+            Error::Api(s) => Some(s),
+            Error::BadUrl(_) | Error::BadToken => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadUrl(why) => write!(f, "not a gateway URL: {why}"),
+            Error::BadToken => f.write_str("the session token is no header value"),
+            Error::Api(s) => fmt::Display::fmt(s, f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<Status> for Error {
+    fn from(s: Status) -> Self {
+        Error::Api(s)
+    }
+}
+
 /// A lazy channel to `url` (it connects on the first call, and again after a failure).
 ///
 /// # Errors
-/// INVALID_ARGUMENT: a URL that does not parse.
-pub fn channel(url: &str) -> Result<Channel, Status> {
+/// [`Error::BadUrl`]: a URL that does not parse.
+pub fn channel(url: &str) -> Result<Channel, Error> {
     Ok(Endpoint::from_shared(url.to_string())
-        .map_err(|e| Status::invalid_argument(e.to_string()))?
+        .map_err(|e| Error::BadUrl(e.to_string()))?
         .connect_lazy())
 }
 
@@ -48,7 +88,7 @@ impl Client {
     ///
     /// # Errors
     /// A URL that does not parse; the gateway cannot be reached or refuses.
-    pub async fn guest(url: &str, name: &str) -> Result<Client, Status> {
+    pub async fn guest(url: &str, name: &str) -> Result<Client, Error> {
         Client::guest_on(channel(url)?, name).await
     }
 
@@ -56,24 +96,22 @@ impl Client {
     /// connection).
     ///
     /// # Errors
-    /// The gateway cannot be reached or refuses.
-    pub async fn guest_on(channel: Channel, name: &str) -> Result<Client, Status> {
+    /// The gateway cannot be reached or refuses; its token is no header value.
+    pub async fn guest_on(channel: Channel, name: &str) -> Result<Client, Error> {
         let mut api = ColosseumServiceClient::new(channel);
         let s = api
             .create_guest_session(v1::CreateGuestSessionRequest { display_name: name.to_string() })
             .await?
             .into_inner();
-        let authorization = format!("Bearer {}", s.token)
-            .parse()
-            .map_err(|_| Status::internal("the session token is no header value"))?;
+        let authorization = format!("Bearer {}", s.token).parse().map_err(|_| Error::BadToken)?;
         Ok(Client { api, authorization, player_id: s.player_id, timeout: None })
     }
 
     /// The same session through the gateway at `url` (sessions live in the shared store).
     ///
     /// # Errors
-    /// INVALID_ARGUMENT: a URL that does not parse.
-    pub fn on(&self, url: &str) -> Result<Client, Status> {
+    /// [`Error::BadUrl`]: a URL that does not parse.
+    pub fn on(&self, url: &str) -> Result<Client, Error> {
         Ok(Client { api: ColosseumServiceClient::new(channel(url)?), ..self.clone() })
     }
 

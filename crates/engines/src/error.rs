@@ -4,7 +4,7 @@
 //! rules refusal keeps its code, message and conformance code), through the one match in
 //! `From<CallError> for Status` below; the clock logs them.
 
-use games::StepError;
+use games::{Family, StepError};
 use service_kit::status::{self, MAX_MESSAGE_BYTES, clip, truncate};
 use std::fmt;
 use tonic::{Code, Status};
@@ -15,7 +15,7 @@ pub enum CallError {
     /// No game of this name: no family, so no engine, hosts it.
     UnknownGame(String),
     /// No engine was configured for this family.
-    NoEngineFor(String),
+    NoEngineFor(Family),
     /// The call failed in transport (refused or broken connection, reset stream): the
     /// request may or may not have reached the engine; a retry with the same
     /// idempotency key is safe.

@@ -12,10 +12,12 @@ pub mod error;
 pub mod urls;
 
 pub use error::CallError;
-pub use urls::{EngineUrls, engine_urls, replica_for, replica_order};
+use urls::replica_order;
+pub use urls::{EngineUrls, engine_urls, replica_for};
 
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
 use events::MatchId;
+use games::Family;
 use service_kit::config::BadUrl;
 use service_kit::internal::{InternalToken, Stamp};
 use std::collections::BTreeMap;
@@ -29,7 +31,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
 /// How long a replica whose connection failed is passed over before it is tried again.
-pub const DOWN_FOR_MS: u64 = 1_000;
+const DOWN_FOR_MS: u64 = 1_000;
 
 /// A connection to one replica that notes when calls through it fail to reach it, so the
 /// gateway sends its matches to the next replica meanwhile.
@@ -80,10 +82,10 @@ pub type EngineClient = RulesEngineServiceClient<InterceptedService<Watched, Sta
 /// Kubernetes Service (a layer-4 balancer) one connection would pin every move of the
 /// family to one engine replica. (On the 2-core benchmark machine, with one replica, 4
 /// connections measured the same as 1.)
-pub const CONNECTIONS_PER_ENGINE: usize = 4;
+const CONNECTIONS_PER_ENGINE: usize = 4;
 
 /// One family's engines: each address and the connections to it, in the same order.
-struct Family {
+struct FamilyEngines {
     urls: Vec<String>,
     replicas: Vec<Replica>,
 }
@@ -97,7 +99,7 @@ struct Replica {
 /// Clients per game family: every address of the family, each with its connections.
 #[derive(Clone)]
 pub struct Engines {
-    by_family: Arc<BTreeMap<String, Family>>,
+    by_family: Arc<BTreeMap<Family, FamilyEngines>>,
     next: Arc<AtomicUsize>,
 }
 
@@ -124,7 +126,7 @@ impl Engines {
                     .collect();
                 replicas.push(Replica { clients, down_until_ms });
             }
-            by_family.insert(family.clone(), Family { urls: urls.clone(), replicas });
+            by_family.insert(*family, FamilyEngines { urls: urls.clone(), replicas });
         }
         Ok(Engines { by_family: Arc::new(by_family), next: Arc::default() })
     }
@@ -132,7 +134,7 @@ impl Engines {
     /// The next connection to the replica that serves match `id` (or to any replica, for
     /// requests about no one match): the first in the match's order that is not passed
     /// over, or the first if all are.
-    fn pick(&self, family: &Family, id: Option<MatchId>) -> Option<EngineClient> {
+    fn pick(&self, family: &FamilyEngines, id: Option<MatchId>) -> Option<EngineClient> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let count = family.replicas.len();
         let order = match id {
@@ -157,9 +159,9 @@ impl Engines {
         let family = games::registry::family_of(game)
             .ok_or_else(|| CallError::UnknownGame(game.to_string()))?;
         self.by_family
-            .get(family.as_str())
+            .get(&family)
             .and_then(|r| self.pick(r, Some(id)))
-            .ok_or_else(|| CallError::NoEngineFor(family.to_string()))
+            .ok_or(CallError::NoEngineFor(family))
     }
 }
 

@@ -1,10 +1,11 @@
 //! Where the rules engines are: each family's replicas from the environment, and which
 //! replica serves a match (the same answer in the gateway and the clock).
 
+use games::Family;
 use service_kit::config::{ConfigError, optional, string, url_list};
 
 /// One family's rules engines: the family and the URL of each replica (or Service).
-pub type EngineUrls = (String, Vec<String>);
+pub type EngineUrls = (Family, Vec<String>);
 
 /// The rules engines of each family: `ENGINE_<FAMILY>_URL`, else `ENGINE_URL`, else the
 /// local default. Each is a comma-separated list (the addresses of a family's replicas,
@@ -15,7 +16,7 @@ pub type EngineUrls = (String, Vec<String>);
 /// A variable that lists no URL, or a URL that does not parse (named, truncated).
 pub fn engine_urls() -> Result<Vec<EngineUrls>, ConfigError> {
     let default = string("ENGINE_URL", "http://127.0.0.1:50061");
-    games::Family::ALL
+    Family::ALL
         .iter()
         .map(|&family| {
             let var = family.env_var();
@@ -24,7 +25,7 @@ pub fn engine_urls() -> Result<Vec<EngineUrls>, ConfigError> {
                 Some(v) => (var, v),
                 None => ("ENGINE_URL", default.clone()),
             };
-            Ok((family.as_str().to_string(), url_list(var, &value)?))
+            Ok((family, url_list(var, &value)?))
         })
         .collect()
 }
@@ -39,7 +40,7 @@ pub fn replica_for(urls: &[String], match_id: &str) -> usize {
 
 /// Every replica of `urls` for match `match_id`, in order of preference: the first is
 /// [`replica_for`]'s, the next is where the match goes while that one is down.
-pub fn replica_order(urls: &[String], match_id: &str) -> Vec<usize> {
+pub(crate) fn replica_order(urls: &[String], match_id: &str) -> Vec<usize> {
     let score = |url: &str| {
         // FNV-1a, then splitmix64's finalizer to spread it: balance, not security.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;

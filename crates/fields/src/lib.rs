@@ -64,7 +64,7 @@ pub fn match_id(s: &str) -> Result<MatchId, FieldError> {
 }
 
 /// The length of a UUID's text.
-pub const UUID_LEN: usize = 36;
+const UUID_LEN: usize = 36;
 
 /// Parses the UUID in `field`, quoting at most a clipped prefix of it when it is not one.
 ///

@@ -208,16 +208,6 @@ impl<G: Hostable> Logged<G> {
         &self.inner
     }
 
-    /// Every event so far, typed.
-    pub fn log(&self) -> &EventLog<G::Event> {
-        &self.log
-    }
-
-    /// How many steps were applied.
-    pub fn steps(&self) -> usize {
-        self.steps.len()
-    }
-
     /// Applies a typed step: what both codecs come down to.
     ///
     /// # Errors

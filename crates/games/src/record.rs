@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::fmt;
 
 /// The format tag written in every record.
-pub const RECORD_FORMAT: &str = "colosseum-record/1";
+const RECORD_FORMAT: &str = "colosseum-record/1";
 
 /// A match record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

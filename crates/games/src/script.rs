@@ -65,7 +65,7 @@ fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<Option<&'a Value>
 ///
 /// # Errors
 /// A message saying why it is a bad script.
-pub fn parse_script(text: &str) -> Result<Script, String> {
+fn parse_script(text: &str) -> Result<Script, String> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let obj = v.as_object().ok_or("a script is a JSON object")?;
     if let Some(k) =

@@ -4,7 +4,7 @@
 
 use crate::{Wire, WireError, seat_u32};
 use api::v1::{self, cure_plague_event, event, r#move, view};
-use rules_core::{Seat, Window, WindowLength};
+use rules_core::{Game, Seat, Window, WindowLength};
 use rules_placement::cure_plague::{GameResult, Penalty};
 use rules_placement::{
     Cell, CurePlague, CurePlagueEvent, CurePlagueMove, CurePlagueView, Item, ItemSet, OnTimeout,
@@ -87,7 +87,7 @@ impl Wire for CurePlague {
     fn move_from_proto(mv: &v1::Move) -> Result<CurePlagueMove, WireError> {
         let m = match &mv.game {
             Some(r#move::Game::CurePlague(m)) => m,
-            Some(_) => return Err(WireError::WrongGame { expected: "cure-plague" }),
+            Some(_) => return Err(WireError::WrongGame { expected: <Self as Game>::NAME }),
             None => return Err(WireError::Missing("game")),
         };
         let item = match v1::CurePlagueItem::try_from(m.item) {
@@ -166,6 +166,13 @@ impl Wire for CurePlague {
             }
         };
         v1::Event { kind: Some(event::Kind::CurePlague(v1::CurePlagueEvent { kind: Some(kind) })) }
+    }
+
+    fn describe_event(e: &v1::Event) -> Option<String> {
+        match &e.kind {
+            Some(event::Kind::CurePlague(g)) => Some(crate::describe(g.kind.as_ref())),
+            _ => None,
+        }
     }
 
     fn view_to_proto(v: &CurePlagueView) -> v1::View {

@@ -2,7 +2,7 @@
 
 use crate::{Wire, WireError, cards, pair, seat_u32, seats_where};
 use api::v1::{self, dueling_monsters_event, event, r#move, view};
-use rules_core::Seat;
+use rules_core::{Game, Seat};
 use rules_goofspiel::dueling_monsters::{
     DuelingMonstersEvent, DuelingMonstersView, Submissions, WhiteComparison,
 };
@@ -25,7 +25,7 @@ impl Wire for DuelingMonsters {
             Some(r#move::Game::DuelingMonsters(m)) => {
                 Ok(DuelingMonstersMove { black: m.black, white: m.white })
             }
-            Some(_) => Err(WireError::WrongGame { expected: "dueling-monsters" }),
+            Some(_) => Err(WireError::WrongGame { expected: <Self as Game>::NAME }),
             None => Err(WireError::Missing("game")),
         }
     }
@@ -124,6 +124,13 @@ impl Wire for DuelingMonsters {
         };
         v1::Event {
             kind: Some(event::Kind::DuelingMonsters(v1::DuelingMonstersEvent { kind: Some(kind) })),
+        }
+    }
+
+    fn describe_event(e: &v1::Event) -> Option<String> {
+        match &e.kind {
+            Some(event::Kind::DuelingMonsters(g)) => Some(crate::describe(g.kind.as_ref())),
+            _ => None,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use crate::{Wire, WireError, cards, pair, seat_u32, seats_where};
 use api::v1::{self, event, gops_event, r#move, view};
-use rules_core::Seat;
+use rules_core::{Game, Seat};
 use rules_goofspiel::gops::{GopsEvent, GopsView, Ties};
 use rules_goofspiel::{Gops, GopsMove};
 
@@ -22,7 +22,7 @@ impl Wire for Gops {
     fn move_from_proto(mv: &v1::Move) -> Result<GopsMove, WireError> {
         match &mv.game {
             Some(r#move::Game::Gops(m)) => Ok(GopsMove { card: m.card }),
-            Some(_) => Err(WireError::WrongGame { expected: "gops" }),
+            Some(_) => Err(WireError::WrongGame { expected: <Self as Game>::NAME }),
             None => Err(WireError::Missing("game")),
         }
     }
@@ -62,6 +62,13 @@ impl Wire for Gops {
             }
         };
         v1::Event { kind: Some(event::Kind::Gops(v1::GopsEvent { kind: Some(kind) })) }
+    }
+
+    fn describe_event(e: &v1::Event) -> Option<String> {
+        match &e.kind {
+            Some(event::Kind::Gops(g)) => Some(crate::describe(g.kind.as_ref())),
+            _ => None,
+        }
     }
 
     fn view_to_proto(v: &GopsView) -> v1::View {

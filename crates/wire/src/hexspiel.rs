@@ -4,7 +4,7 @@
 
 use crate::{Wire, WireError, cards, pair, seat_u32, seats_where};
 use api::v1::{self, event, hexspiel_event, hexspiel_move, r#move, view};
-use rules_core::{Seat, SeatSet};
+use rules_core::{Game, Seat, SeatSet};
 use rules_goofspiel::hexspiel::{
     Cell, CellList, CellName, CellSet, Claims, Costs, Declaration, HexspielEvent, HexspielView,
     LastRound, PatternKind, Turn,
@@ -77,7 +77,7 @@ impl Wire for Hexspiel {
     fn move_from_proto(mv: &v1::Move) -> Result<HexspielMove, WireError> {
         let m = match &mv.game {
             Some(r#move::Game::Hexspiel(m)) => m,
-            Some(_) => return Err(WireError::WrongGame { expected: "hexspiel" }),
+            Some(_) => return Err(WireError::WrongGame { expected: <Self as Game>::NAME }),
             None => return Err(WireError::Missing("game")),
         };
         match &m.kind {
@@ -187,6 +187,13 @@ impl Wire for Hexspiel {
             }
         };
         v1::Event { kind: Some(event::Kind::Hexspiel(v1::HexspielEvent { kind: Some(kind) })) }
+    }
+
+    fn describe_event(e: &v1::Event) -> Option<String> {
+        match &e.kind {
+            Some(event::Kind::Hexspiel(g)) => Some(crate::describe(g.kind.as_ref())),
+            _ => None,
+        }
     }
 
     fn view_to_proto(v: &HexspielView) -> v1::View {

@@ -4,7 +4,7 @@
 
 use crate::{Wire, WireError, pair, seat_u32, seats_where};
 use api::v1::{self, event, masterminds_event, r#move, view};
-use rules_core::Seat;
+use rules_core::{Game, Seat};
 use rules_duel::masterminds::{BoutEnd, SeenCard, TurnView};
 use rules_duel::{
     Card, Masterminds, MastermindsEvent, MastermindsMove, MastermindsView, Strengths,
@@ -110,7 +110,7 @@ impl Wire for Masterminds {
     fn move_from_proto(mv: &v1::Move) -> Result<MastermindsMove, WireError> {
         let m = match &mv.game {
             Some(r#move::Game::Masterminds(m)) => m,
-            Some(_) => return Err(WireError::WrongGame { expected: "masterminds" }),
+            Some(_) => return Err(WireError::WrongGame { expected: <Self as Game>::NAME }),
             None => return Err(WireError::Missing("game")),
         };
         let c = card_from("card", m.card)?.ok_or(WireError::Missing("card"))?;
@@ -204,6 +204,13 @@ impl Wire for Masterminds {
         };
         v1::Event {
             kind: Some(event::Kind::Masterminds(v1::MastermindsEvent { kind: Some(kind) })),
+        }
+    }
+
+    fn describe_event(e: &v1::Event) -> Option<String> {
+        match &e.kind {
+            Some(event::Kind::Masterminds(g)) => Some(crate::describe(g.kind.as_ref())),
+            _ => None,
         }
     }
 

@@ -3,9 +3,14 @@
 //! mutated JSON moves and options. Nothing may panic; a refusal leaves the state (every
 //! view, the summary, the event log) as it was; accepted moves are exactly the legal ones.
 //!
+//! Every game of the registry is fuzzed (`games::visit`); the arbitrary protobuf moves
+//! (`any_proto`) and the JSON keys (`WORDS`) name each game's fields, so a game not
+//! listed there is fuzzed with arbitrary bytes, JSON and mutations of its legal moves only.
+//!
 //! `cargo test -p wire --test fuzz` runs a modest number of cases; the volume run is
 //! `FUZZ_INPUTS=1000000 cargo test --release -p wire --test fuzz -- --nocapture
-//! --test-threads 1` (inputs per target, a progress line every 10% of them).
+//! --test-threads 1` (inputs per target, a progress line every 10% of them; `FUZZ_GAME=gops`
+//! for one game).
 
 use api::v1::{self, r#move};
 use games::parse::{parse_move, parse_options};
@@ -13,9 +18,6 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use prost::Message;
 use rules_core::{Game, Match, MatchRng, Seat, Seed, Step, Viewer};
-use rules_duel::Masterminds;
-use rules_goofspiel::{DuelingMonsters, Gops, Hexspiel};
-use rules_placement::CurePlague;
 use serde_json::{Map, Value, json};
 use std::time::Instant;
 use wire::Wire;
@@ -576,27 +578,20 @@ fn fuzz_game<G: Wire>() {
     );
 }
 
-#[test]
-fn fuzz_gops() {
-    fuzz_game::<Gops>();
+struct Fuzz;
+
+impl games::Visit for Fuzz {
+    type Out = ();
+    fn visit<G: games::Hostable>(self) {
+        fuzz_game::<G>();
+    }
 }
 
+/// Every game in the registry (or only `FUZZ_GAME`'s, when set).
 #[test]
-fn fuzz_dueling_monsters() {
-    fuzz_game::<DuelingMonsters>();
-}
-
-#[test]
-fn fuzz_cure_plague() {
-    fuzz_game::<CurePlague>();
-}
-
-#[test]
-fn fuzz_masterminds() {
-    fuzz_game::<Masterminds>();
-}
-
-#[test]
-fn fuzz_hexspiel() {
-    fuzz_game::<Hexspiel>();
+fn fuzz_every_game() {
+    let only = std::env::var("FUZZ_GAME").ok().filter(|g| !g.is_empty());
+    for g in games::GAMES.iter().filter(|g| only.as_deref().is_none_or(|o| o == g.name)) {
+        games::visit(g.name, Fuzz).expect("a registry game");
+    }
 }

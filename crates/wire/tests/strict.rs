@@ -1,25 +1,64 @@
 //! JSON moves into protobuf messages (`wire::move_from_json` by name, what `colosseum play` sends
-//! through the cluster): objects of the game's shape only, and nothing dropped on the way.
+//! through the cluster): objects of the game's shape only (every game of the registry), and
+//! nothing dropped on the way.
 
 use games::registry::move_from_json;
+use rules_core::{Match, Seed};
 use serde_json::json;
+
+/// A legal move of a fresh match of `G` (default options) as JSON, and its list form
+/// (the object's values in order: serde's sequence form of a struct).
+struct LegalMove;
+
+/// An object's values in the order written (a `Value` keeps its keys sorted).
+struct Values(Vec<serde_json::Value>);
+
+impl<'de> serde::Deserialize<'de> for Values {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Values;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Values, A::Error> {
+                let mut values = Vec::new();
+                while let Some((_, v)) = map.next_entry::<String, serde_json::Value>()? {
+                    values.push(v);
+                }
+                Ok(Values(values))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl games::Visit for LegalMove {
+    type Out = (serde_json::Value, serde_json::Value);
+    fn visit<G: games::Hostable>(self) -> Self::Out {
+        let seed = Seed::from_bytes(&[7; 8]).expect("8 bytes");
+        let m = Match::<G>::new(&G::Options::default(), seed, &mut Vec::new()).expect("defaults");
+        let mut legal = Vec::new();
+        let seat = m.to_move().iter().next().expect("a seat owes the first move");
+        m.legal_moves(seat, &mut legal);
+        let text = serde_json::to_string(legal.first().expect("a legal move")).expect("JSON");
+        let object = serde_json::from_str(&text).expect("JSON");
+        let Values(list) = serde_json::from_str(&text).expect("a move is an object");
+        (object, serde_json::Value::Array(list))
+    }
+}
 
 #[test]
 fn list_forms_are_not_moves() {
-    for (game, list, object) in [
-        ("gops", json!([5]), json!({"card": 5})),
-        ("dueling-monsters", json!([1, 2]), json!({"black": 1, "white": 2})),
-        (
-            "cure-plague",
-            json!([[-1, 1], [0, 1], [1, 1]]),
-            json!({"human": [-1, 1], "cure": [0, 1], "plague": [1, 1]}),
-        ),
-        ("masterminds", json!(["kill"]), json!({"card": "kill"})),
-        ("hexspiel", json!([5]), json!({"bid": 5})),
-    ] {
+    for g in games::GAMES {
+        let game = g.name;
+        let (object, list) = games::visit(game, LegalMove).expect("a registry game");
         assert!(move_from_json(game, &object).is_ok(), "{game}: {object}");
         let e = move_from_json(game, &list).unwrap_err();
-        assert!(e.contains("expected an object"), "{game}: {e}");
+        assert!(e.contains("expected an object"), "{game}: {list}: {e}");
     }
 }
 

@@ -46,9 +46,9 @@ struct Running {
 /// A running cluster.
 pub struct Cluster {
     store: Arc<dyn HostStore>,
-    engines: BTreeMap<&'static str, EngineRunning>,
+    engines: BTreeMap<Family, EngineRunning>,
     /// More engines per family, beside the first (see [`Cluster::start_replica`]).
-    replicas: BTreeMap<&'static str, Vec<EngineRunning>>,
+    replicas: BTreeMap<Family, Vec<EngineRunning>>,
     clock: Option<Running>,
     gateway: Running,
     /// Gateways beside the first (see [`Cluster::start_second_gateway`]).
@@ -78,7 +78,7 @@ impl Cluster {
         let idle_ms = 120_000;
         let token = InternalToken::random();
         let mut engines = BTreeMap::new();
-        for family in Family::ALL.map(Family::as_str) {
+        for family in Family::ALL {
             let r = start_engine(
                 store.clone(),
                 family,
@@ -108,12 +108,12 @@ impl Cluster {
     ///
     /// # Errors
     /// A port cannot be bound.
-    pub async fn start_second_gateway(&mut self, family: &'static str) -> std::io::Result<String> {
+    pub async fn start_second_gateway(&mut self, family: Family) -> std::io::Result<String> {
         let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
         let r = start_engine(self.store.clone(), family, any, self.idle_ms, &self.token).await?;
         let mut urls = urls(&self.engines, &BTreeMap::new());
         for (f, list) in &mut urls {
-            if f == family {
+            if *f == family {
                 *list = vec![format!("http://{}", r.addr)];
             }
         }
@@ -130,7 +130,7 @@ impl Cluster {
     ///
     /// # Errors
     /// A port cannot be bound.
-    pub async fn start_replica(&mut self, family: &'static str) -> std::io::Result<String> {
+    pub async fn start_replica(&mut self, family: Family) -> std::io::Result<String> {
         let any = "127.0.0.1:0".parse().expect("an address");
         let r = start_engine(self.store.clone(), family, any, self.idle_ms, &self.token).await?;
         let url = format!("http://{}", r.addr);
@@ -151,15 +151,15 @@ impl Cluster {
     }
 
     /// The URL of the engine of `family`.
-    pub fn engine_url(&self, family: &str) -> Option<String> {
-        self.engines.get(family).map(|r| format!("http://{}", r.addr))
+    pub fn engine_url(&self, family: Family) -> Option<String> {
+        self.engines.get(&family).map(|r| format!("http://{}", r.addr))
     }
 
     /// Stops the engine of `family`, as a crash would: its memory is gone, its
     /// connections are cut, requests in flight get no answer. Stopping it again (or at
     /// shutdown) does nothing.
-    pub async fn stop_engine(&mut self, family: &str) {
-        if let Some(r) = self.engines.get_mut(family) {
+    pub async fn stop_engine(&mut self, family: Family) {
+        if let Some(r) = self.engines.get_mut(&family) {
             r.crash();
         }
     }
@@ -168,10 +168,10 @@ impl Cluster {
     ///
     /// # Errors
     /// The port cannot be bound again.
-    pub async fn restart_engine(&mut self, family: &'static str) -> std::io::Result<()> {
+    pub async fn restart_engine(&mut self, family: Family) -> std::io::Result<()> {
         let addr = self
             .engines
-            .get(family)
+            .get(&family)
             .map(|r| r.addr)
             .ok_or_else(|| std::io::Error::other("no such family"))?;
         let r = start_engine(self.store.clone(), family, addr, self.idle_ms, &self.token).await?;
@@ -208,7 +208,7 @@ impl Cluster {
             let _ = (&mut g.task).await;
         }
         self.stop_clock().await;
-        for family in Family::ALL.map(Family::as_str) {
+        for family in Family::ALL {
             self.stop_engine(family).await;
         }
         for mut r in self.replicas.into_values().flatten() {
@@ -219,15 +219,15 @@ impl Cluster {
 
 /// Each family's engine URLs: the first engine's, then its replicas'.
 fn urls(
-    engines: &BTreeMap<&'static str, EngineRunning>,
-    replicas: &BTreeMap<&'static str, Vec<EngineRunning>>,
+    engines: &BTreeMap<Family, EngineRunning>,
+    replicas: &BTreeMap<Family, Vec<EngineRunning>>,
 ) -> Vec<engines::EngineUrls> {
     engines
         .iter()
         .map(|(f, r)| {
             let more = replicas.get(f).into_iter().flatten();
             let urls = std::iter::once(r).chain(more).map(|r| format!("http://{}", r.addr));
-            (f.to_string(), urls.collect())
+            (*f, urls.collect())
         })
         .collect()
 }
@@ -273,7 +273,7 @@ async fn start_gateway(
 
 async fn start_engine(
     store: Arc<dyn HostStore>,
-    family: &'static str,
+    family: Family,
     addr: SocketAddr,
     idle_ms: u64,
     token: &InternalToken,
@@ -294,18 +294,16 @@ async fn start_engine(
             }
         };
         let _ = tx.send(Ok(addr));
-        // An unknown name hosts nothing, as a misconfigured deployment would.
-        let families = Family::parse(family).into_iter().collect();
-        let engine = Arc::new(Engine::new(store, families, idle_ms));
+        let engine = Arc::new(Engine::new(store, vec![family], idle_ms));
         // Never cancelled: the engine stops only when its runtime is dropped.
         if let Err(e) =
             rules_engine::serve(listener, engine, Some(token), CancellationToken::new()).await
         {
-            tracing::error!(error = %e, family, "rules engine stopped");
+            tracing::error!(error = %e, family = %family, "rules engine stopped");
         }
     });
     let addr = rx.await.map_err(std::io::Error::other)??;
-    tracing::info!(family, %addr, "rules engine up");
+    tracing::info!(family = %family, %addr, "rules engine up");
     Ok(EngineRunning { addr, runtime: Some(runtime) })
 }
 

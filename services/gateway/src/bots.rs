@@ -73,6 +73,8 @@ pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch
 pub enum RunnerError {
     /// The public API refused or failed a call.
     Api(tonic::Status),
+    /// The guest session could not be opened here: why.
+    Session(String),
     /// The guest session's player id is not a UUID.
     BadPlayerId,
     /// JoinMatch answered a seat that does not exist.
@@ -87,10 +89,20 @@ impl std::fmt::Display for RunnerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunnerError::Api(s) => write!(f, "{}: {}", s.code(), s.message()),
+            RunnerError::Session(m) => f.write_str(m),
             RunnerError::BadPlayerId => f.write_str("the guest session's player id is no UUID"),
             RunnerError::BadSeat(n) => write!(f, "joined at seat {n}, which does not exist"),
             RunnerError::NoSuchBot => f.write_str("no such bot"),
             RunnerError::Brain(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<client::Error> for RunnerError {
+    fn from(e: client::Error) -> Self {
+        match e {
+            client::Error::Api(s) => RunnerError::Api(s),
+            e => RunnerError::Session(e.to_string()),
         }
     }
 }

@@ -6,7 +6,7 @@
 use events::{MatchId, StoreError};
 use fields::FieldError;
 use games::host::HostError;
-use games::{SetupError, StepError};
+use games::{Family, SetupError, StepError};
 use service_kit::status;
 use std::fmt;
 use tonic::{Code, Status};
@@ -27,9 +27,9 @@ pub enum EngineError {
         /// The game asked for.
         game: String,
         /// Its family.
-        family: String,
-        /// The families this engine hosts, comma-separated.
-        hosted: String,
+        family: Family,
+        /// The families this engine hosts.
+        hosted: Vec<Family>,
     },
     /// The match's options (or time per move) are not valid for its game: what is wrong.
     BadOptions(String),
@@ -74,6 +74,7 @@ impl fmt::Display for EngineError {
                 write!(f, "unknown game {game:?}; the games are {}", games::registry::names())
             }
             EngineError::OtherFamily { game, family, hosted } => {
+                let hosted = hosted.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ");
                 write!(f, "{game} is a {family} game; this engine hosts {hosted}")
             }
             EngineError::BadOptions(m) => f.write_str(m),

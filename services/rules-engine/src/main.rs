@@ -4,7 +4,29 @@
 
 use games::Family;
 use rules_engine::engine::Engine;
+use service_kit::config::ConfigError;
 use std::sync::Arc;
+
+/// The families of a `FAMILIES` list (comma-separated, blanks ignored).
+///
+/// # Errors
+/// A name that is no family, or no family at all.
+fn families(value: &str) -> Result<Vec<Family>, ConfigError> {
+    let all = Family::ALL.map(Family::as_str).join(",");
+    let families = service_kit::config::list(value)
+        .iter()
+        .map(|s| {
+            Family::parse(s).ok_or_else(|| ConfigError {
+                var: "FAMILIES",
+                problem: format!("{s:?} is not a family (the families are {all})"),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if families.is_empty() {
+        return Err(ConfigError { var: "FAMILIES", problem: "lists no family".into() });
+    }
+    Ok(families)
+}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -12,14 +34,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let token = service_kit::internal::from_env()?;
     let addr = service_kit::config::addr("ENGINE_ADDR", "127.0.0.1:50061")?;
     let all = Family::ALL.map(Family::as_str).join(",");
-    let families = service_kit::config::string("FAMILIES", &all)
-        .split(',')
-        .map(|s| {
-            Family::parse(s.trim()).ok_or_else(|| {
-                format!("FAMILIES: {:?} is not a family (the families are {all})", s.trim())
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let families = families(&service_kit::config::string("FAMILIES", &all))?;
     let idle_ms = service_kit::config::number("ENGINE_IDLE_MS", 120_000)?;
     let store = events::open_host_store_from_env().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
@@ -31,4 +46,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing::info!(%addr, families = %names, "rules engine listening");
     rules_engine::serve(listener, engine, token, shutdown).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_are_a_list() {
+        assert_eq!(families("goofspiel,").unwrap(), [Family::Goofspiel]);
+        assert_eq!(families(" duel , placement").unwrap(), [Family::Duel, Family::Placement]);
+        let e = families("goofspiel,chess").unwrap_err();
+        assert_eq!(e.var, "FAMILIES");
+        assert_eq!(
+            e.to_string(),
+            "FAMILIES: \"chess\" is not a family (the families are goofspiel,placement,duel)"
+        );
+        assert_eq!(families(" , ").unwrap_err().var, "FAMILIES");
+    }
 }

@@ -53,8 +53,8 @@ async fn a_submit_cancelled_during_its_append_is_stored_once_and_the_match_goes_
 
     // The stream replays: an engine with an empty cache rebuilds the match from it, and
     // the record verifies and holds each move once.
-    env.cluster.stop_engine("goofspiel").await;
-    env.cluster.restart_engine("goofspiel").await.expect("the engine restarts");
+    env.cluster.stop_engine(games::Family::Goofspiel).await;
+    env.cluster.restart_engine(games::Family::Goofspiel).await.expect("the engine restarts");
     // The gateway reconnects to the new engine: UNAVAILABLE until then.
     for _ in 0..100 {
         match alice.try_view(&id).await {
@@ -207,7 +207,8 @@ async fn moves_spread_over_two_engine_replicas_are_never_wrongly_refused() {
     // goes through one or the other at random, so each replica's cached copy of a match is
     // often behind the other's. Six matches at once, to the end: no legal move refused.
     let mut env = Env::start().await;
-    let second = env.cluster.start_second_gateway("goofspiel").await.expect("a second gateway");
+    let second =
+        env.cluster.start_second_gateway(games::Family::Goofspiel).await.expect("a second gateway");
     let mut matches = Vec::new();
     for n in 0..6 {
         let alice = env.player(&format!("alice{n}")).await;

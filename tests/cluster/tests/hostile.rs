@@ -60,7 +60,7 @@ async fn random_requests_get_clear_refusals_and_hurt_no_one() {
         tokio::spawn(async move { play_out([&alice, &bob], &id, &mut Picker::new(3), 26).await })
     };
     let mut p = Picker::new(0x5eed);
-    let games = ["gops", "dueling-monsters", "cure-plague", "masterminds", "hexspiel"];
+    let games: Vec<&str> = games::GAMES.iter().map(|g| g.name).collect();
     let mut api = mallory.client.api();
     for n in 0..requests() {
         let game = games[n % games.len()];

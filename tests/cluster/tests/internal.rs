@@ -43,7 +43,7 @@ async fn engine_calls_need_the_internal_secret() {
     bob.join(&id).await.expect("join");
     // Alice's bid is sealed: only her own view shows it.
     let v = alice.submit(&id, gops(13)).await.expect("bid");
-    let url = env.cluster.engine_url("goofspiel").expect("the goofspiel engine");
+    let url = env.cluster.engine_url(games::Family::Goofspiel).expect("the goofspiel engine");
     let ch = channel(url).await;
 
     let mut bare = RulesEngineServiceClient::new(ch.clone());
@@ -89,7 +89,7 @@ async fn health_and_reflection_stay_open_on_the_engine_port() {
         ServerReflectionRequest, server_reflection_request, server_reflection_response,
     };
     let env = Env::start().await;
-    let ch = channel(env.cluster.engine_url("goofspiel").expect("engine")).await;
+    let ch = channel(env.cluster.engine_url(games::Family::Goofspiel).expect("engine")).await;
     let mut health = tonic_health::pb::health_client::HealthClient::new(ch.clone());
     let req = tonic_health::pb::HealthCheckRequest {
         service: "colosseum.internal.v1.RulesEngineService".into(),

@@ -254,23 +254,11 @@ async fn a_sealed_hexspiel_bid_leaves_no_trace_before_it_is_revealed() {
 /// card in one twin and a Bluff in the other) (and, with changeable
 /// submissions, twin B changes its mind back to twin A's move); then seat 1 and a
 /// spectator must have received the same in both.
-async fn random_twins(
-    env: &Env,
-    game: &str,
-    options: serde_json::Value,
-    seed: u64,
-    changeable: bool,
-) {
-    // A move of the game's shape that no state allows: every viewer's refusal of it is
-    // compared too.
-    let probe = match game {
-        "gops" => serde_json::json!({"card": 99}),
-        "dueling-monsters" => serde_json::json!({"black": 7, "white": 1}),
-        "masterminds" => serde_json::json!({"card": "bluff", "as": "bluff"}),
-        _ => serde_json::json!({"bid": 42}),
-    };
-    let probe = games::registry::move_from_json(game, &probe).expect("a probe of the game's shape");
-    let ([alice, bob, carol], ids) = twin_matches(env, game, &options, 60_000).await;
+async fn random_twins(env: &Env, game: &str, setup: &TwinSetup, seed: u64) {
+    let TwinSetup { options, probe, changeable } = setup;
+    let changeable = *changeable;
+    let probe = games::registry::move_from_json(game, probe).expect("a probe of the game's shape");
+    let ([alice, bob, carol], ids) = twin_matches(env, game, options, 60_000).await;
     let seats = [&alice, &bob];
     let mut picker = cluster_tests::Picker::new(seed);
     // With changeable submissions a round resolves only at its deadline (a minute here),
@@ -319,25 +307,74 @@ async fn random_twins(
     }
 }
 
+/// One way to play random twins of a game: options that fix its hidden setup (so both
+/// twins deal alike), a move of the game's shape that no state allows (every viewer's
+/// refusal of it is compared too), and whether seat 0 changes its mind in twin B.
+struct TwinSetup {
+    options: serde_json::Value,
+    probe: serde_json::Value,
+    changeable: bool,
+}
+
+/// The random twins of `game`: what the registry cannot say (options and a probe move);
+/// a game with no setups here is not in the random twins.
+fn twin_setups(game: &str) -> Vec<TwinSetup> {
+    let setup = |options, probe| TwinSetup { options, probe, changeable: false };
+    match game {
+        "gops" => {
+            let prizes: Vec<u32> = (1..=13).collect();
+            vec![setup(serde_json::json!({ "prizes": prizes }), serde_json::json!({"card": 99}))]
+        }
+        "dueling-monsters" => {
+            let script =
+                include_str!("../../conformance/dueling-monsters-both-late-round-restarts.json");
+            let script: serde_json::Value = serde_json::from_str(script).expect("a script");
+            let dueling = script["options"].clone();
+            let mut changeable = dueling.clone();
+            changeable["submissions"] = serde_json::json!("changeable");
+            let probe = serde_json::json!({"black": 7, "white": 1});
+            vec![
+                setup(dueling, probe.clone()),
+                TwinSetup { options: changeable, probe, changeable: true },
+            ]
+        }
+        "hexspiel" => vec![setup(
+            serde_json::json!({"prizes": [[2, 4, 6, 1, 3, 5, 7]]}),
+            serde_json::json!({"bid": 42}),
+        )],
+        // Masterminds' strengths come from its puzzles (the seed) unless given: give them.
+        "masterminds" => vec![setup(
+            serde_json::json!({"strengths": {"0": strengths(|i| 4 + i % 3), "1": strengths(|i| 5 + i % 3)}}),
+            serde_json::json!({"card": "bluff", "as": "bluff"}),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a game seals simultaneous moves (what the random twins hide).
+struct Simultaneous;
+
+impl games::Visit for Simultaneous {
+    type Out = bool;
+    fn visit<G: games::Hostable>(self) -> bool {
+        G::SIMULTANEOUS
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_twins_of_every_hidden_information_game_look_the_same_to_the_others() {
-    let gops_prizes: Vec<u32> = (1..=13).collect();
-    let script = include_str!("../../conformance/dueling-monsters-both-late-round-restarts.json");
-    let script: serde_json::Value = serde_json::from_str(script).expect("a script");
-    let dueling = script["options"].clone();
-    let mut changeable = dueling.clone();
-    changeable["submissions"] = serde_json::json!("changeable");
-    let hexspiel = serde_json::json!({"prizes": [[2, 4, 6, 1, 3, 5, 7]]});
-    // Masterminds' strengths come from its puzzles (the seed) unless given: give them.
-    let masterminds = serde_json::json!({"strengths": {"0": strengths(|i| 4 + i % 3), "1": strengths(|i| 5 + i % 3)}});
+    let sealed: Vec<&str> = games::GAMES
+        .iter()
+        .map(|g| g.name)
+        .filter(|&g| games::visit(g, Simultaneous).expect("a registry game"))
+        .collect();
     let env = Env::start().await;
     for seed in 1..=4 {
-        let gops = serde_json::json!({ "prizes": gops_prizes });
-        random_twins(&env, "gops", gops, seed, false).await;
-        random_twins(&env, "dueling-monsters", dueling.clone(), seed, false).await;
-        random_twins(&env, "dueling-monsters", changeable.clone(), seed, true).await;
-        random_twins(&env, "hexspiel", hexspiel.clone(), seed, false).await;
-        random_twins(&env, "masterminds", masterminds.clone(), seed, false).await;
+        for &game in &sealed {
+            for setup in &twin_setups(game) {
+                random_twins(&env, game, setup, seed).await;
+            }
+        }
     }
     env.shutdown().await;
 }

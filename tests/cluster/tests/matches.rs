@@ -1,4 +1,4 @@
-//! Full matches through the gateway: one of each hosted game between two guest clients
+//! Full matches through the gateway: one of each game in the registry between two guest clients
 //! (one creates with an open seat, the other joins) playing random legal moves until the
 //! match ends, then the published record replays to the same result; and a GOPS match
 //! against the built-in strong bot, which plays through the public API too. And all of it
@@ -6,6 +6,8 @@
 
 use api::v1;
 use cluster_tests::{Env, Picker, bot, check_record, create_request, play_out, wait_view};
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 use tonic::Code;
 
@@ -52,40 +54,25 @@ async fn every_game_plays_on_a_sharded_redis_cluster() {
         assert_eq!((outcome.winner, outcome.reason.as_str()), (Some(0), "missed_deadline"));
         check_record(&alice, &id, &outcome).await;
     };
-    tokio::join!(
-        play_full_match(&env, "gops", 10),
-        play_full_match(&env, "dueling-monsters", 11),
-        play_full_match(&env, "cure-plague", 12),
-        play_full_match(&env, "masterminds", 13),
-        play_full_match(&env, "hexspiel", 14),
-        timeout,
-    );
+    // Every game in the registry at once, beside the deadline.
+    type Play<'a> = Pin<Box<dyn Future<Output = ()> + 'a>>;
+    let mut all: Vec<Play<'_>> = games::GAMES
+        .iter()
+        .zip(10..)
+        .map(|(g, seed)| Box::pin(play_full_match(&env, g.name, seed)) as Play<'_>)
+        .collect();
+    all.push(Box::pin(timeout));
+    futures_util::future::join_all(all).await;
     env.shutdown().await;
 }
 
+/// A full match of every game in the registry, each on a cluster of its own, in turn.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn gops_full_match() {
-    full_match("gops", 1).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dueling_monsters_full_match() {
-    full_match("dueling-monsters", 2).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cure_plague_full_match() {
-    full_match("cure-plague", 3).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn masterminds_full_match() {
-    full_match("masterminds", 4).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hexspiel_full_match() {
-    full_match("hexspiel", 5).await;
+async fn every_game_plays_a_full_match() {
+    for (g, seed) in games::GAMES.iter().zip(1..) {
+        eprintln!("a full match of {}", g.name);
+        full_match(g.name, seed).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -159,8 +146,10 @@ async fn against_the_strong_bot(key: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gateway_given_two_engines_for_a_family_plays_on_both() {
     let mut env = Env::start().await;
-    let second = env.cluster.start_replica("goofspiel").await.expect("a second engine");
-    let urls = [env.cluster.engine_url("goofspiel").expect("the first engine"), second];
+    let second =
+        env.cluster.start_replica(games::Family::Goofspiel).await.expect("a second engine");
+    let urls =
+        [env.cluster.engine_url(games::Family::Goofspiel).expect("the first engine"), second];
     let alice = env.player("alice").await;
     let bob = env.player("bob").await;
     // A match on each engine (the gateway sends each match to one of them).
@@ -186,7 +175,7 @@ async fn a_gateway_given_two_engines_for_a_family_plays_on_both() {
     // With the first engine down, its match fails over to the second (after at most a
     // few UNAVAILABLE answers while the gateway learns it is down), which rebuilds it from
     // the stream; the second's own match answers throughout.
-    env.cluster.stop_engine("goofspiel").await;
+    env.cluster.stop_engine(games::Family::Goofspiel).await;
     assert!(alice.view(&on[1]).await.outcome.is_some());
     let mut unavailable = 0;
     let view = loop {
@@ -209,7 +198,7 @@ async fn matches_go_on_when_an_engine_replica_dies() {
     // Two replicas behind the gateway's list; six matches, some on each. One replica
     // dies mid-match and stays down: every match plays to its end on the other.
     let mut env = Env::start().await;
-    env.cluster.start_replica("goofspiel").await.expect("a second engine");
+    env.cluster.start_replica(games::Family::Goofspiel).await.expect("a second engine");
     let alice = env.player("alice").await;
     let bob = env.player("bob").await;
     let mut ids = Vec::new();
@@ -219,7 +208,7 @@ async fn matches_go_on_when_an_engine_replica_dies() {
         assert_eq!(alice.submit(&id, cluster_tests::gops(1)).await.expect("a first bid"), 1);
         ids.push(id);
     }
-    env.cluster.stop_engine("goofspiel").await;
+    env.cluster.stop_engine(games::Family::Goofspiel).await;
     for (n, id) in ids.iter().enumerate() {
         let mut picker = Picker::new(40 + n as u64);
         // The first calls may find the dead replica; retrying (as the contract says) is

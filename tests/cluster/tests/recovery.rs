@@ -40,7 +40,7 @@ async fn an_engine_restarted_mid_match_loses_nothing_acknowledged() {
     let bob_view = bob.view(&id).await;
     let bob_move = picker.pick(&bob_view).expect("a legal bid");
 
-    env.cluster.stop_engine("goofspiel").await;
+    env.cluster.stop_engine(games::Family::Goofspiel).await;
     // A move while the engine is down is refused as UNAVAILABLE, not silently lost.
     let key = bob.key();
     let down = bob.submit_with(&id, Some(bob_move.clone()), &key).await;
@@ -50,7 +50,7 @@ async fn an_engine_restarted_mid_match_loses_nothing_acknowledged() {
         "{down:?}"
     );
 
-    env.cluster.restart_engine("goofspiel").await.expect("the engine restarts");
+    env.cluster.restart_engine(games::Family::Goofspiel).await.expect("the engine restarts");
     // The client retries with the same key until the engine answers.
     let answer = bob.submit_retrying(&id, &bob_move, &key).await;
     let v = accepted(answer).expect("applied once, now");
@@ -286,7 +286,7 @@ async fn an_engine_crash_mid_move_answers_unavailable_and_the_retry_is_safe() {
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!in_flight.is_finished(), "the move waits on Redis");
-    env.cluster.stop_engine("goofspiel").await;
+    env.cluster.stop_engine(games::Family::Goofspiel).await;
     let cut = in_flight.await.expect("the request task");
     assert_eq!(cut.as_ref().map_err(tonic::Status::code).err(), Some(Code::Unavailable), "{cut:?}");
     // With the engine down, a new attempt is refused the same way.
@@ -298,7 +298,7 @@ async fn an_engine_crash_mid_move_answers_unavailable_and_the_retry_is_safe() {
     );
     let () = redis::cmd("CLIENT").arg("UNPAUSE").query_async(&mut conn).await.expect("UNPAUSE");
 
-    env.cluster.restart_engine("goofspiel").await.expect("the engine restarts");
+    env.cluster.restart_engine(games::Family::Goofspiel).await.expect("the engine restarts");
     // The retry with the same key: applied now, or found applied (if the cut request's
     // write reached Redis after all). Either way the move is in the match exactly once.
     let answer = bob.submit_retrying(&id, &bid, &key).await;

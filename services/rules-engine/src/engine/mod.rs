@@ -69,8 +69,8 @@ impl Engine {
             Some(f) if self.families.contains(&f) => Ok(()),
             Some(f) => Err(EngineError::OtherFamily {
                 game: game.to_string(),
-                family: f.to_string(),
-                hosted: self.families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", "),
+                family: f,
+                hosted: self.families.clone(),
             }),
             None => Err(EngineError::UnknownGame(game.to_string())),
         }
