@@ -608,6 +608,8 @@ def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]
         ({"engines": {"families": [{"name": "goofspiel"}, {"name": "duel"}]}}, "a family left out"),
         ({"internalToken": {"value": "short"}}, "a weak secret"),
         ({"engines": {"defaults": {"addressing": "pods", "autoscaling": {"enabled": True}}}}, "engines listed pod by pod and autoscaled"),
+        ({"terminationGracePeriodSeconds": 20, "preStopSleepSeconds": 5}, "a grace shorter than preStop plus the drain"),
+        ({"monitoring": {"serviceMonitor": {"enabled": True}}, "networkPolicy": {"metricsFrom": []}}, "a ServiceMonitor the NetworkPolicy would block"),
     ):
         values = helm_merge(copy.deepcopy(base), bad)
         try:

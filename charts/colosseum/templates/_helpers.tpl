@@ -86,6 +86,12 @@ colosseum.dev/family: {{ .family }}
 {{/* Refuses values that would start services on no store, or on a store they cannot use. */}}
 {{- define "colosseum.validate" -}}
 {{- $r := .Values.redis -}}
+{{- if lt (int .Values.terminationGracePeriodSeconds) (add (int .Values.preStopSleepSeconds) 30 | int) -}}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must be at least preStopSleepSeconds (%d) plus the services' 30 s drain" (int .Values.terminationGracePeriodSeconds) (int .Values.preStopSleepSeconds)) -}}
+{{- end -}}
+{{- if and .Values.monitoring.serviceMonitor.enabled .Values.networkPolicy.enabled (empty .Values.networkPolicy.metricsFrom) -}}
+{{- fail "monitoring.serviceMonitor.enabled with networkPolicy.enabled needs networkPolicy.metricsFrom (where Prometheus runs): the NetworkPolicy would block its scrapes" -}}
+{{- end -}}
 {{- if and $r.internal.enabled (eq $r.mode "cluster") -}}
 {{- fail "redis.internal.enabled runs a single Redis: set redis.mode=single" -}}
 {{- end -}}

@@ -26,6 +26,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
+use std::time::Duration;
 use tonic::codegen::http;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
@@ -103,6 +104,14 @@ pub struct Engines {
     next: Arc<AtomicUsize>,
 }
 
+/// How long a connect to an engine may take before the replica is passed over.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long one engine call may take (a step, with a rebuild from the stream, takes
+/// milliseconds; this bounds a hung connection, not the work).
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+/// TCP and HTTP/2 keepalive of engine connections.
+const KEEPALIVE: Duration = Duration::from_secs(10);
+
 impl Engines {
     /// Clients for `(family, urls)` pairs, each call carrying `token`; connections are made
     /// lazily.
@@ -114,7 +123,15 @@ impl Engines {
         for (family, urls) in urls {
             let mut replicas = Vec::new();
             for url in urls {
-                let endpoint = service_kit::config::endpoint(url)?;
+                // A dead node or a silently dropped packet must fail over, not hang: connects
+                // give up after a second, calls after ten, and an idle connection is pinged.
+                let endpoint = service_kit::config::endpoint(url)?
+                    .connect_timeout(CONNECT_TIMEOUT)
+                    .timeout(CALL_TIMEOUT)
+                    .tcp_keepalive(Some(KEEPALIVE))
+                    .http2_keep_alive_interval(KEEPALIVE)
+                    .keep_alive_timeout(KEEPALIVE)
+                    .keep_alive_while_idle(true);
                 let down_until_ms = Arc::new(AtomicU64::new(0));
                 let clients = (0..CONNECTIONS_PER_ENGINE)
                     .map(|_| {

@@ -179,12 +179,20 @@ pub fn shutdown_on_signal() -> CancellationToken {
 /// stalls of 50-100 ms under `colosseum load` at 1,000 matches over 8 connections).
 pub const MAX_STREAMS_PER_CONNECTION: u32 = 10_000;
 
-/// A server builder with the house settings (see [`MAX_STREAMS_PER_CONNECTION`]) and the
-/// [`EdgeLayer`] outermost: what [`serve`] builds on.
+/// After this long a connection is asked to go away (HTTP/2 GOAWAY): its streams run on to
+/// their end (no grace limit: a WatchMatch is never cut), new calls open a new connection.
+/// Without it a client keeps its connections forever and replicas added by an autoscaler
+/// get no calls from it.
+pub const MAX_CONNECTION_AGE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// A server builder with the house settings (see [`MAX_STREAMS_PER_CONNECTION`],
+/// [`MAX_CONNECTION_AGE`]) and the [`EdgeLayer`] outermost: what [`serve`] builds on.
 fn server()
 -> tonic::transport::Server<tower::layer::util::Stack<EdgeLayer, tower::layer::util::Identity>> {
     tonic::transport::Server::builder()
         .max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
+        .max_connection_age(MAX_CONNECTION_AGE)
+        .http2_keepalive_interval(Some(std::time::Duration::from_secs(30)))
         .layer(EdgeLayer)
 }
 
@@ -249,14 +257,15 @@ where
 /// Counts an answered request by method and code, and times it. A refusal comes as a
 /// trailers-only response (its code in the headers); anything else counts as OK (a stream
 /// that fails later says so in its trailers, after this). A path no service routes
-/// (UNIMPLEMENTED) is counted as `unknown`, so a client cannot grow the label set.
+/// (UNIMPLEMENTED), or one refused before routing (UNAUTHENTICATED: the auth layers answer
+/// any path), is counted as `unknown`, so no client can grow the label set.
 fn count(path: &str, resp: &http::Response<tonic::body::Body>, seconds: f64) {
     let code = resp
         .headers()
         .get("grpc-status")
         .and_then(|v| v.to_str().ok()?.parse::<i32>().ok())
         .map_or(Code::Ok, Code::from_i32);
-    let method = if code == Code::Unimplemented { "unknown" } else { path };
+    let method = method_label(path, code);
     let code = code_name(code);
     crate::metrics::add_with(
         "colosseum_grpc_requests_total",
@@ -268,6 +277,15 @@ fn count(path: &str, resp: &http::Response<tonic::body::Body>, seconds: f64) {
         &[("method", method)],
         seconds,
     );
+}
+
+/// The `method` label of a call to `path` answered `code`: the path only once a service
+/// has routed it.
+fn method_label(path: &str, code: Code) -> &str {
+    match code {
+        Code::Unimplemented | Code::Unauthenticated => "unknown",
+        _ => path,
+    }
 }
 
 /// A code as the gRPC spec names it (`NOT_FOUND`).
@@ -392,12 +410,30 @@ where
         .add_service(health_service)
         .add_service(reflection_v1(descriptors, &names))
         .add_service(reflection_v1alpha(descriptors, &names));
-    server()
+    let serving = server()
         .layer(guard)
         .add_routes(routes)
-        .serve_with_incoming_shutdown(incoming(listener), shutdown.cancelled_owned())
-        .await
+        .serve_with_incoming_shutdown(incoming(listener), shutdown.clone().cancelled_owned());
+    tokio::pin!(serving);
+    tokio::select! {
+        done = &mut serving => done,
+        () = shutdown.cancelled() => {
+            // Draining: calls in flight run on, for at most MAX_DRAIN (the chart's
+            // termination grace is longer), so a stuck call cannot hold a stop forever.
+            match tokio::time::timeout(MAX_DRAIN, &mut serving).await {
+                Ok(done) => done,
+                Err(_) => {
+                    tracing::warn!(drain_s = MAX_DRAIN.as_secs(), "calls still in flight after the drain: stopping anyway");
+                    Ok(())
+                }
+            }
+        }
+    }
 }
+
+/// The longest a stopping server waits for its calls in flight (the chart's
+/// `terminationGracePeriodSeconds` must exceed its preStop sleep plus this).
+pub const MAX_DRAIN: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The connections of `listener` as tonic takes them, with TCP_NODELAY set: without it
 /// Nagle's algorithm and delayed ACKs hold small gRPC frames back for tens of ms.
@@ -433,6 +469,17 @@ mod tests {
         ) -> Result<Response<HealthStream>, Status> {
             Err(Status::unimplemented("not here"))
         }
+    }
+
+    #[test]
+    fn only_routed_paths_become_labels() {
+        let path = "/colosseum.v1.ColosseumService/SubmitMove";
+        assert_eq!(method_label(path, Code::Ok), path);
+        assert_eq!(method_label(path, Code::FailedPrecondition), path);
+        // Refused before any routing, or routed nowhere: any path a client makes up.
+        assert_eq!(method_label("/x.Y/made-up-1", Code::Unauthenticated), "unknown");
+        assert_eq!(method_label("/x.Y/made-up-2", Code::Unimplemented), "unknown");
+        assert_eq!(code_name(Code::NotFound), "NOT_FOUND");
     }
 
     #[tokio::test]
