@@ -48,8 +48,11 @@ colosseum.dev/family: {{ .family }}
 {{- end }}
 {{- end -}}
 
+{{/* The image of a component: its own imageTag when set (an upgrade rolled one component
+at a time: engines, then the clock, then the gateways), else image.tag, else appVersion. */}}
 {{- define "colosseum.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- $root := .root -}}
+{{- printf "%s:%s" $root.Values.image.repository (.tag | default $root.Values.image.tag | default $root.Chart.AppVersion) -}}
 {{- end -}}
 
 {{- define "colosseum.tokenSecretName" -}}
@@ -249,7 +252,7 @@ spec:
       {{- end }}
       containers:
         - name: {{ .component }}
-          image: {{ include "colosseum.image" $root }}
+          image: {{ include "colosseum.image" (dict "root" $root "tag" .imageTag) }}
           imagePullPolicy: {{ $v.image.pullPolicy }}
           command: [{{ printf "/usr/local/bin/%s" .binary | quote }}]
           ports:
