@@ -15,6 +15,7 @@
 
 mod chaos;
 mod conformance;
+mod health;
 mod load;
 mod play;
 mod run;
@@ -69,6 +70,8 @@ enum Command {
     Chaos(chaos::ChaosArgs),
     /// List the hosted games.
     Games,
+    /// Ask a server's grpc.health.v1 whether it serves (exit 0 when SERVING), for probes.
+    Health(health::HealthArgs),
 }
 
 fn main() -> ExitCode {
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Load(args) => load::run(args),
         Command::Play(args) => play::run(args),
         Command::Chaos(args) => chaos::run(args),
+        Command::Health(args) => health::run(args),
         Command::Games => {
             for g in games::GAMES {
                 println!("{:<18} {:<10} {}", g.name, g.family, g.title);

@@ -1,0 +1,61 @@
+//! `colosseum health`: asks a server's grpc.health.v1 whether it serves, for probes that
+//! have no other tool (compose healthchecks in the distroless image, scripts). Exit 0:
+//! SERVING; 1: anything else (not serving, no answer within the timeout).
+
+use clap::Args;
+use std::process::ExitCode;
+use std::time::Duration;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+
+/// Options of `colosseum health`.
+#[derive(Args)]
+pub struct HealthArgs {
+    /// The server, e.g. http://127.0.0.1:50061.
+    url: String,
+    /// The service to ask about (empty: the server as a whole).
+    #[arg(long, default_value = "")]
+    service: String,
+    /// How long to wait for the answer, ms.
+    #[arg(long, default_value_t = 2000)]
+    timeout_ms: u64,
+}
+
+/// Runs `colosseum health`.
+pub fn run(args: HealthArgs) -> Result<ExitCode, String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let timeout = Duration::from_millis(args.timeout_ms);
+    let status = rt.block_on(async {
+        let ask = async {
+            let channel = service_kit::config::endpoint(&args.url)
+                .map_err(|e| e.to_string())?
+                .connect_timeout(timeout)
+                .connect()
+                .await
+                .map_err(|e| format!("cannot connect: {e}"))?;
+            let answer = HealthClient::new(channel)
+                .check(HealthCheckRequest { service: args.service.clone() })
+                .await
+                .map_err(|s| format!("{:?}: {}", s.code(), s.message()))?;
+            Ok::<i32, String>(answer.into_inner().status)
+        };
+        tokio::time::timeout(timeout, ask).await.unwrap_or_else(|_| Err("no answer in time".into()))
+    });
+    match status {
+        Ok(s) if s == ServingStatus::Serving as i32 => {
+            println!("SERVING");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(s) => {
+            println!("{:?}", ServingStatus::try_from(s).unwrap_or(ServingStatus::Unknown));
+            Ok(ExitCode::from(1))
+        }
+        Err(e) => {
+            println!("not serving: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
