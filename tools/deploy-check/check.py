@@ -537,8 +537,23 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                 if ep["port"] not in {p["name"] for p in s["spec"]["ports"]}:
                     problems.append(f"ServiceMonitor {sm['metadata']['name']}: Service {s['metadata']['name']} has no port {ep['port']}")
     rules_file = yaml.safe_load((DEPLOY / "prometheus" / "rules.yaml").read_text())
+
+    def relative_runbooks(spec):
+        # monitoring.prometheusRule.runbookBaseUrl makes the links absolute: compare the rest.
+        out = copy.deepcopy(spec)
+        for g in out.get("groups", []):
+            for rule in g.get("rules", []):
+                ann = rule.get("annotations", {})
+                if "runbook_url" in ann:
+                    url = ann["runbook_url"]
+                    if url != (rel := "docs/operations.md#" + url.split("docs/operations.md#", 1)[-1]):
+                        if not re.match(r"^https?://[^ ]+/docs/operations\.md#", url):
+                            problems.append(f"PrometheusRule: runbook_url {url!r} is neither relative nor absolute")
+                    ann["runbook_url"] = rel
+        return out
+
     for pr in by_kind.get("PrometheusRule", []):
-        if pr["spec"] != rules_file:
+        if relative_runbooks(pr["spec"]) != rules_file:
             problems.append(f"PrometheusRule {pr['metadata']['name']}: not deploy/prometheus/rules.yaml")
     shipped = {f.name: f.read_text() for f in (DEPLOY / "grafana" / "dashboards").glob("*.json")}
     in_maps = {k: v for cm in by_kind.get("ConfigMap", []) if "dashboard" in cm["metadata"]["name"] for k, v in cm.get("data", {}).items()}
