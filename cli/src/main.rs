@@ -5,8 +5,8 @@
 //! - `verify RECORD`: replay a finished record and confirm it.
 //! - `show RECORD`: replay a finished record and print its final board and summary.
 //! - `selfplay --game G --matches N`: bot against bot, with a JSON summary.
-//! - `run`: the whole cluster in one process (embedded store, or Redis at REDIS_URL or
-//!   REDIS_CLUSTER_URLS).
+//! - `run`: the whole cluster in one process (embedded store, or Redis at REDIS_URL,
+//!   REDIS_SENTINEL_URLS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_URLS).
 //! - `play --game G --vs bot`: a match in the terminal, through the cluster.
 //! - `load --game G --matches N --concurrency C`: bot-vs-bot matches through the gateway, measured.
 //! - `chaos`: the cluster as separate processes, services killed and restarted under load,

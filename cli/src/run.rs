@@ -1,6 +1,7 @@
 //! `colosseum run`: the whole cluster in one process: a rules engine per family, the
 //! clock and the gateway on `--addr` (default 127.0.0.1:50051), over Redis when
-//! `REDIS_URL` (or `REDIS_CLUSTER_URLS`) is set and the embedded in-memory store otherwise.
+//! `REDIS_URL` (or `REDIS_SENTINEL_URLS`/`REDIS_SENTINEL_MASTER`, or
+//! `REDIS_CLUSTER_URLS`) is set and the embedded in-memory store otherwise.
 
 use clap::Args;
 use std::process::ExitCode;

@@ -619,7 +619,8 @@ def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]
     for bad, why in (
         ({"gatway": {"replicas": 3}}, "an unknown top-level key"),
         ({"gateway": {"replica": 3}}, "an unknown gateway key"),
-        ({"redis": {"mode": "sentinel"}}, "a Redis mode the binaries lack"),
+        ({"redis": {"mode": "replicated"}}, "a Redis mode the binaries lack"),
+        ({"redis": {"mode": "sentinel", "internal": {"enabled": False}, "sentinel": {"urls": ["redis://s:26379"]}}}, "Sentinel without the master's name"),
         ({"engines": {"families": [{"name": "goofspiel"}, {"name": "duel"}]}}, "a family left out"),
         ({"internalToken": {"value": "short"}}, "a weak secret"),
         ({"engines": {"defaults": {"addressing": "pods", "autoscaling": {"enabled": True}}}}, "engines listed pod by pod and autoscaled"),

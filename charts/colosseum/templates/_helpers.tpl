@@ -75,12 +75,14 @@ at a time: engines, then the clock, then the gateways), else image.tag, else app
 {{- if and .Values.redis.existingSecret (not .Values.redis.internal.enabled) -}}{{ .Values.redis.existingSecretKey }}{{- else -}}url{{- end -}}
 {{- end -}}
 
-{{/* The value of the chart-made Redis Secret: the URL, or the seed nodes. */}}
+{{/* The value of the chart-made Redis Secret: the URL, the sentinels, or the seed nodes. */}}
 {{- define "colosseum.redisUrlValue" -}}
 {{- if .Values.redis.internal.enabled -}}
 {{- printf "redis://%s-redis:6379/0" (include "colosseum.fullname" .) -}}
 {{- else if eq .Values.redis.mode "cluster" -}}
 {{- join "," .Values.redis.clusterUrls -}}
+{{- else if eq .Values.redis.mode "sentinel" -}}
+{{- join "," .Values.redis.sentinel.urls -}}
 {{- else -}}
 {{- .Values.redis.url -}}
 {{- end -}}
@@ -95,11 +97,14 @@ at a time: engines, then the clock, then the gateways), else image.tag, else app
 {{- if and .Values.monitoring.serviceMonitor.enabled .Values.networkPolicy.enabled (empty .Values.networkPolicy.metricsFrom) -}}
 {{- fail "monitoring.serviceMonitor.enabled with networkPolicy.enabled needs networkPolicy.metricsFrom (where Prometheus runs): the NetworkPolicy would block its scrapes" -}}
 {{- end -}}
-{{- if and $r.internal.enabled (eq $r.mode "cluster") -}}
+{{- if and $r.internal.enabled (ne $r.mode "single") -}}
 {{- fail "redis.internal.enabled runs a single Redis: set redis.mode=single" -}}
 {{- end -}}
-{{- if not (or $r.internal.enabled $r.existingSecret (and (eq $r.mode "single") $r.url) (and (eq $r.mode "cluster") $r.clusterUrls)) -}}
-{{- fail "no Redis: set redis.url (mode single), redis.clusterUrls (mode cluster), redis.existingSecret, or redis.internal.enabled=true" -}}
+{{- if and (eq $r.mode "sentinel") (not $r.sentinel.master) -}}
+{{- fail "redis.mode=sentinel needs redis.sentinel.master: the name the sentinels know the master by" -}}
+{{- end -}}
+{{- if not (or $r.internal.enabled $r.existingSecret (and (eq $r.mode "single") $r.url) (and (eq $r.mode "sentinel") $r.sentinel.urls) (and (eq $r.mode "cluster") $r.clusterUrls)) -}}
+{{- fail "no Redis: set redis.url (mode single), redis.sentinel.urls (mode sentinel), redis.clusterUrls (mode cluster), redis.existingSecret, or redis.internal.enabled=true" -}}
 {{- end -}}
 {{- $seen := dict -}}
 {{- range .Values.engines.families -}}
@@ -150,11 +155,15 @@ gateway and the clock send each match to the same replica.
 {{- end }}
 - name: INTERNAL_TOKEN_FILE
   value: /var/run/colosseum/internal-token/token
-- name: {{ if eq .Values.redis.mode "cluster" }}REDIS_CLUSTER_URLS{{ else }}REDIS_URL{{ end }}
+- name: {{ if eq .Values.redis.mode "cluster" }}REDIS_CLUSTER_URLS{{ else if eq .Values.redis.mode "sentinel" }}REDIS_SENTINEL_URLS{{ else }}REDIS_URL{{ end }}
   valueFrom:
     secretKeyRef:
       name: {{ include "colosseum.redisSecretName" . }}
       key: {{ include "colosseum.redisSecretKey" . }}
+{{- if eq .Values.redis.mode "sentinel" }}
+- name: REDIS_SENTINEL_MASTER
+  value: {{ .Values.redis.sentinel.master | quote }}
+{{- end }}
 - name: METRICS_ADDR
   value: "0.0.0.0:9100"
 {{- end -}}

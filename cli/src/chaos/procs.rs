@@ -214,6 +214,8 @@ impl Cluster {
             .stderr(err)
             // The operator's settings must not point a service at another store or port.
             .env_remove("REDIS_CLUSTER_URLS")
+            .env_remove("REDIS_SENTINEL_URLS")
+            .env_remove("REDIS_SENTINEL_MASTER")
             .env_remove("ENGINE_URL")
             .env_remove("METRICS_ADDR")
             .env_remove("GATEWAY_PUBLIC_URL")

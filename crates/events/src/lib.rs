@@ -77,6 +77,7 @@ pub mod memory;
 pub mod model;
 pub mod open;
 pub mod redis_store;
+mod sentinel;
 pub mod store;
 
 pub use error::StoreError;

@@ -1,6 +1,28 @@
-//! Which event store a process opens, from its environment: a Redis Cluster, one Redis,
-//! or the in-memory store (for `make run` without Redis). Every service binary and
-//! `colosseum run` open it here, so they all read the same variables alike.
+//! Which event store a process opens, from its environment: a Redis Cluster, a Redis
+//! Sentinel deployment, one Redis, or the in-memory store (for `make run` without Redis).
+//! Every service binary and `colosseum run` open it here, so they all read the same
+//! variables alike.
+//!
+//! | variables | store |
+//! | --- | --- |
+//! | `REDIS_CLUSTER_URLS` (seed nodes, comma-separated) | a Redis Cluster |
+//! | `REDIS_SENTINEL_URLS` (sentinels, comma-separated) and `REDIS_SENTINEL_MASTER` (the master's name) | the master of a Redis Sentinel deployment, followed across failovers |
+//! | `REDIS_URL` | one Redis (or a primary with replicas, without failover) |
+//! | none of them | the in-memory store |
+//!
+//! The first row that applies wins: Cluster, then Sentinel, then the single URL. A set
+//! `REDIS_SENTINEL_URLS` without `REDIS_SENTINEL_MASTER` (or the other way round), or a
+//! list with no address, is refused with [`StoreError::InvalidArgument`] rather than
+//! falling through to another store.
+//!
+//! With Sentinel, the store asks the sentinels where the master is at connect, and asks
+//! again whenever a command finds the connection broken or the server demoted
+//! (`READONLY`, `MASTERDOWN`): after a failover the next calls reach the new master (the
+//! calls in flight at the failure fail, as on a single Redis that restarts). The
+//! credentials and database in the first sentinel URL (`redis://:pw@host:26379/0`) are
+//! used for the master as well. Redis replicates asynchronously: a failover can lose the
+//! last writes the old master acknowledged but had not yet sent to the promoted replica
+//! (`min-replicas-to-write` on the servers narrows that window).
 
 use crate::instrumented::Instrumented;
 use crate::{EventStore, HostStore, MemoryStore, RedisStore, StoreError};
@@ -11,18 +33,53 @@ fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// The seed node URLs of `REDIS_CLUSTER_URLS`: comma-separated, blanks ignored.
+/// The seed node URLs of `REDIS_CLUSTER_URLS` (or the sentinels of `REDIS_SENTINEL_URLS`):
+/// comma-separated, blanks ignored.
 fn cluster_seeds(urls: &str) -> Vec<String> {
     urls.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_string).collect()
 }
 
+/// The sentinels and the master's name, from `REDIS_SENTINEL_URLS` and
+/// `REDIS_SENTINEL_MASTER`; `None` if neither is set.
+fn sentinel_from(
+    urls: Option<String>,
+    master: Option<String>,
+) -> Result<Option<(Vec<String>, String)>, StoreError> {
+    match (urls, master) {
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(StoreError::InvalidArgument(
+            "REDIS_SENTINEL_URLS is set but REDIS_SENTINEL_MASTER (the master's name) is not",
+        )),
+        (None, Some(_)) => Err(StoreError::InvalidArgument(
+            "REDIS_SENTINEL_MASTER is set but REDIS_SENTINEL_URLS (the sentinels) is not",
+        )),
+        (Some(urls), Some(master)) => {
+            let sentinels = cluster_seeds(&urls);
+            if sentinels.is_empty() {
+                return Err(StoreError::InvalidArgument(
+                    "REDIS_SENTINEL_URLS lists no sentinel (comma-separated redis://host:26379)",
+                ));
+            }
+            Ok(Some((sentinels, master.trim().to_string())))
+        }
+    }
+}
+
+fn sentinel_from_env() -> Result<Option<(Vec<String>, String)>, StoreError> {
+    sentinel_from(var("REDIS_SENTINEL_URLS"), var("REDIS_SENTINEL_MASTER"))
+}
+
 /// Opens the event store: on a Redis Cluster when `REDIS_CLUSTER_URLS` is set (seed nodes,
-/// comma-separated: `redis://10.0.0.1:7000,redis://10.0.0.2:7000`; it wins over
-/// `REDIS_URL`), else on the single Redis at `REDIS_URL`, else the in-memory store (for
-/// `make run` without Redis; never in production: it dies with the process).
+/// comma-separated: `redis://10.0.0.1:7000,redis://10.0.0.2:7000`; it wins over the
+/// rest), else on the master of a Redis Sentinel deployment when `REDIS_SENTINEL_URLS`
+/// (sentinels, comma-separated: `redis://10.0.0.1:26379,redis://10.0.0.2:26379`) and
+/// `REDIS_SENTINEL_MASTER` (the master's name, `mymaster`) are set, else on the single
+/// Redis at `REDIS_URL`, else the in-memory store (for `make run` without Redis; never in
+/// production: it dies with the process). See the module docs.
 ///
 /// # Errors
-/// `REDIS_CLUSTER_URLS` lists no node, or Redis does not answer.
+/// `REDIS_CLUSTER_URLS` or `REDIS_SENTINEL_URLS` lists no node, only one of the two
+/// Sentinel variables is set, or Redis (or every sentinel) does not answer.
 pub async fn open_from_env() -> Result<Arc<dyn EventStore>, StoreError> {
     Ok(open_host_store_from_env().await?)
 }
@@ -45,6 +102,15 @@ async fn open_plain() -> Result<Arc<dyn HostStore>, StoreError> {
         tracing::info!(seeds = %seeds.join(","), "event store: Redis Streams on a Redis Cluster");
         return Ok(Arc::new(store));
     }
+    if let Some((sentinels, master)) = sentinel_from_env()? {
+        let store = RedisStore::connect_sentinel(&sentinels, &master).await?;
+        tracing::info!(
+            sentinels = %sentinels.join(","),
+            master = %master,
+            "event store: Redis Streams on the master of a Redis Sentinel deployment"
+        );
+        return Ok(Arc::new(store));
+    }
     match var("REDIS_URL") {
         Some(url) => {
             let store = RedisStore::connect(&url).await?;
@@ -65,9 +131,19 @@ pub fn description_from_env() -> String {
     if let Some(urls) = var("REDIS_CLUSTER_URLS") {
         return format!("Redis Cluster (seed nodes {})", cluster_seeds(&urls).join(", "));
     }
+    match sentinel_from_env() {
+        Ok(Some((sentinels, master))) => {
+            return format!(
+                "Redis Sentinel master {master:?} (sentinels {})",
+                sentinels.join(", ")
+            );
+        }
+        Ok(None) => {}
+        Err(e) => return format!("refused: {e}"),
+    }
     match var("REDIS_URL") {
         Some(url) => format!("Redis at {url}"),
-        None => "embedded, in memory (set REDIS_URL or REDIS_CLUSTER_URLS for Redis)".into(),
+        None => "embedded, in memory (set REDIS_URL, REDIS_SENTINEL_URLS or REDIS_CLUSTER_URLS for Redis)".into(),
     }
 }
 
@@ -82,5 +158,26 @@ mod tests {
             ["redis://127.0.0.1:7000", "redis://127.0.0.1:7001"]
         );
         assert!(cluster_seeds(" , ").is_empty());
+    }
+
+    #[test]
+    fn sentinel_needs_both_variables_and_a_sentinel() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(sentinel_from(None, None), Ok(None));
+        assert_eq!(
+            sentinel_from(some("redis://a:26379, redis://b:26379"), some(" mymaster ")),
+            Ok(Some((
+                vec!["redis://a:26379".to_string(), "redis://b:26379".to_string()],
+                "mymaster".to_string()
+            )))
+        );
+        for (urls, master, says) in [
+            (some("redis://a:26379"), None, "REDIS_SENTINEL_MASTER"),
+            (None, some("mymaster"), "REDIS_SENTINEL_URLS"),
+            (some(" , "), some("mymaster"), "lists no sentinel"),
+        ] {
+            let refused = sentinel_from(urls, master).expect_err("refused");
+            assert!(refused.to_string().contains(says), "{refused}");
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! [`RedisStore`]: the store on Redis Streams, for production and every integration test,
-//! on a single Redis (or a primary with replicas) or on a sharded Redis Cluster.
+//! on a single Redis (or a primary with replicas), on the master of a Redis Sentinel
+//! deployment, or on a sharded Redis Cluster.
 //!
 //! Key layout: see [`crate::keys`]; field encodings: see [`crate::codec`]. Every operation
 //! that reads and then writes is a Lua script in `src/lua/`, run with `EVALSHA` (the scripts
@@ -50,10 +51,15 @@
 //! # Connections
 //!
 //! Commands go over one [`ConnectionManager`] (a multiplexed connection that reconnects
-//! after a failure, so a Redis restart costs the calls in flight, not the process), or on
-//! a cluster one [`ClusterConnection`] (a multiplexed connection per node, following the
-//! cluster's slot map). The feed subscribes on a connection of its own, to the server or to
-//! the first seed node that answers: a cluster delivers every `PUBLISH` on every node.
+//! after a failure, so a Redis restart costs the calls in flight, not the process), on
+//! Sentinel one multiplexed connection to the master that asks the sentinels for the
+//! master again after a failure or a demotion and on their `+switch-master` (see
+//! `src/sentinel.rs`), or on a cluster one [`ClusterConnection`] (a multiplexed
+//! connection per node, following the cluster's slot map). Sentinel runs the same
+//! commands as a single Redis: one pipeline, one node. The feed subscribes on a
+//! connection of its own, to the server, to the Sentinel master in use when it
+//! subscribes, or to the first seed node that answers: a cluster delivers every `PUBLISH`
+//! on every node.
 
 use crate::codec;
 use crate::error::StoreError;
@@ -64,6 +70,7 @@ use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
     is_sha256_hex,
 };
+use crate::sentinel::SentinelConn;
 use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
@@ -123,6 +130,9 @@ impl Scripts {
 enum Conn {
     Single(ConnectionManager),
     Cluster(ClusterConnection),
+    /// The master of a Redis Sentinel deployment, found again after a failover: to the
+    /// commands, one Redis like `Single`.
+    Sentinel(SentinelConn),
 }
 
 impl ConnectionLike for Conn {
@@ -130,6 +140,7 @@ impl ConnectionLike for Conn {
         match self {
             Conn::Single(c) => c.req_packed_command(cmd),
             Conn::Cluster(c) => c.req_packed_command(cmd),
+            Conn::Sentinel(c) => c.req_packed_command(cmd),
         }
     }
 
@@ -142,6 +153,7 @@ impl ConnectionLike for Conn {
         match self {
             Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
             Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Sentinel(c) => c.req_packed_commands(pipeline, offset, count),
         }
     }
 
@@ -149,6 +161,7 @@ impl ConnectionLike for Conn {
         match self {
             Conn::Single(c) => c.get_db(),
             Conn::Cluster(c) => c.get_db(),
+            Conn::Sentinel(c) => c.get_db(),
         }
     }
 }
@@ -160,6 +173,7 @@ impl Conn {
     async fn in_order(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<RedisResult<Value>>> {
         match self {
             Conn::Single(c) => pipeline(cmds).query_async(c).await,
+            Conn::Sentinel(c) => pipeline(cmds).query_async(c).await,
             Conn::Cluster(c) => {
                 let mut answers = Vec::with_capacity(cmds.len());
                 for cmd in cmds {
@@ -190,6 +204,7 @@ impl Conn {
     async fn each(&self, cmds: Vec<Cmd>) -> RedisResult<Vec<RedisResult<Value>>> {
         match self {
             Conn::Single(c) => pipeline(cmds).query_async(&mut c.clone()).await,
+            Conn::Sentinel(c) => pipeline(cmds).query_async(&mut c.clone()).await,
             Conn::Cluster(c) => {
                 let mut tasks = tokio::task::JoinSet::new();
                 for (i, cmd) in cmds.into_iter().enumerate() {
@@ -217,7 +232,7 @@ impl Conn {
 /// A node to send a keyless command (`SCAN`) to: on a cluster, the primary serving a slot.
 #[derive(Clone, Copy)]
 enum Node {
-    /// The single Redis.
+    /// The single Redis (or the Sentinel master).
     Only,
     /// The cluster primary serving this slot.
     Serving(Slot),
@@ -309,6 +324,24 @@ impl RedisStore {
             .get_async_connection()
             .await?;
         RedisStore::with(Conn::Cluster(conn), nodes).await
+    }
+
+    /// Connects to the master named `master` of a Redis Sentinel deployment, found by
+    /// asking the sentinels `urls` (`redis://host:26379`, any number of them), and loads the
+    /// scripts. The connection asks the sentinels again when the master fails or is demoted
+    /// (see [`crate::open`]), so the store follows a failover. The credentials and database
+    /// of the first URL are used for the master too.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidArgument`] if `urls` is empty or `master` blank;
+    /// [`StoreError::Redis`] if a URL is invalid or no sentinel names a reachable master.
+    pub async fn connect_sentinel(urls: &[String], master: &str) -> Result<Self, StoreError> {
+        let conn =
+            SentinelConn::connect(urls, master, tcp_settings(), CONNECT_TIMEOUT, RESPONSE_TIMEOUT)
+                .await?;
+        let node = conn.master_client();
+        RedisStore::with(Conn::Sentinel(conn), vec![node]).await
     }
 
     async fn with(mut conn: Conn, nodes: Vec<Client>) -> Result<Self, StoreError> {
@@ -799,7 +832,7 @@ impl EventStore for RedisStore {
 
     async fn repair_deadline_index(&self) -> Result<usize, StoreError> {
         let nodes = match self.conn() {
-            Conn::Single(_) => vec![Node::Only],
+            Conn::Single(_) | Conn::Sentinel(_) => vec![Node::Only],
             Conn::Cluster(mut c) => RedisStore::primaries(&mut c).await?,
         };
         let mut repaired = 0;
@@ -810,6 +843,10 @@ impl EventStore for RedisStore {
     }
 
     async fn append_feed(&self) -> Result<AppendFeed, StoreError> {
+        if let Conn::Sentinel(c) = &self.conn {
+            // The master in use now: after a failover the old one may be gone.
+            return RedisStore::subscribe(&c.master_client()).await;
+        }
         let mut failure = StoreError::Redis("no node to subscribe on".into());
         for node in &self.nodes {
             match RedisStore::subscribe(node).await {

@@ -14,6 +14,8 @@
 //!   crash and restart tests) and optional append-only persistence (for durability tests).
 //! - [`redis_cluster`]: [`RedisCluster`], a Redis Cluster of N primaries built from such
 //!   servers (each in cluster mode) and formed with `redis-cli --cluster create`.
+//! - [`redis_sentinel`]: [`RedisSentinel`], a master, one replica and N sentinels
+//!   (`redis-server <conf> --sentinel`) watching it, with a forced failover on demand.
 //! - [`free_port`]: a free TCP port on the loopback interface.
 //!
 //! # Example
@@ -29,9 +31,11 @@
 //! so any test can use it and it builds in a second.
 
 pub mod redis_cluster;
+pub mod redis_sentinel;
 pub mod redis_server;
 
 pub use redis_cluster::RedisCluster;
+pub use redis_sentinel::RedisSentinel;
 pub use redis_server::{Persistence, RedisOptions, RedisServer};
 
 use std::net::{Ipv4Addr, TcpListener};

@@ -54,6 +54,9 @@ pub struct RedisOptions {
     /// Start as a cluster node (`--cluster-enabled yes`), alone until
     /// [`crate::RedisCluster`] joins it to others. Off by default.
     pub cluster: bool,
+    /// Start as a replica of the server on this loopback port (`--replicaof 127.0.0.1
+    /// <port>`), for [`crate::RedisSentinel`]. `None` (a primary) by default.
+    pub replica_of: Option<u16>,
 }
 
 impl Default for RedisOptions {
@@ -63,6 +66,7 @@ impl Default for RedisOptions {
             program: PathBuf::from("redis-server"),
             ready_attempts: 1_000,
             cluster: false,
+            replica_of: None,
         }
     }
 }
@@ -234,6 +238,9 @@ impl RedisServer {
                 .arg("--cluster-port")
                 .arg(bus_port.to_string());
         }
+        if let Some(primary) = self.options.replica_of {
+            command.args(["--replicaof", "127.0.0.1"]).arg(primary.to_string());
+        }
         command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
         let child = command
             .spawn()
@@ -289,7 +296,7 @@ pub(crate) fn check_program(program: &Path) {
 }
 
 /// A fresh, empty directory under the system's temporary directory.
-fn make_dir() -> PathBuf {
+pub(crate) fn make_dir() -> PathBuf {
     let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("colosseum-redis-{}-{n}", std::process::id()));
     // A directory of that name can only be left over from an earlier process with the
@@ -301,7 +308,7 @@ fn make_dir() -> PathBuf {
 }
 
 /// One RESP `PING` on a new connection; `Ok` if the answer is `+PONG`.
-fn ping(port: u16) -> io::Result<()> {
+pub(crate) fn ping(port: u16) -> io::Result<()> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_millis(100))?;
     stream.set_read_timeout(Some(Duration::from_millis(500)))?;
