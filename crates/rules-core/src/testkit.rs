@@ -104,15 +104,18 @@ pub fn assert_same_seen<G: Game>(a: &Observed<G>, b: &Observed<G>, viewer: Viewe
     }
 }
 
-fn driver(seed: u64) -> MatchRng {
+/// A test's own source of chance (which moves to play), from a number.
+pub fn driver(seed: u64) -> MatchRng {
     Seed::from_bytes(&seed.to_le_bytes()).expect("8 bytes").rng()
 }
 
-fn pick<T: Clone>(rng: &mut MatchRng, xs: &[T]) -> T {
+/// One of `xs`, drawn from `rng`.
+pub fn pick<T: Clone>(rng: &mut MatchRng, xs: &[T]) -> T {
     xs[rng.below(xs.len() as u32) as usize].clone()
 }
 
-fn legal<G: Game>(o: &Observed<G>, seat: Seat) -> Vec<G::Move> {
+/// The legal moves of `seat` in the observed match.
+pub fn legal<G: Game>(o: &Observed<G>, seat: Seat) -> Vec<G::Move> {
     let mut v = Vec::new();
     o.m.legal_moves(seat, &mut v);
     v

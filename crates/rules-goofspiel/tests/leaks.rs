@@ -4,28 +4,16 @@
 //! exactly the same: events, views after every step, and messages of its refused moves.
 
 use proptest::prelude::*;
-use rules_core::testkit::{Observed, assert_same_seen, sealed_twins, seed_stays_hidden};
-use rules_core::{Game, MatchEvent, MatchRng, Seat, Seed, Step, Viewer};
+use rules_core::testkit::{
+    Observed, assert_same_seen, driver, legal, pick, sealed_twins, seed_stays_hidden,
+};
+use rules_core::{MatchEvent, MatchRng, Seat, Seed, Step, Viewer};
 use rules_goofspiel::dueling_monsters::{DuelingMonstersEvent, Submissions};
 use rules_goofspiel::{
     DuelingMonsters, DuelingMonstersMove, DuelingMonstersOptions, Gops, GopsMove, GopsOptions, Ties,
 };
 
 const VIEWERS: [Viewer; 3] = [Viewer::Seat(Seat::ZERO), Viewer::Seat(Seat::ONE), Viewer::Spectator];
-
-fn driver(seed: u64) -> MatchRng {
-    Seed::from_bytes(&seed.to_le_bytes()).expect("8 bytes").rng()
-}
-
-fn pick<T: Clone>(rng: &mut MatchRng, xs: &[T]) -> T {
-    xs[rng.below(xs.len() as u32) as usize].clone()
-}
-
-fn legal<G: Game>(o: &Observed<G>, seat: Seat) -> Vec<G::Move> {
-    let mut v = Vec::new();
-    o.m.legal_moves(seat, &mut v);
-    v
-}
 
 fn gops_options(rng: &mut MatchRng) -> GopsOptions {
     let ties = [Ties::Rollover, Ties::Discard, Ties::Split][rng.below(3) as usize];
