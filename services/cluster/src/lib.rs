@@ -77,6 +77,9 @@ impl Cluster {
     ) -> std::io::Result<Cluster> {
         let idle_ms = 120_000;
         let token = InternalToken::random();
+        // The gateway's address first: the other services take any free port, and one of
+        // those must never be the port the caller chose for the gateway.
+        let gateway_listener = bind_again(gateway_addr).await?;
         let mut engines = BTreeMap::new();
         for family in Family::ALL {
             let r = start_engine(
@@ -92,7 +95,7 @@ impl Cluster {
         let replicas = BTreeMap::new();
         let urls = urls(&engines, &replicas);
         let clock = Some(start_clock(store.clone(), &urls, &token).await?);
-        let gateway = start_gateway(store.clone(), gateway_addr, &urls, &token).await?;
+        let gateway = serve_gateway(store.clone(), gateway_listener, &urls, &token)?;
         let more_gateways = Vec::new();
         Ok(Cluster { store, engines, replicas, clock, gateway, more_gateways, idle_ms, token })
     }
@@ -255,7 +258,16 @@ async fn start_gateway(
     urls: &[engines::EngineUrls],
     token: &InternalToken,
 ) -> std::io::Result<Running> {
-    let (listener, addr) = bind_again(addr).await?;
+    serve_gateway(store, bind_again(addr).await?, urls, token)
+}
+
+/// Serves a gateway on a bound listener.
+fn serve_gateway(
+    store: Arc<dyn EventStore>,
+    (listener, addr): (tokio::net::TcpListener, SocketAddr),
+    urls: &[engines::EngineUrls],
+    token: &InternalToken,
+) -> std::io::Result<Running> {
     let stop = CancellationToken::new();
     let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
     let task = {
