@@ -26,6 +26,8 @@ pub const MASTER_NAME: &str = "colosseum";
 /// How many times to poll a condition, 10 ms apart: about ten seconds (each poll runs
 /// `redis-cli`, so somewhat more).
 const READY_ATTEMPTS: u32 = 1_000;
+/// Polls (10 ms apart) for a demoted master to follow the new one.
+const DEMOTION_ATTEMPTS: u32 = 4_000;
 
 /// How many times to pick a new port when a sentinel cannot bind the one chosen.
 const PORT_ATTEMPTS: u32 = 5;
@@ -194,7 +196,10 @@ impl RedisSentinel {
     ///
     /// If it does not happen in time; the message shows the server's last `INFO`.
     pub fn wait_until_replica_of(&self, port: u16, master: u16) {
-        wait_for(
+        // Up to 40 s: the sentinels reconfigure the old master only after their own
+        // timeouts, and its first sync with the new one can be slow on a busy machine.
+        wait_for_up_to(
+            DEMOTION_ATTEMPTS,
             || {
                 let info = cli(port, &["INFO", "replication"]);
                 let following = field(&info, "role").as_deref() == Some("slave")
@@ -254,9 +259,14 @@ fn start_sentinel(master: u16) -> SentinelProcess {
 }
 
 /// Polls `check` until it succeeds, or panics with `what` and its last answer.
-fn wait_for(mut check: impl FnMut() -> Result<(), String>, what: &str) {
+fn wait_for(check: impl FnMut() -> Result<(), String>, what: &str) {
+    wait_for_up_to(READY_ATTEMPTS, check, what)
+}
+
+/// As [`wait_for`], for at most `attempts` polls 10 ms apart.
+fn wait_for_up_to(attempts: u32, mut check: impl FnMut() -> Result<(), String>, what: &str) {
     let mut last = String::new();
-    for _ in 0..READY_ATTEMPTS {
+    for _ in 0..attempts {
         match check() {
             Ok(()) => return,
             Err(seen) => last = seen,
