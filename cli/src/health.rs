@@ -21,6 +21,25 @@ pub struct HealthArgs {
     timeout_ms: u64,
 }
 
+/// What the server at `url` says of `service` (a `ServingStatus` number), within
+/// `timeout`; or why it said nothing.
+pub async fn status(url: &str, service: &str, timeout: Duration) -> Result<i32, String> {
+    let ask = async {
+        let channel = service_kit::config::endpoint(url)
+            .map_err(|e| e.to_string())?
+            .connect_timeout(timeout)
+            .connect()
+            .await
+            .map_err(|e| format!("cannot connect: {e}"))?;
+        let answer = HealthClient::new(channel)
+            .check(HealthCheckRequest { service: service.to_string() })
+            .await
+            .map_err(|s| format!("{:?}: {}", s.code(), s.message()))?;
+        Ok(answer.into_inner().status)
+    };
+    tokio::time::timeout(timeout, ask).await.unwrap_or_else(|_| Err("no answer in time".into()))
+}
+
 /// Runs `colosseum health`.
 pub fn run(args: HealthArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -28,23 +47,7 @@ pub fn run(args: HealthArgs) -> Result<ExitCode, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let timeout = Duration::from_millis(args.timeout_ms);
-    let status = rt.block_on(async {
-        let ask = async {
-            let channel = service_kit::config::endpoint(&args.url)
-                .map_err(|e| e.to_string())?
-                .connect_timeout(timeout)
-                .connect()
-                .await
-                .map_err(|e| format!("cannot connect: {e}"))?;
-            let answer = HealthClient::new(channel)
-                .check(HealthCheckRequest { service: args.service.clone() })
-                .await
-                .map_err(|s| format!("{:?}: {}", s.code(), s.message()))?;
-            Ok::<i32, String>(answer.into_inner().status)
-        };
-        tokio::time::timeout(timeout, ask).await.unwrap_or_else(|_| Err("no answer in time".into()))
-    });
-    match status {
+    match rt.block_on(status(&args.url, &args.service, timeout)) {
         Ok(s) if s == ServingStatus::Serving as i32 => {
             println!("SERVING");
             Ok(ExitCode::SUCCESS)

@@ -316,24 +316,8 @@ impl Cluster {
 
 /// Whether the gRPC server at `url` answers Check(`service`) with SERVING.
 async fn serving(url: &str, service: &str) -> bool {
-    let check = async {
-        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
-            .ok()?
-            .connect_timeout(Duration::from_millis(200))
-            .connect()
-            .await
-            .ok()?;
-        let mut client = tonic_health::pb::health_client::HealthClient::new(channel);
-        let r = client
-            .check(tonic_health::pb::HealthCheckRequest { service: service.to_string() })
-            .await
-            .ok()?;
-        Some(
-            r.into_inner().status
-                == tonic_health::pb::health_check_response::ServingStatus::Serving as i32,
-        )
-    };
-    matches!(tokio::time::timeout(Duration::from_millis(500), check).await, Ok(Some(true)))
+    let serving = tonic_health::pb::health_check_response::ServingStatus::Serving as i32;
+    crate::health::status(url, service, Duration::from_millis(500)).await == Ok(serving)
 }
 
 /// Whether Redis at `url` answers PING.

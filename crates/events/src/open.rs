@@ -26,17 +26,12 @@
 
 use crate::instrumented::Instrumented;
 use crate::{EventStore, HostStore, MemoryStore, RedisStore, StoreError};
+use service_kit::config::list;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
-/// The seed node URLs of `REDIS_CLUSTER_URLS` (or the sentinels of `REDIS_SENTINEL_URLS`):
-/// comma-separated, blanks ignored.
-fn cluster_seeds(urls: &str) -> Vec<String> {
-    urls.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_string).collect()
 }
 
 /// The sentinels and the master's name, from `REDIS_SENTINEL_URLS` and
@@ -54,7 +49,7 @@ fn sentinel_from(
             "REDIS_SENTINEL_MASTER is set but REDIS_SENTINEL_URLS (the sentinels) is not",
         )),
         (Some(urls), Some(master)) => {
-            let sentinels = cluster_seeds(&urls);
+            let sentinels = list(&urls);
             if sentinels.is_empty() {
                 return Err(StoreError::InvalidArgument(
                     "REDIS_SENTINEL_URLS lists no sentinel (comma-separated redis://host:26379)",
@@ -97,7 +92,7 @@ pub async fn open_host_store_from_env() -> Result<Arc<dyn HostStore>, StoreError
 
 async fn open_plain() -> Result<Arc<dyn HostStore>, StoreError> {
     if let Some(urls) = var("REDIS_CLUSTER_URLS") {
-        let seeds = cluster_seeds(&urls);
+        let seeds = list(&urls);
         let store = RedisStore::connect_cluster(&seeds).await?;
         tracing::info!(seeds = %seeds.join(","), "event store: Redis Streams on a Redis Cluster");
         return Ok(Arc::new(store));
@@ -129,7 +124,7 @@ async fn open_plain() -> Result<Arc<dyn HostStore>, StoreError> {
 /// Which event store [`open_from_env`] opens, in words, for a banner.
 pub fn description_from_env() -> String {
     if let Some(urls) = var("REDIS_CLUSTER_URLS") {
-        return format!("Redis Cluster (seed nodes {})", cluster_seeds(&urls).join(", "));
+        return format!("Redis Cluster (seed nodes {})", list(&urls).join(", "));
     }
     match sentinel_from_env() {
         Ok(Some((sentinels, master))) => {
@@ -154,10 +149,10 @@ mod tests {
     #[test]
     fn cluster_seeds_are_split_on_commas() {
         assert_eq!(
-            cluster_seeds(" redis://127.0.0.1:7000, redis://127.0.0.1:7001,,"),
+            list(" redis://127.0.0.1:7000, redis://127.0.0.1:7001,,"),
             ["redis://127.0.0.1:7000", "redis://127.0.0.1:7001"]
         );
-        assert!(cluster_seeds(" , ").is_empty());
+        assert!(list(" , ").is_empty());
     }
 
     #[test]

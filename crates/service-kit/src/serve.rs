@@ -266,10 +266,10 @@ fn count(path: &str, resp: &http::Response<tonic::body::Body>, seconds: f64) {
         .and_then(|v| v.to_str().ok()?.parse::<i32>().ok())
         .map_or(Code::Ok, Code::from_i32);
     let method = method_label(path, code);
-    let code = code_name(code);
+    let code = crate::status::code_name(code);
     crate::metrics::add_with(
         "colosseum_grpc_requests_total",
-        &[("method", method), ("code", &code)],
+        &[("method", method), ("code", code)],
         1,
     );
     crate::metrics::observe(
@@ -286,11 +286,6 @@ fn method_label(path: &str, code: Code) -> &str {
         Code::Unimplemented | Code::Unauthenticated => "unknown",
         _ => path,
     }
-}
-
-/// A code as the gRPC spec names it (`NOT_FOUND`).
-pub fn code_name(code: Code) -> String {
-    crate::status::reason_of(code).to_ascii_uppercase()
 }
 
 fn panicked(path: &str, panic: &(dyn std::any::Any + Send)) -> http::Response<tonic::body::Body> {
@@ -479,7 +474,7 @@ mod tests {
         // Refused before any routing, or routed nowhere: any path a client makes up.
         assert_eq!(method_label("/x.Y/made-up-1", Code::Unauthenticated), "unknown");
         assert_eq!(method_label("/x.Y/made-up-2", Code::Unimplemented), "unknown");
-        assert_eq!(code_name(Code::NotFound), "NOT_FOUND");
+        assert_eq!(crate::status::code_name(Code::NotFound), "NOT_FOUND");
     }
 
     #[tokio::test]

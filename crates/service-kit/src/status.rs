@@ -72,8 +72,31 @@ pub fn refuse(code: Code, message: impl Into<String>) -> Status {
     refusal_status(code, message, reason_of(code), &[], |_| {})
 }
 
+/// A status code's canonical name, as gRPC spells it (`NOT_FOUND`): metric labels, reports.
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
 /// The ErrorInfo reason of a plain refusal with `code`.
-pub(crate) fn reason_of(code: Code) -> &'static str {
+fn reason_of(code: Code) -> &'static str {
     match code {
         Code::Ok => "ok",
         Code::Cancelled => "cancelled",
