@@ -62,3 +62,35 @@ pub fn run(args: HealthArgs) -> Result<ExitCode, String> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn status_reads_what_the_server_reports_and_says_why_when_it_cannot() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (reporter, health) = tonic_health::server::health_reporter();
+        reporter
+            .set_service_status("colosseum.test", tonic_health::ServingStatus::NotServing)
+            .await;
+        let stop = tokio_util::sync::CancellationToken::new();
+        let server = tokio::spawn(
+            tonic::transport::Server::builder().add_service(health).serve_with_incoming_shutdown(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                stop.clone().cancelled_owned(),
+            ),
+        );
+        let t = Duration::from_secs(2);
+        assert_eq!(status(&url, "", t).await, Ok(ServingStatus::Serving as i32));
+        assert_eq!(status(&url, "colosseum.test", t).await, Ok(ServingStatus::NotServing as i32));
+        let unknown = status(&url, "nope", t).await.unwrap_err();
+        assert!(unknown.contains("NotFound"), "{unknown}");
+        stop.cancel();
+        server.await.unwrap().unwrap();
+        let gone = status(&url, "", t).await.unwrap_err();
+        assert!(gone.contains("cannot connect"), "{gone}");
+        assert!(status("nonsense", "", t).await.is_err());
+    }
+}
