@@ -58,7 +58,7 @@ $(BUF_STAMP):
 	$(BUF) --version
 	touch $@
 
-python-client: $(PY_GEN)/.stamp ## A Python client generated from proto/ plays a full GOPS match against `colosseum run`
+python-client: $(PY_GEN)/.stamp ## A Python client generated from proto/ plays full GOPS matches against `colosseum run`: with a bot, and rated between two accounts
 	$(CARGO) build -q -p colosseum
 	COLOSSEUM_BIN=$(TARGET_DIR)/debug/colosseum $(PY) -m pytest -p no:cacheprovider -v tests/python
 
@@ -72,7 +72,7 @@ $(PY_GEN)/.stamp: $(PY_STAMP) tests/python/generate.py $(PROTOS)
 	touch $@
 
 deploy-check: $(DEPLOY_STAMP) ## deploy/ and charts/: hadolint, helm lint, render, validate, semantics, compose; then the chart's processes live on redis-server (DEPLOY_CHECK_ARGS=--offline skips that)
-	$(CARGO) build -q -p gateway -p rules-engine -p clock -p colosseum
+	$(CARGO) build -q -p gateway -p rules-engine -p clock -p match-maker -p colosseum
 	$(DEPLOY_PY) tools/deploy-check/check.py --bin-dir $(TARGET_DIR)/debug $(DEPLOY_CHECK_ARGS)
 
 $(DEPLOY_STAMP): tools/deploy-check/requirements.txt
@@ -82,7 +82,7 @@ $(DEPLOY_STAMP): tools/deploy-check/requirements.txt
 
 # The chaos trials run the services as separate processes, found beside the colosseum binary.
 release-services:
-	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock
+	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock -p match-maker
 
 chaos-short: release-services ## A 20 s chaos trial (kill -9 and restart every 5 s under load; needs redis-server); docs/reliability.md
 	$(TARGET_DIR)/release/colosseum chaos --duration 20 --kill-every 5 --matches 40

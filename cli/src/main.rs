@@ -7,19 +7,26 @@
 //! - `selfplay --game G --matches N`: bot against bot, with a JSON summary.
 //! - `run`: the whole cluster in one process (embedded store, or Redis at REDIS_URL,
 //!   REDIS_SENTINEL_URLS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_URLS).
-//! - `play --game G --vs bot`: a match in the terminal, through the cluster.
+//! - `play --game G --vs bot`: a match in the terminal, through the cluster; with
+//!   `--queue`, paired by the match-maker (rated with a saved account session).
+//! - `register`, `login`, `logout`: an account's session, kept in the config directory
+//!   ([`session`]) for `play --queue` and `leaderboard --around me`.
+//! - `leaderboard --game G`: a page of a game's leaderboard.
 //! - `load --game G --matches N --concurrency C`: bot-vs-bot matches through the gateway, measured.
 //! - `chaos`: the cluster as separate processes, services killed and restarted under load,
 //!   every match checked in Redis afterwards (docs/reliability.md).
 //! - `games`: list the hosted games.
 
+mod account;
 mod chaos;
 mod conformance;
 mod health;
+mod leaderboard;
 mod load;
 mod play;
 mod run;
 mod selfplay;
+mod session;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -59,6 +66,14 @@ enum Command {
     Run(run::RunArgs),
     /// Play a match in the terminal: against a bot or another player, through the cluster.
     Play(play::PlayArgs),
+    /// Create an account and keep its session (for `play --queue`).
+    Register(account::RegisterArgs),
+    /// Log in to an account and keep its session.
+    Login(account::LoginArgs),
+    /// End the saved session and forget it.
+    Logout,
+    /// Show a page of a game's leaderboard.
+    Leaderboard(leaderboard::LeaderboardArgs),
     /// Replay a finished match record and print its final board and summary.
     Show {
         /// The record (JSON).
@@ -85,6 +100,10 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Load(args) => load::run(args),
         Command::Play(args) => play::run(args),
+        Command::Register(args) => account::register(args),
+        Command::Login(args) => account::login(args),
+        Command::Logout => account::logout(),
+        Command::Leaderboard(args) => leaderboard::run(args),
         Command::Chaos(args) => chaos::run(args),
         Command::Health(args) => health::run(args),
         Command::Games => {
@@ -100,5 +119,19 @@ fn main() -> ExitCode {
             eprintln!("colosseum: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// A gateway's refusal as one line for the person: its code and message.
+fn refused(s: tonic::Status) -> String {
+    format!("{}: {}", s.code(), s.message())
+}
+
+/// As [`refused`], naming the gateway when it may not have been reached (UNAVAILABLE).
+fn refused_at(s: tonic::Status, gateway: &str) -> String {
+    if s.code() == tonic::Code::Unavailable {
+        format!("{} (gateway {gateway})", refused(s))
+    } else {
+        refused(s)
     }
 }

@@ -1,5 +1,5 @@
 //! `colosseum run`: the whole cluster in one process: a rules engine per family, the
-//! clock and the gateway on `--addr` (default 127.0.0.1:50051), over Redis when
+//! match-maker, the clock and the gateway on `--addr` (default 127.0.0.1:50051), over Redis when
 //! `REDIS_URL` (or `REDIS_SENTINEL_URLS`/`REDIS_SENTINEL_MASTER`, or
 //! `REDIS_CLUSTER_URLS`) is set and the embedded in-memory store otherwise.
 
@@ -19,7 +19,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         service_kit::telemetry::init("colosseum");
-        let store = events::open_host_store_from_env().await.map_err(|e| format!("event store: {e}"))?;
+        let store = events::open_full_store_from_env().await.map_err(|e| format!("event store: {e}"))?;
         let shutdown = service_kit::serve::shutdown_on_signal();
         // METRICS_ADDR (e.g. 127.0.0.1:9090) serves /metrics, /healthz and /readyz.
         let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
@@ -31,10 +31,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         for f in games::Family::ALL {
             println!("  rules engine {f:<9}: {}", cluster.engine_url(f).unwrap_or_default());
         }
+        println!("  match-maker           : {}", cluster.match_maker_urls().join(", "));
         println!("  event store: {}", events::description_from_env());
         println!();
         println!("Play in another terminal:  colosseum play --game gops --vs bot");
         println!("Two players:                colosseum play --game gops --vs open   (then --join MATCH_ID)");
+        println!("Rated play:                 colosseum register, then colosseum play --game gops --queue");
         println!("Stop with ctrl-c.");
         shutdown.cancelled().await;
         cluster.shutdown().await;

@@ -13,6 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let files: Vec<PathBuf> = [
         "colosseum/v1/colosseum.proto",
         "colosseum/v1/games.proto",
+        "colosseum/v1/lobby.proto",
         "colosseum/internal/v1/engine.proto",
     ]
     .iter()

@@ -151,10 +151,17 @@ def overview() -> Board:
     ], unit="reqps", legend=["{{component}}", "gateway feed reads failed"])
     b.add("timeseries", "Gateway streams", ["sum(colosseum_gateway_watch_streams)", "sum(colosseum_gateway_watched_matches)"],
           legend=["WatchMatch streams open", "matches watched"])
-    b.add("table", "Services up", "sum by (component, family, instance) (up{component=~\"gateway|rules-engine|clock\"})",
+    b.add("table", "Services up", "sum by (component, family, instance) (up{component=~\"gateway|rules-engine|clock|match-maker\"})",
           description="1: scraped; 0: the target is down.")
     process_panels(b, "")
-    b.text("Queues", "Queue depth and wait time come with the match-maker, which does not exist yet.", h=2)
+    b.add("stat", "Tickets/s", f"sum(rate(colosseum_matchmaker_tickets_total[{RATE}]))", w=6, h=4, unit="reqps",
+          description="Match-making tickets created (seeks included).")
+    b.add("stat", "Pairings/s", f"sum(rate(colosseum_matchmaker_pairings_total[{RATE}]))", w=6, h=4, unit="reqps")
+    b.add("stat", "Matcher lease holders", "sum(colosseum_matchmaker_leader)", w=6, h=4,
+          description="Match-makers holding the matcher lease: 1 in a healthy cluster; 0 means nobody pairs tickets.",
+          extra={"fieldConfig": {"defaults": {"unit": "short", "thresholds": {
+              "mode": "absolute", "steps": [{"color": "red", "value": None}, {"color": "green", "value": 1}]}}, "overrides": []}})
+    b.add("stat", "Rated results/s", f"sum(rate(colosseum_matchmaker_rated_total[{RATE}]))", w=6, h=4, unit="reqps")
     return b
 
 
@@ -239,7 +246,56 @@ def clock() -> Board:
     return b
 
 
-BOARDS = {"overview.json": overview, "gateway.json": gateway, "rules-engine.json": engines, "clock.json": clock}
+def match_maker() -> Board:
+    b = Board("colosseum-match-maker", "Colosseum: match-maker",
+              "The lobby: tickets, pairings, matching passes, match creation, the matcher lease, ratings, accounts.")
+    b.add("timeseries", "Tickets/s", [
+        f"sum(rate(colosseum_matchmaker_tickets_total[{RATE}]))",
+        f"sum(rate(colosseum_matchmaker_expired_total[{RATE}]))",
+    ], unit="reqps", legend=["created", "expired unpaired"], description="Tickets created (seeks included), and those whose time ran out.")
+    b.add("timeseries", "Pairings/s", [
+        f"sum(rate(colosseum_matchmaker_pairings_total[{RATE}]))",
+        f"sum(rate(colosseum_matchmaker_assigned_total[{RATE}]))",
+    ], unit="reqps", legend=["paired", "assigned (match created)"],
+        description="A pairing is assigned once the rules engine created its match; a gap that lasts means creation fails.")
+    b.add("timeseries", "Matching pass duration (p50, p99)", [
+        q(0.5, "colosseum_matchmaker_pass_duration_seconds", "component"),
+        q(0.99, "colosseum_matchmaker_pass_duration_seconds", "component"),
+    ], unit="s", legend=["p50", "p99"], description="One pass over every queue by the lease holder (every 100 ms).")
+    b.add("timeseries", "Match creation duration (p50, p99)", [
+        q(0.5, "colosseum_matchmaker_create_duration_seconds", "component"),
+        q(0.99, "colosseum_matchmaker_create_duration_seconds", "component"),
+    ], unit="s", legend=["p50", "p99"], description="From a pairing to its match created and both tickets assigned.")
+    b.add("timeseries", "Matcher lease holder", "max by (instance) (colosseum_matchmaker_leader)",
+          legend=["{{instance}}"], description="1 on the replica holding the matcher lease; exactly one should at any time.")
+    b.add("timeseries", "Ratings/s", [
+        f"sum(rate(colosseum_matchmaker_rated_total[{RATE}]))",
+        f"sum(rate(colosseum_matchmaker_rated_again_total[{RATE}]))",
+    ], unit="reqps", legend=["rated", "seen again (no change)"], description="Rated results recorded from the lifecycle stream.")
+    b.add("timeseries", "Accounts/s", [
+        f"sum(rate(colosseum_matchmaker_registered_total[{RATE}]))",
+        f"sum(rate(colosseum_matchmaker_login_failed_total[{RATE}]))",
+    ], unit="reqps", legend=["registered", "logins refused"], description="A jump in refused logins: someone guessing passwords.")
+    b.add("timeseries", "WatchTickets streams", "sum by (instance) (colosseum_matchmaker_ticket_watches)",
+          legend=["{{instance}}"])
+    b.add("timeseries", "Request latency p99 by method", q(0.99, "colosseum_grpc_request_duration_seconds", "method", '{component="match-maker"}'),
+          unit="s", legend=["{{method}}"])
+    b.add("timeseries", "Refusals/s by method and code", f'sum by (method, code) (rate(colosseum_grpc_requests_total{{component="match-maker",code!="OK"}}[{RATE}]))',
+          unit="reqps", legend=["{{method}} {{code}}"])
+    b.add("stat", "Lease holders", "sum(colosseum_matchmaker_leader)", w=6,
+          extra={"fieldConfig": {"defaults": {"unit": "short", "thresholds": {
+              "mode": "absolute", "steps": [{"color": "red", "value": None}, {"color": "green", "value": 1}]}}, "overrides": []}})
+    b.add("stat", "Match-makers up", "sum(up{component=\"match-maker\"})", w=6)
+    b.add("stat", "Panics (1h)", "sum(increase(colosseum_panics_total{component=\"match-maker\"}[1h]))", w=6)
+    b.add("stat", "Tickets expired (1h)", "sum(increase(colosseum_matchmaker_expired_total[1h]))", w=6)
+    store_panels(b, "match-maker")
+    process_panels(b, "match-maker")
+    return b
+
+
+# Not match-maker.json: .gitignore drops match-*.json (the match records `colosseum play` saves).
+BOARDS = {"overview.json": overview, "gateway.json": gateway, "rules-engine.json": engines, "clock.json": clock,
+          "matchmaker.json": match_maker}
 
 
 def render() -> dict[str, str]:

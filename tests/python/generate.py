@@ -3,9 +3,9 @@
     python tests/python/generate.py [OUT_DIR]     (default: tests/python/build)
 
 Writes colosseum/v1/*_pb2.py, *_pb2_grpc.py and *.pyi under OUT_DIR (not committed): put
-OUT_DIR on sys.path and `from colosseum.v1 import colosseum_pb2, colosseum_pb2_grpc`.
-Only the public API (package colosseum.v1) is generated: proto/colosseum/internal is
-for the services themselves.
+OUT_DIR on sys.path and `from colosseum.v1 import colosseum_pb2, colosseum_pb2_grpc` (and
+`lobby_pb2`, `lobby_pb2_grpc` for LobbyService). Every file of the public API (package
+colosseum.v1) is generated: proto/colosseum/internal is for the services themselves.
 """
 
 import pathlib

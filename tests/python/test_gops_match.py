@@ -7,19 +7,12 @@ loopback port and stops it at the end, also when a test fails.
 
     make python-client            (venv in tools/py, generate, run this file with pytest)
 
-Environment: COLOSSEUM_BIN (default <cargo's target directory>/debug/colosseum, that is
-$CARGO_TARGET_DIR or target), COLOSSEUM_PY_GEN (default tests/python/build).
+Environment: as cluster_case.py says (COLOSSEUM_BIN, COLOSSEUM_PY_GEN).
 """
 
 import hashlib
 import json
-import os
-import pathlib
 import random
-import socket
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 import unittest
@@ -27,111 +20,23 @@ import uuid
 
 import grpc
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path.insert(0, os.environ.get("COLOSSEUM_PY_GEN", str(HERE / "build")))
+import cluster_case
+from cluster_case import RPC_TIMEOUT_S, STARTUP_TIMEOUT_S, pb
 
-try:
-    from colosseum.v1 import colosseum_pb2 as pb
-    from colosseum.v1 import colosseum_pb2_grpc as pb_grpc
-    from colosseum.v1 import games_pb2
-    from colosseum.v1 import gops_pb2
-except ImportError as e:  # pragma: no cover - a setup problem, said plainly
-    raise ImportError(f"{e}: generate the client first: python tests/python/generate.py") from e
-
+from colosseum.v1 import games_pb2
+from colosseum.v1 import gops_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-BIN = pathlib.Path(
-    os.environ.get(
-        "COLOSSEUM_BIN",
-        str(ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "debug" / "colosseum"),
-    )
-)
 GAMES = {"gops", "dueling-monsters", "cure-plague", "masterminds", "hexspiel"}
 CARDS = 13
-STARTUP_TIMEOUT_S = 30
 MATCH_TIMEOUT_S = 60
-RPC_TIMEOUT_S = 10
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class GopsMatchTest(unittest.TestCase):
-    """One cluster for the class; each test a separate client concern."""
-
-    @classmethod
-    def setUpClass(cls):
-        if not BIN.exists():
-            raise AssertionError(f"{BIN} is missing: run `cargo build -p colosseum` first")
-        cls.log = tempfile.NamedTemporaryFile(prefix="colosseum-run-", suffix=".log", delete=False)
-        port = free_port()
-        cls.addr = f"127.0.0.1:{port}"
-        cls.proc = subprocess.Popen(
-            [str(BIN), "run", "--addr", cls.addr],
-            stdin=subprocess.DEVNULL,
-            stdout=cls.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        # Registered before anything can fail, so the cluster never outlives the test.
-        cls.addClassCleanup(cls._stop)
-        cls.channel = grpc.insecure_channel(cls.addr)
-        cls.addClassCleanup(cls.channel.close)
-        cls.stub = pb_grpc.ColosseumServiceStub(cls.channel)
-        cls._wait_for_gateway()
-
-    @classmethod
-    def _stop(cls):
-        if cls.proc.poll() is None:
-            cls.proc.terminate()
-            try:
-                cls.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                cls.proc.kill()
-                cls.proc.wait(timeout=10)
-        cls.log.close()
-        os.unlink(cls.log.name)
-
-    @classmethod
-    def _log_tail(cls) -> str:
-        cls.log.flush()
-        text = pathlib.Path(cls.log.name).read_text(errors="replace")
-        return "\n".join(text.splitlines()[-30:])
-
-    @classmethod
-    def _wait_for_gateway(cls):
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        last = None
-        while time.monotonic() < deadline:
-            if cls.proc.poll() is not None:
-                raise AssertionError(
-                    f"colosseum run exited with {cls.proc.returncode}:\n{cls._log_tail()}"
-                )
-            try:
-                cls.stub.ListGames(pb.ListGamesRequest(), timeout=1)
-                return
-            except grpc.RpcError as e:
-                last = e
-                time.sleep(0.1)
-        raise AssertionError(
-            f"the gateway at {cls.addr} did not answer in {STARTUP_TIMEOUT_S} s ({last}):\n"
-            f"{cls._log_tail()}"
-        )
-
-    def session(self, name: str):
-        s = self.stub.CreateGuestSession(
-            pb.CreateGuestSessionRequest(display_name=name), timeout=RPC_TIMEOUT_S
-        )
-        self.assertTrue(s.token)
-        uuid.UUID(s.player_id)
-        return s, (("authorization", f"Bearer {s.token}"),)
+class GopsMatchTest(cluster_case.ClusterTestCase):
+    """One cluster for the class (see cluster_case); each test a separate client concern."""
 
     # --- the standard services every gateway serves -------------------------------------
 

@@ -11,8 +11,10 @@ example values file (charts/colosseum/ci/*.yaml); a typo in values must fail; ev
 rendered manifest validated with kubernetes-validate --strict against two Kubernetes
 versions; what no schema says (probes, resources, securityContext, graceful stop, env
 vars the binaries read, Service ports that name container ports, engine URLs that reach
-an engine of the right family, NetworkPolicies, identical bytes on a second render); the
-compose file cross-checked the same way and against the Compose Specification; every
+an engine of the right family and the gateway's MATCHMAKER_URL the match-maker,
+NetworkPolicies that let each caller reach what it calls and nothing else in, identical
+bytes on a second render); the compose file cross-checked the same way (healthchecks and
+start order included) and against the Compose Specification; every
 PromQL expression of the dashboards and alert rules parsed, panel types and datasources
 checked; with promtool (required), the Prometheus config and rules checked and the
 alerts' unit tests (deploy/prometheus/rules.test.yaml) run.
@@ -22,10 +24,13 @@ one per replica (at most --max-replicas), with their command, args, env and moun
 Secrets; each Service is a loopback port that hands each new connection to the next
 replica (kube-proxy's balancing), a StatefulSet's pods are reached by name; the Redis is
 the rendered one, or a redis-server (a Redis Cluster for mode cluster) standing in for
-the values' own. Every probe is run, the engines must refuse a call without the secret,
-matches of every family are played through the rendered gateway with the `colosseum`
-CLI, a deadline is left to the clock, each process must stop within its termination
-grace, and every metric the dashboards and rules name must be exported.
+the values' own. Every probe is run, the engines and the match-maker must refuse a call
+without the secret, matches of every family are played through the rendered gateway with
+the `colosseum` CLI, a deadline is left to the clock, LobbyService is called through the
+gateway (an empty leaderboard, two guests queued and paired into a match the match-maker
+created through the engines), exactly one match-maker holds the matcher lease, each
+process must stop within its termination grace, and every metric the dashboards and
+rules name must be exported.
 
 What each binary reads is derived from the Rust sources (see `env_vars_read`), so the
 check follows the code. Exit status 1 on any failure; every failure is printed.
@@ -57,7 +62,18 @@ CHART = ROOT / "charts" / "colosseum"
 DEPLOY = ROOT / "deploy"
 K8S_VERSIONS = ["1.36.0", "1.37.0"]
 # The binaries the image ships, by the path the chart and compose run them at.
-OUR_BINARIES = {"gateway", "rules-engine", "clock", "colosseum"}
+OUR_BINARIES = {"gateway", "rules-engine", "clock", "match-maker", "colosseum"}
+# The variable each service listens on for gRPC, and its port in the chart and compose.
+LISTEN_VAR = {"gateway": "GATEWAY_ADDR", "rules-engine": "ENGINE_ADDR", "clock": "CLOCK_ADDR", "match-maker": "MATCHMAKER_ADDR"}
+# Who may call each component's gRPC port inside the release (the NetworkPolicies): the
+# engines take the gateway, the clock and the match-maker; the match-maker the gateway
+# only (it fronts LobbyService); the clock nobody. The gateway is open to its clients.
+CALLERS = {
+    "rules-engine": {"gateway", "clock", "match-maker"},
+    "match-maker": {"gateway"},
+    "clock": set(),
+    "redis": {"gateway", "rules-engine", "clock", "match-maker"},
+}
 FAMILIES = {"goofspiel", "placement", "duel"}
 # A game per family, played in the live check.
 GAME_OF_FAMILY = {"goofspiel": "gops", "placement": "cure-plague", "duel": "masterminds"}
@@ -369,6 +385,33 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
     secrets = {d["metadata"]["name"]: d for d in by_kind.get("Secret", [])}
     external_secrets = {values.get("internalToken", {}).get("existingSecret"), values.get("redis", {}).get("existingSecret")} - {None, ""}
     problems: list[str] = []
+    services = {s["metadata"]["name"]: s for s in by_kind.get("Service", [])}
+
+    def reaches(url: str, binary: str) -> str:
+        """Why `url` does not reach, through a rendered Service, only `binary` processes
+        listening on the port it targets; "" when it does."""
+        um = re.fullmatch(r"http://([^:/]+):(\d+)", url.strip())
+        if not um:
+            return "is not http://host:port"
+        svc = services.get(um.group(1).split(".")[0])
+        if not svc:
+            return "names no rendered Service"
+        sport = next((p for p in svc["spec"]["ports"] if p["port"] == int(um.group(2))), None)
+        if not sport:
+            return f"names no port of Service {svc['metadata']['name']}"
+        targets = [t for t, _ in pod_specs(docs) if selects(svc["spec"].get("selector", {}), t["spec"]["template"]["metadata"]["labels"])]
+        if not targets:
+            return f"reaches Service {svc['metadata']['name']}, which selects no workload"
+        for t in targets:
+            tc = t["spec"]["template"]["spec"]["containers"][0]
+            tport = {q.get("name"): q["containerPort"] for q in tc.get("ports", [])}
+            tp = sport.get("targetPort", sport["port"])
+            tp = tp if isinstance(tp, int) else tport.get(tp)
+            tenv = {e["name"]: e.get("value") for e in tc.get("env", [])}
+            if binary_of(tc) != binary or not (tenv.get(LISTEN_VAR[binary]) or "").endswith(f":{tp}"):
+                return f"reaches {t['metadata']['name']}, not a {binary} listening on that port"
+        return ""
+
     for w, spec in pod_specs(docs):
         wname = w["metadata"]["name"]
         psc = spec.get("securityContext", {})
@@ -470,8 +513,17 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                         sts = next(t for t in workloads if t["metadata"]["name"] == sts_name)
                         if len(named) != sts["spec"]["replicas"]:
                             problems.append(f"{cn}: {var} lists {len(named)} of the {sts['spec']['replicas']} pods of {sts_name}")
+                # The gateway passes LobbyService on to match-makers at MATCHMAKER_URL.
+                if binary == "gateway":
+                    mm_urls = [u for u in (env.get("MATCHMAKER_URL") or "").split(",") if u.strip()]
+                    if not mm_urls:
+                        problems.append(f"{cn}: no MATCHMAKER_URL: LobbyService would answer UNAVAILABLE")
+                    for url in mm_urls:
+                        why = reaches(url, "match-maker")
+                        if why:
+                            problems.append(f"{cn}: MATCHMAKER_URL={url} {why}")
                 # Each *_ADDR a service listens on is a container port.
-                for var in ("GATEWAY_ADDR", "ENGINE_ADDR", "CLOCK_ADDR", "METRICS_ADDR"):
+                for var in (*LISTEN_VAR.values(), "METRICS_ADDR"):
                     if env.get(var):
                         port = int(env[var].rsplit(":", 1)[1])
                         if port not in ports:
@@ -517,6 +569,35 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                 problems.append(f"{w['metadata']['name']}: reachable from anywhere (only the gateway may be)")
             if component == "gateway" and open_rules and any(q.get("port") != "grpc" for rule in open_rules for q in rule.get("ports", [])):
                 problems.append("gateway: a port other than grpc is open to anywhere")
+    # Who may call whom: each caller reaches what it calls, nothing else in the release
+    # reaches a component's serving port, and no peer outside the release does.
+    if pols:
+        for target in workloads:
+            tlabels = target["spec"]["template"]["metadata"]["labels"]
+            tcomp = tlabels.get("app.kubernetes.io/component")
+            if tcomp not in CALLERS:
+                continue
+            cport = next((q for q in target["spec"]["template"]["spec"]["containers"][0].get("ports", []) if q.get("name") in ("grpc", "redis")), None)
+            if not cport:
+                continue
+            for source in workloads:
+                if source is target:
+                    continue
+                slabels = source["spec"]["template"]["metadata"]["labels"]
+                scomp = slabels.get("app.kubernetes.io/component")
+                may = admitted(pols, tlabels, cport, slabels)
+                if may and scomp not in CALLERS[tcomp]:
+                    problems.append(f"NetworkPolicy: {source['metadata']['name']} may call {target['metadata']['name']} ({cport['name']}): only {', '.join(sorted(CALLERS[tcomp])) or 'the scraper'} should")
+                if not may and scomp in CALLERS[tcomp]:
+                    problems.append(f"NetworkPolicy: {source['metadata']['name']} may not call {target['metadata']['name']} ({cport['name']}), which it needs")
+            for pol in pols:
+                if not selects(pol["spec"]["podSelector"].get("matchLabels", {}), tlabels):
+                    continue
+                for rule in pol["spec"].get("ingress", []):
+                    if rule.get("ports") and not any(q.get("port") in (cport["name"], cport["containerPort"]) for q in rule["ports"]):
+                        continue
+                    if any("namespaceSelector" in peer or "ipBlock" in peer for peer in rule.get("from", [])):
+                        problems.append(f"NetworkPolicy {pol['metadata']['name']}: {target['metadata']['name']} ({cport['name']}) is reachable from outside the release")
     if by_kind.get("ConfigMap"):
         for cm in by_kind["ConfigMap"]:
             if "dashboard" in cm["metadata"]["name"]:
@@ -565,7 +646,31 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
     }
     if families_run != FAMILIES:
         problems.append(f"engines serve {sorted(families_run)}, not every family {sorted(FAMILIES)}")
+    if not any(binary_of(spec["containers"][0]) == "match-maker" for _, spec in pod_specs(docs)):
+        problems.append("no match-maker runs: LobbyService would answer UNAVAILABLE")
     r.check(not problems, f"{label}: probes, resources, securityContext, graceful stop, env, ports, wiring, policies", "\n      " + "\n      ".join(problems))
+
+
+def admitted(pols: list[dict], target_labels: dict, port: dict, source_labels: dict) -> bool:
+    """Whether the NetworkPolicies let a pod labelled `source_labels` (of the release's
+    namespace) connect to `port` (a container port: name and number) of a pod labelled
+    `target_labels`: no Ingress policy selects the target, or a rule of one admits it."""
+    mine = [p for p in pols if selects(p["spec"]["podSelector"].get("matchLabels", {}), target_labels)
+            and "Ingress" in p["spec"].get("policyTypes", ["Ingress"])]
+    if not mine:
+        return True
+    for p in mine:
+        for rule in p["spec"].get("ingress", []):
+            if rule.get("ports") and not any(q.get("port") in (port["name"], port["containerPort"]) for q in rule["ports"]):
+                continue
+            if not rule.get("from"):
+                return True
+            for peer in rule["from"]:
+                sel = peer.get("podSelector")
+                # A podSelector alone: pods of the policy's namespace (an empty one: all).
+                if sel is not None and "namespaceSelector" not in peer and all(source_labels.get(k) == v for k, v in sel.get("matchLabels", {}).items()):
+                    return True
+    return False
 
 
 def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]]:
@@ -619,6 +724,8 @@ def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]
     for bad, why in (
         ({"gatway": {"replicas": 3}}, "an unknown top-level key"),
         ({"gateway": {"replica": 3}}, "an unknown gateway key"),
+        ({"matchMaker": {"replicas": -1}}, "a negative match-maker replica count"),
+        ({"matchMaker": {"resource": {}}}, "an unknown matchMaker key"),
         ({"redis": {"mode": "replicated"}}, "a Redis mode the binaries lack"),
         ({"redis": {"mode": "sentinel", "internal": {"enabled": False}, "sentinel": {"urls": ["redis://s:26379"]}}}, "Sentinel without the master's name"),
         ({"engines": {"families": [{"name": "goofspiel"}, {"name": "duel"}]}}, "a family left out"),
@@ -680,7 +787,7 @@ def check_compose(r: Report, env_read) -> None:
             problems.append(f"{name}: INTERNAL_AUTH={env['INTERNAL_AUTH']}: internal calls must be authenticated")
         exposed = {str(p).split(":")[-1] for p in s.get("expose", [])} | {str(p).split(":")[-1] for p in s.get("ports", [])}
         listen[name] = {}
-        for var in ("GATEWAY_ADDR", "ENGINE_ADDR", "CLOCK_ADDR", "METRICS_ADDR"):
+        for var in (*LISTEN_VAR.values(), "METRICS_ADDR"):
             if var in env:
                 port = env[var].rsplit(":", 1)[1]
                 listen[name][var] = int(port)
@@ -688,9 +795,21 @@ def check_compose(r: Report, env_read) -> None:
                     problems.append(f"{name}: {var}={env[var]} is not reachable from other containers")
                 if port not in exposed:
                     problems.append(f"{name}: {var} port {port} is neither exposed nor published")
-        needed = {"gateway": "GATEWAY_ADDR", "rules-engine": "ENGINE_ADDR", "clock": "CLOCK_ADDR"}.get(binary)
+        needed = LISTEN_VAR.get(binary)
         if needed and needed not in env:
             problems.append(f"{name}: no {needed} (the default listens on loopback only)")
+        # Healthy means grpc.health.v1 answers SERVING on its own gRPC port.
+        if needed and needed in env:
+            want = ["CMD", "/usr/local/bin/colosseum", "health", f"http://127.0.0.1:{env[needed].rsplit(':', 1)[1]}"]
+            if [str(x) for x in (s.get("healthcheck") or {}).get("test", [])] != want:
+                problems.append(f"{name}: healthcheck is not {want}")
+        # What it calls is healthy before it starts.
+        called = [v for k, v in env.items() if re.fullmatch(r"ENGINE_[A-Z]+_URL|MATCHMAKER_URL", k)]
+        deps = s.get("depends_on") or {}
+        for url in called:
+            host = re.sub(r"^http://([^:/]+).*$", r"\1", url)
+            if not isinstance(deps, dict) or deps.get(host, {}).get("condition") != "service_healthy":
+                problems.append(f"{name}: calls {host} but does not wait for it to be healthy (depends_on)")
         if "METRICS_ADDR" not in env:
             problems.append(f"{name}: no METRICS_ADDR (Prometheus scrapes it)")
         tf = env.get("INTERNAL_TOKEN_FILE", "")
@@ -699,7 +818,14 @@ def check_compose(r: Report, env_read) -> None:
         m = re.fullmatch(r"redis://([^:/]+):(\d+)(/\d+)?", env.get("REDIS_URL", ""))
         if not m or m.group(1) not in services:
             problems.append(f"{name}: REDIS_URL={env.get('REDIS_URL')!r} names no compose service")
-        if binary in ("gateway", "clock"):
+        if binary == "gateway":
+            um = re.fullmatch(r"http://([^:/]+):(\d+)", env.get("MATCHMAKER_URL", ""))
+            target = services.get(um.group(1)) if um else None
+            tenv = {k: str(v) for k, v in ((target or {}).get("environment") or {}).items()}
+            if not (target and (target.get("command") or [""])[0].endswith("/match-maker")
+                    and tenv.get("MATCHMAKER_ADDR", "").endswith(f":{um.group(2)}")):
+                problems.append(f"{name}: MATCHMAKER_URL={env.get('MATCHMAKER_URL')!r} does not reach a match-maker")
+        if binary in ("gateway", "clock", "match-maker"):
             for fam in FAMILIES:
                 var = f"ENGINE_{fam.upper()}_URL"
                 um = re.fullmatch(r"http://([^:/]+):(\d+)", env.get(var, ""))
@@ -716,6 +842,9 @@ def check_compose(r: Report, env_read) -> None:
     for svc in ("otel-collector", "prometheus", "grafana"):
         if svc not in services:
             problems.append(f"no {svc} service")
+    ran = {pathlib.PurePosixPath(str((s.get("command") or [""])[0])).name for s in services.values()}
+    for binary in sorted(set(LISTEN_VAR) - ran):
+        problems.append(f"no service runs {binary}")
     # Prometheus scrapes every service's METRICS_ADDR.
     prom = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
     targets = {t for job in prom["scrape_configs"] for sc in job["static_configs"] for t in sc["targets"]}
@@ -731,7 +860,7 @@ def check_compose(r: Report, env_read) -> None:
             src = str(v).split(":")[0]
             if src.startswith("./") and not (DEPLOY / src).exists():
                 problems.append(f"a volume mounts {src}, which does not exist")
-    r.check(not problems, f"compose: {len(listen)} Colosseum services: commands, ports, env, engine URLs, secrets, Redis AOF, scrape targets",
+    r.check(not problems, f"compose: {len(listen)} Colosseum services: commands, ports, env, engine and match-maker URLs, healthchecks, start order, secrets, Redis AOF, scrape targets",
             "\n      " + "\n      ".join(problems))
 
 
@@ -833,7 +962,7 @@ def check_observability(r: Report, promql) -> set[str]:
         f = DEPLOY / "grafana" / "dashboards" / name
         if not f.exists() or f.read_text() != text:
             problems.append(f"{name} differs from what deploy/grafana/generate.py writes: run it")
-    needed = {"overview.json", "gateway.json", "rules-engine.json", "clock.json"}
+    needed = {"overview.json", "gateway.json", "rules-engine.json", "clock.json", "matchmaker.json"}
     missing = needed - {f.name for f in files}
     if missing:
         problems.append(f"missing dashboards: {sorted(missing)}")
@@ -1317,10 +1446,17 @@ def start_redis(r: Report, work: pathlib.Path, cluster: bool) -> tuple[list[subp
     return procs, f"redis://127.0.0.1:{ports[0]}/0"
 
 
+# A call each internal server authenticates: an empty request, refused for its argument
+# (or answered) only after the secret was checked.
+AUTHENTICATED_CALL = {
+    "rules-engine": "/colosseum.internal.v1.RulesEngineService/GetMeta",
+    "match-maker": "/colosseum.v1.LobbyService/GetLeaderboard",
+}
+
+
 def check_internal_auth(r: Report, live: "Live") -> None:
-    """The engines refuse a call without the secret and take one with the secret the chart
-    mounted into the gateway (a raw call: an empty GetMeta is refused for its argument,
-    after authentication)."""
+    """The engines and the match-makers refuse a call without the secret and take one with
+    the secret the chart mounted into the gateway (a raw call of AUTHENTICATED_CALL)."""
     import grpc
     gw_inst, gw = next((i, w) for i, w in live.instances if w["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/component") == "gateway")
     c = gw["spec"]["template"]["spec"]["containers"][0]
@@ -1328,12 +1464,12 @@ def check_internal_auth(r: Report, live: "Live") -> None:
     mount = next(m for m in c["volumeMounts"] if token_file.startswith(m["mountPath"] + "/"))
     token = (live.work / gw_inst / "vol" / mount["name"] / token_file[len(mount["mountPath"]) + 1:]).read_text().strip()
     for inst, w in live.instances:
-        if binary_of(w["spec"]["template"]["spec"]["containers"][0]) != "rules-engine":
+        path = AUTHENTICATED_CALL.get(binary_of(w["spec"]["template"]["spec"]["containers"][0]))
+        if not path:
             continue
         port = live.ports[(inst, "grpc")]
         with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-            call = ch.unary_unary("/colosseum.internal.v1.RulesEngineService/GetMeta",
-                                  request_serializer=lambda b: b, response_deserializer=lambda b: b)
+            call = ch.unary_unary(path, request_serializer=lambda b: b, response_deserializer=lambda b: b)
             codes = []
             for md in ([], [("x-colosseum-internal", token)]):
                 try:
@@ -1343,6 +1479,68 @@ def check_internal_auth(r: Report, live: "Live") -> None:
                     codes.append(e.code())
         r.check(codes[0] == grpc.StatusCode.UNAUTHENTICATED and codes[1] != grpc.StatusCode.UNAUTHENTICATED,
                 f"live: {inst} refuses a call without the secret ({codes[0].name}) and takes the gateway's ({codes[1].name})")
+
+
+def check_lobby(r: Report, gateway: str) -> None:
+    """LobbyService through the rendered gateway: the match-maker answers a leaderboard
+    (empty on a new Redis), and two guests queued in the same casual queue are paired
+    into one match, which the match-maker creates through the engines (both tickets
+    ASSIGNED, pushed by WatchTickets). Messages come from the descriptors the gateway
+    serves by reflection, so the check follows the protos."""
+    import grpc
+    import uuid
+    from google.protobuf import descriptor_pool, message_factory
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+    with grpc.insecure_channel(gateway.removeprefix("http://")) as ch:
+        pool = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(ch))
+
+        def msg(name: str):
+            return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"colosseum.v1.{name}"))
+
+        def unary(service: str, method: str, req, token: str | None = None):
+            m = pool.FindServiceByName(f"colosseum.v1.{service}").FindMethodByName(method)
+            resp = message_factory.GetMessageClass(m.output_type)
+            call = ch.unary_unary(f"/colosseum.v1.{service}/{method}", request_serializer=lambda x: x.SerializeToString(),
+                                  response_deserializer=resp.FromString)
+            return call(req, timeout=10, metadata=[("authorization", f"Bearer {token}")] if token else [])
+
+        try:
+            board = unary("LobbyService", "GetLeaderboard", msg("GetLeaderboardRequest")(game="gops"))
+            r.check(board.total == 0 and not board.entries,
+                    f"live: GetLeaderboard through the gateway answers OK from the match-maker (gops: {board.total} players)")
+        except grpc.RpcError as e:
+            r.fail(f"live: GetLeaderboard through the gateway: {e.code().name} {e.details()}")
+            return
+        try:
+            guests = [unary("ColosseumService", "CreateGuestSession", msg("CreateGuestSessionRequest")(display_name=f"deploy-check {i}"))
+                      for i in range(2)]
+            queue = msg("QueueSpec")(game="gops")
+            tickets = [unary("LobbyService", "CreateTicket", msg("CreateTicketRequest")(queue=queue, idempotency_key=str(uuid.uuid4())),
+                             g.token).ticket for g in guests]
+        except grpc.RpcError as e:
+            r.fail(f"live: two guests queue for gops through the gateway: {e.code().name} {e.details()}")
+            return
+        assigned = pool.FindEnumTypeByName("colosseum.v1.TicketState").values_by_name["TICKET_STATE_ASSIGNED"].number
+        watch = ch.unary_stream("/colosseum.v1.LobbyService/WatchTickets", request_serializer=lambda x: x.SerializeToString(),
+                                response_deserializer=msg("WatchTicketsResponse").FromString)
+        seats = {}
+        t0 = time.time()
+        for g, ticket in zip(guests, tickets):
+            stream = watch(msg("WatchTicketsRequest")(), timeout=30, metadata=[("authorization", f"Bearer {g.token}")])
+            try:
+                for update in stream:
+                    if update.ticket.ticket_id == ticket.ticket_id and update.ticket.state == assigned:
+                        seats[update.ticket.seat] = update.ticket.match_id
+                        break
+            except grpc.RpcError as e:
+                r.fail(f"live: WatchTickets through the gateway: {e.code().name} {e.details()}")
+                return
+            finally:
+                stream.cancel()
+        r.check(sorted(seats) == [0, 1] and len(set(seats.values())) == 1,
+                f"live: two guests queued for gops are paired and seated in match {next(iter(seats.values()), '?')} "
+                f"within {time.time() - t0:.1f} s (the match-maker created it through the engines)", f"seats: {seats}")
 
 
 def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: pathlib.Path, keep: bool, max_replicas: int) -> set[str]:
@@ -1393,7 +1591,11 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
         play(r, cli, gateway, "gops", ["--matches", "1", "--concurrency", "1", "--move-time", "1", "--think-ms", "2500"], "deadline")
         fired = sum(v.get("colosseum_clock_fired_total", 0) for v in live.scrape().values()) - before
         r.check(fired > 0, f"live: the rendered clock fired {int(fired)} deadline(s) through the engine Services")
+        check_lobby(r, gateway)
         scraped = live.scrape()
+        # The matcher lease: held by exactly one match-maker (renewed every 100 ms).
+        holders = {i: int(v.get("colosseum_matchmaker_leader", 0)) for i, v in scraped.items() if "-match-maker-" in i}
+        r.check(sum(holders.values()) == 1, f"live: exactly one of {len(holders)} match-maker(s) holds the matcher lease", json.dumps(holders))
         for vals in scraped.values():
             exported |= set(vals)
         # How the Service proxies spread the engines' work over their replicas.
@@ -1437,7 +1639,7 @@ def report_metrics(r: Report, named: set[str], exported: set[str]) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin-dir", default="target/debug", help="where gateway, rules-engine, clock and colosseum are")
+    ap.add_argument("--bin-dir", default="target/debug", help="where gateway, rules-engine, clock, match-maker and colosseum are")
     ap.add_argument("--offline", action="store_true", help="skip the live run")
     ap.add_argument("--keep-logs", action="store_true", help="keep the live run's directory")
     ap.add_argument("--max-replicas", type=int, default=2, help="live: processes per workload at most (its replicas or HPA minimum)")
@@ -1475,7 +1677,7 @@ def main() -> int:
     if not args.offline:
         for b in sorted(OUR_BINARIES):
             if not (bin_dir / b).exists():
-                r.fail(f"live: {bin_dir / b} is missing (cargo build -p gateway -p rules-engine -p clock -p colosseum)")
+                r.fail(f"live: {bin_dir / b} is missing (cargo build -p gateway -p rules-engine -p clock -p match-maker -p colosseum)")
         if not shutil.which("redis-server"):
             r.fail("live: redis-server is not on PATH")
         if not r.failures:

@@ -21,15 +21,23 @@ pub struct PlayArgs {
     /// Join this match (its id) instead of creating one.
     #[arg(long)]
     pub join: Option<String>,
-    /// The gateway to play through.
-    #[arg(long, default_value = "http://127.0.0.1:50051")]
-    pub gateway: String,
-    /// Per-move time in seconds (1 to 604800).
+    /// The gateway to play through [default: http://127.0.0.1:50051; with --queue, the
+    /// saved session's].
+    #[arg(long)]
+    pub gateway: Option<String>,
+    /// Per-move time in seconds (1 to 604800; a queue takes 60 up).
     #[arg(long, default_value_t = 60)]
     pub move_time: u64,
     /// Play on the local rules engine, without a cluster (against a bot only).
     #[arg(long)]
     pub local: bool,
+    /// Be paired by the match-maker instead (rated: needs a saved session, see
+    /// `colosseum register`).
+    #[arg(long, conflicts_with_all = ["local", "join", "vs", "bot"])]
+    pub queue: bool,
+    /// With --queue: a casual (unrated) queue; a guest may play it.
+    #[arg(long, requires = "queue")]
+    pub casual: bool,
     /// With --local: the match seed (hex); default fresh from the OS.
     #[arg(long)]
     pub seed: Option<String>,

@@ -1,10 +1,11 @@
-//! `colosseum play`: a match in the terminal, through the cluster ([`remote`]) or, with
-//! `--local`, on the local rules engine against a bot ([`local`]). Both read the same
-//! options ([`args`]) and speak to the person the same way ([`terminal`]); neither
-//! depends on the other.
+//! `colosseum play`: a match in the terminal, through the cluster ([`remote`]; with
+//! `--queue`, paired by the match-maker first: [`queue`]) or, with `--local`, on the
+//! local rules engine against a bot ([`local`]). All read the same options ([`args`]) and
+//! speak to the person the same way ([`terminal`]); the local player depends on no other.
 
 mod args;
 mod local;
+mod queue;
 mod remote;
 mod terminal;
 
@@ -13,7 +14,8 @@ pub use terminal::show_view;
 
 use std::process::ExitCode;
 
-/// Runs `colosseum play`: through the cluster, or with `--local` on the local engine.
+/// Runs `colosseum play`: through the cluster (queued with `--queue`), or with `--local`
+/// on the local engine.
 ///
 /// # Errors
 /// What the player that ran says went wrong.
@@ -21,6 +23,8 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     if args.local {
         local::play(&args)?;
         Ok(ExitCode::SUCCESS)
+    } else if args.queue {
+        queue::play(&args)
     } else {
         remote::play(&args)
     }

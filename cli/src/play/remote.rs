@@ -4,16 +4,14 @@
 
 use super::args::PlayArgs;
 use super::terminal::{describe, hint, shorthand, show_view};
+use crate::refused as status;
+use crate::session::DEFAULT_GATEWAY;
 use api::v1;
 use client::requests::{self, opponent};
 use client::{Client, Cursor};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 use tokio::sync::mpsc;
-
-fn status(s: tonic::Status) -> String {
-    format!("{}: {}", s.code(), s.message())
-}
 
 /// What the loop waits for: a line typed, a message of the watch, or the end of input.
 enum Input {
@@ -29,54 +27,67 @@ enum Input {
 pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
-        let client = Client::guest(&args.gateway, "player").await.map_err(|e| {
+        let gateway = args.gateway.as_deref().unwrap_or(DEFAULT_GATEWAY);
+        let client = Client::guest(gateway, "player").await.map_err(|e| {
             let why = match e {
                 client::Error::Api(s) => status(s),
                 e => e.to_string(),
             };
-            format!("cannot reach the gateway at {}: {why}", args.gateway)
+            format!("cannot reach the gateway at {gateway}: {why}")
         })?;
         let (match_id, game) = match &args.join {
             Some(id) => join(&client, id).await?,
             None => create(&client, args).await?,
         };
-        println!("You are {}. {}; `resign` resigns.", client.player_id(), hint(&game));
-        let mut inputs = inputs(&client, &match_id).await?;
-        // The version the person was last asked to move at: asked once per version.
-        let mut prompted_at = None;
-        loop {
-            let view = client.view(&match_id).await.map_err(status)?;
-            if let Some(o) = &view.outcome {
-                finish(&client, &match_id, &view, o).await?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            if !view.legal_moves.is_empty() && prompted_at != Some(view.version) {
-                prompt(&view);
-                prompted_at = Some(view.version);
-            }
-            match inputs.recv().await {
-                None | Some(Input::Closed) => {
-                    println!("\nbye: resigning");
-                    let _ = client.resign(&match_id).await;
-                    return Ok(ExitCode::SUCCESS);
-                }
-                Some(Input::Event(e)) => {
-                    if let Some(ev) = &e.event {
-                        println!("  > [{}] {}", e.version, describe(ev));
-                    }
-                }
-                Some(Input::Line(line)) => {
-                    if !typed(&client, &match_id, &game, line.trim()).await? {
-                        prompted_at = None;
-                    }
-                }
-            }
-        }
+        play_match(&client, &match_id, &game).await
     })
 }
 
-/// Joins match `id`; its id and game.
-async fn join(client: &Client, id: &str) -> Result<(String, String), String> {
+/// Plays match `match_id` of `game` in the seat `client` holds, until the match ends
+/// (then says who won and saves its record) or the input does (then resigns).
+///
+/// # Errors
+/// The gateway refuses what the loop cannot go on without.
+pub async fn play_match(client: &Client, match_id: &str, game: &str) -> Result<ExitCode, String> {
+    println!("You are {}. {}; `resign` resigns.", client.player_id(), hint(game));
+    let mut inputs = inputs(client, match_id).await?;
+    // The version the person was last asked to move at: asked once per version.
+    let mut prompted_at = None;
+    loop {
+        let view = client.view(match_id).await.map_err(status)?;
+        if let Some(o) = &view.outcome {
+            finish(client, match_id, &view, o).await?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        if !view.legal_moves.is_empty() && prompted_at != Some(view.version) {
+            prompt(&view);
+            prompted_at = Some(view.version);
+        }
+        match inputs.recv().await {
+            None | Some(Input::Closed) => {
+                println!("\nbye: resigning");
+                let _ = client.resign(match_id).await;
+                return Ok(ExitCode::SUCCESS);
+            }
+            Some(Input::Event(e)) => {
+                if let Some(ev) = &e.event {
+                    println!("  > [{}] {}", e.version, describe(ev));
+                }
+            }
+            Some(Input::Line(line)) => {
+                if !typed(client, match_id, game, line.trim()).await? {
+                    prompted_at = None;
+                }
+            }
+        }
+    }
+}
+
+/// Joins match `id` (again: a seat already held is answered the same); its id and game.
+///
+/// # Errors
+/// The gateway's refusal.
+pub async fn join(client: &Client, id: &str) -> Result<(String, String), String> {
     client.join(id, "").await.map_err(status)?;
     let view = client.view(id).await.map_err(status)?;
     Ok((id.to_string(), view.game))

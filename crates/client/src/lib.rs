@@ -1,4 +1,5 @@
-//! The typed client of Colosseum's public API (`colosseum.v1.ColosseumService`), for
+//! The typed client of Colosseum's public API (`colosseum.v1.ColosseumService` and
+//! `LobbyService`), for
 //! everything that plays through it: the gateway's bot runner, the CLI's `play`, `load`
 //! and `chaos`, and the whole-cluster tests. It depends on the API alone, never on a
 //! service: a third party's client could be this crate.
@@ -10,13 +11,18 @@
 //!   [`requests::opponent`]s).
 //! - [`follow`]: what a player keeps while it follows a match: where its watch resumes
 //!   ([`Cursor`]) and which views ask it for a move ([`Turns`]).
+//! - [`lobby`]: accounts, tickets, seeks and leaderboards (LobbyService).
 
 pub mod follow;
+pub mod lobby;
 pub mod requests;
 
 pub use follow::{Cursor, Turns};
 
-use api::v1::{self, colosseum_service_client::ColosseumServiceClient};
+use api::v1::{
+    self, colosseum_service_client::ColosseumServiceClient,
+    lobby_service_client::LobbyServiceClient,
+};
 use std::fmt;
 use std::time::Duration;
 use tonic::metadata::{Ascii, MetadataValue};
@@ -28,6 +34,7 @@ use tonic::{Request, Status, Streaming};
 #[derive(Clone)]
 pub struct Client {
     api: ColosseumServiceClient<Channel>,
+    lobby: LobbyServiceClient<Channel>,
     authorization: MetadataValue<Ascii>,
     player_id: String,
     /// The deadline every call is sent with (`grpc-timeout`), if any.
@@ -98,13 +105,28 @@ impl Client {
     /// # Errors
     /// The gateway cannot be reached or refuses; its token is no header value.
     pub async fn guest_on(channel: Channel, name: &str) -> Result<Client, Error> {
-        let mut api = ColosseumServiceClient::new(channel);
+        let mut api = ColosseumServiceClient::new(channel.clone());
         let s = api
             .create_guest_session(v1::CreateGuestSessionRequest { display_name: name.to_string() })
             .await?
             .into_inner();
-        let authorization = format!("Bearer {}", s.token).parse().map_err(|_| Error::BadToken)?;
-        Ok(Client { api, authorization, player_id: s.player_id, timeout: None })
+        Client::with_token(channel, &s.token, &s.player_id)
+    }
+
+    /// The session of `token` (a guest's or an account's, as Register, Login or
+    /// CreateGuestSession gave it) over `channel`; nothing is asked of the gateway.
+    ///
+    /// # Errors
+    /// [`Error::BadToken`]: the token is no header value.
+    pub fn with_token(channel: Channel, token: &str, player_id: &str) -> Result<Client, Error> {
+        let authorization = format!("Bearer {token}").parse().map_err(|_| Error::BadToken)?;
+        Ok(Client {
+            api: ColosseumServiceClient::new(channel.clone()),
+            lobby: LobbyServiceClient::new(channel),
+            authorization,
+            player_id: player_id.to_string(),
+            timeout: None,
+        })
     }
 
     /// The same session through the gateway at `url` (sessions live in the shared store).
@@ -112,7 +134,12 @@ impl Client {
     /// # Errors
     /// [`Error::BadUrl`]: a URL that does not parse.
     pub fn on(&self, url: &str) -> Result<Client, Error> {
-        Ok(Client { api: ColosseumServiceClient::new(channel(url)?), ..self.clone() })
+        let channel = channel(url)?;
+        Ok(Client {
+            api: ColosseumServiceClient::new(channel.clone()),
+            lobby: LobbyServiceClient::new(channel),
+            ..self.clone()
+        })
     }
 
     /// The same session, its calls sent with the deadline `timeout`.

@@ -61,6 +61,21 @@ macro_rules! uuid_id {
                 Uuid::try_parse(s).map($name).map_err(|_| BadId { kind: $kind })
             }
         }
+
+        /// As its `Display` text, so JSON holds the same form as keys.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        /// From the hyphenated text only, as `FromStr`.
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
     };
 }
 
@@ -74,6 +89,12 @@ uuid_id!(
     /// A player, bound to a session token by the gateway.
     PlayerId,
     "player id"
+);
+
+uuid_id!(
+    /// A match-making ticket (a seek is a ticket too).
+    TicketId,
+    "ticket id"
 );
 
 #[cfg(test)]

@@ -6,11 +6,16 @@
 
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PlayerId, TicketId};
+use crate::lobby::{
+    Account, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision, RatedMatch,
+    Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket, TicketCreated,
+    TicketFeed,
+};
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
-use crate::store::{EventStore, HostStore};
+use crate::store::{EventStore, FullStore, HostStore};
 use async_trait::async_trait;
 use rules_core::Seat;
 use service_kit::metrics::{Desc, Kind, STORE_BUCKETS};
@@ -42,12 +47,13 @@ const PING_EVERY: Duration = Duration::from_secs(5);
 
 /// `inner`, timed and counted.
 pub struct Instrumented {
-    inner: Arc<dyn HostStore>,
+    inner: Arc<dyn FullStore>,
 }
 
 impl Instrumented {
-    /// Wraps `inner`, and pings it every few seconds until `stop` (for [`UP`]).
-    pub fn wrap(inner: Arc<dyn HostStore>, stop: CancellationToken) -> Arc<Instrumented> {
+    /// Wraps `inner`, and pings it every few seconds until `stop` (for [`UP`]). The answer
+    /// is a whole store again: upcast it to the part a service may hold.
+    pub fn wrap(inner: Arc<dyn FullStore>, stop: CancellationToken) -> Arc<dyn FullStore> {
         service_kit::metrics::describe(METRICS);
         let store = Arc::new(Instrumented { inner });
         let pinged = store.clone();
@@ -180,6 +186,10 @@ impl EventStore for Instrumented {
     async fn ping(&self) -> Result<(), StoreError> {
         timed("ping", self.inner.ping()).await
     }
+
+    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
+        timed("announce_finished", self.inner.announce_finished(finished)).await
+    }
 }
 
 #[async_trait]
@@ -196,6 +206,193 @@ impl HostStore for Instrumented {
 
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
         timed("match_secret", self.inner.match_secret(id)).await
+    }
+}
+
+#[async_trait]
+impl LobbyStore for Instrumented {
+    async fn register(&self, account: &Account) -> Result<Registered, StoreError> {
+        timed("register", self.inner.register(account)).await
+    }
+
+    async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError> {
+        timed("account_by_email", self.inner.account_by_email(email)).await
+    }
+
+    async fn account(&self, player: PlayerId) -> Result<Option<Account>, StoreError> {
+        timed("account", self.inner.account(player)).await
+    }
+
+    async fn update_account(&self, account: &Account) -> Result<bool, StoreError> {
+        timed("update_account", self.inner.update_account(account)).await
+    }
+
+    async fn delete_session(&self, token_sha256_hex: &str) -> Result<(), StoreError> {
+        timed("delete_session", self.inner.delete_session(token_sha256_hex)).await
+    }
+
+    async fn rate_limit(
+        &self,
+        bucket: &str,
+        window_ms: u64,
+        limit: u32,
+    ) -> Result<RateDecision, StoreError> {
+        timed("rate_limit", self.inner.rate_limit(bucket, window_ms, limit)).await
+    }
+
+    async fn create_ticket(&self, ticket: &Ticket) -> Result<TicketCreated, StoreError> {
+        timed("create_ticket", self.inner.create_ticket(ticket)).await
+    }
+
+    async fn ticket(&self, id: TicketId) -> Result<Option<Ticket>, StoreError> {
+        timed("ticket", self.inner.ticket(id)).await
+    }
+
+    async fn tickets_of(&self, player: PlayerId) -> Result<Vec<Ticket>, StoreError> {
+        timed("tickets_of", self.inner.tickets_of(player)).await
+    }
+
+    async fn cancel_ticket(
+        &self,
+        id: TicketId,
+        player: PlayerId,
+        now_ms: u64,
+    ) -> Result<Option<Ticket>, StoreError> {
+        timed("cancel_ticket", self.inner.cancel_ticket(id, player, now_ms)).await
+    }
+
+    async fn waiting_queues(&self) -> Result<Vec<Queue>, StoreError> {
+        timed("waiting_queues", self.inner.waiting_queues()).await
+    }
+
+    async fn waiting(&self, queue: &Queue) -> Result<Vec<Ticket>, StoreError> {
+        timed("waiting", self.inner.waiting(queue)).await
+    }
+
+    async fn seeks(&self, game: Option<&str>, limit: usize) -> Result<Vec<Ticket>, StoreError> {
+        timed("seeks", self.inner.seeks(game, limit)).await
+    }
+
+    async fn pair(&self, pairings: &[Pairing], now_ms: u64) -> Result<Vec<bool>, StoreError> {
+        timed("pair", self.inner.pair(pairings, now_ms)).await
+    }
+
+    async fn accept_seek(
+        &self,
+        seek: TicketId,
+        accepter: &Ticket,
+        pairing: &Pairing,
+    ) -> Result<SeekAccepted, StoreError> {
+        timed("accept_seek", self.inner.accept_seek(seek, accepter, pairing)).await
+    }
+
+    async fn pending_pairings(&self) -> Result<Vec<Pairing>, StoreError> {
+        timed("pending_pairings", self.inner.pending_pairings()).await
+    }
+
+    async fn assign(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
+        timed("assign", self.inner.assign(match_id, now_ms)).await
+    }
+
+    async fn unpair(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
+        timed("unpair", self.inner.unpair(match_id, now_ms)).await
+    }
+
+    async fn expire(&self, ids: &[TicketId], now_ms: u64) -> Result<Vec<Ticket>, StoreError> {
+        timed("expire", self.inner.expire(ids, now_ms)).await
+    }
+
+    async fn ticket_feed(&self) -> Result<TicketFeed, StoreError> {
+        timed("ticket_feed", self.inner.ticket_feed()).await
+    }
+
+    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
+        timed("lease", self.inner.lease(name, holder, ttl_ms)).await
+    }
+
+    async fn rated_match(&self, match_id: MatchId) -> Result<Option<RatedMatch>, StoreError> {
+        timed("rated_match", self.inner.rated_match(match_id)).await
+    }
+
+    async fn unrated_matches(&self) -> Result<Vec<(MatchId, RatedMatch)>, StoreError> {
+        timed("unrated_matches", self.inner.unrated_matches()).await
+    }
+
+    async fn rating(&self, game: &str, player: PlayerId) -> Result<Option<Rating>, StoreError> {
+        timed("rating", self.inner.rating(game, player)).await
+    }
+
+    async fn record_result(
+        &self,
+        match_id: MatchId,
+        game: &str,
+        updates: &[RatingUpdate; 2],
+    ) -> Result<Recorded, StoreError> {
+        timed("record_result", self.inner.record_result(match_id, game, updates)).await
+    }
+
+    async fn place(
+        &self,
+        game: &str,
+        player: PlayerId,
+        board: Option<Board>,
+        score: f64,
+    ) -> Result<(), StoreError> {
+        timed("place", self.inner.place(game, player, board, score)).await
+    }
+
+    async fn leaderboard(
+        &self,
+        game: &str,
+        board: Board,
+        start: u64,
+        limit: usize,
+    ) -> Result<(Vec<(PlayerId, f64)>, u64), StoreError> {
+        timed("leaderboard", self.inner.leaderboard(game, board, start, limit)).await
+    }
+
+    async fn rank(
+        &self,
+        game: &str,
+        board: Board,
+        player: PlayerId,
+    ) -> Result<Option<u64>, StoreError> {
+        timed("rank", self.inner.rank(game, board, player)).await
+    }
+
+    async fn history(
+        &self,
+        game: &str,
+        player: PlayerId,
+        limit: usize,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        timed("history", self.inner.history(game, player, limit)).await
+    }
+
+    async fn lifecycle_read(
+        &self,
+        group: &str,
+        consumer: &str,
+        count: usize,
+        block_ms: u64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        // Its time includes the wait for an entry: the histogram shows it as such.
+        timed("lifecycle_read", self.inner.lifecycle_read(group, consumer, count, block_ms)).await
+    }
+
+    async fn lifecycle_claim(
+        &self,
+        group: &str,
+        consumer: &str,
+        min_idle_ms: u64,
+        count: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        timed("lifecycle_claim", self.inner.lifecycle_claim(group, consumer, min_idle_ms, count))
+            .await
+    }
+
+    async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
+        timed("lifecycle_ack", self.inner.lifecycle_ack(group, ids)).await
     }
 }
 

@@ -15,8 +15,38 @@
 //! | `colosseum:session:<sha256-hex>` | hash | `player`: player id; `name`: display name |
 //! | `colosseum:player:<player-id>` | hash | `name`: display name. Written with each session: the players that exist |
 //! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::feed`]) |
+//!
+//! # The lobby
+//!
+//! Every lobby key carries the one hash tag `{lobby}`, so on Redis Cluster they share a
+//! slot and every lobby script (`src/lua/lobby_*.lua`) is atomic on one node. Client text
+//! (emails, idempotency keys, options) never appears in a name: a SHA-256 digest does.
+//!
+//! | key | type | holds |
+//! | --- | --- | --- |
+//! | `colosseum:{lobby}:account:<player-id>` | hash | `email`, `password_phc`, `display_name`, `leaderboard` and `bot` (`1`/`0`), `created_ms` |
+//! | `colosseum:{lobby}:email:<sha256-hex of the email>` | string | the account's player id |
+//! | `colosseum:{lobby}:tickets` | hash | ticket id -> its record (JSON of strings only, see `src/redis_store/lobby.rs`) |
+//! | `colosseum:{lobby}:idem` | hash | `<player-id>:<sha256-hex of the idempotency key>` -> ticket id |
+//! | `colosseum:{lobby}:live` | hash | `<player-id>:<queue key>` -> the player's live ticket in that queue |
+//! | `colosseum:{lobby}:waiting:<queue key>` | set | the queue's waiting tickets (not seeks) |
+//! | `colosseum:{lobby}:queues` | hash | queue key -> queue JSON, for the queues with waiting tickets |
+//! | `colosseum:{lobby}:seeks` | sorted set | waiting seeks; score: created ms |
+//! | `colosseum:{lobby}:player-tickets:<player-id>` | sorted set | the player's tickets; score: created ms; ended ones trimmed past 50 |
+//! | `colosseum:{lobby}:pairings` | hash | match id -> pending pairing JSON |
+//! | `colosseum:{lobby}:rated-matches` | hash | match id -> `RatedMatch` JSON, for every rated pairing |
+//! | `colosseum:{lobby}:unrated` | set | the rated matches whose result is not recorded yet |
+//! | `colosseum:{lobby}:rated-done` | set | the matches whose result is recorded |
+//! | `colosseum:{lobby}:rating:<game>` | hash | player id -> `Rating` JSON |
+//! | `colosseum:{lobby}:board:<game>:<board>` | sorted set | member: player id; score: rating |
+//! | `colosseum:{lobby}:history:<game>:<player-id>` | list | `RatingChange` JSON, newest first, 100 kept |
+//! | `colosseum:{lobby}:rl:<bucket>` | string | hits in the bucket's window; expires with it |
+//! | `colosseum:{lobby}:lease:<name>` | string | the holder; expires with the lease |
+//! | `colosseum:lifecycle` | stream | field `f`: a `Finished` JSON per finished match; `MAXLEN ~ 1000000` |
+//! | `colosseum:lobby:tickets` | pub/sub channel | a player id whose ticket changed |
 
 use crate::ids::{MatchId, PlayerId};
+use crate::lobby::Board;
 
 /// The match's stream: its log of entries.
 pub fn log(id: MatchId) -> String {
@@ -75,6 +105,107 @@ pub fn player(id: PlayerId) -> String {
     format!("colosseum:player:{id}")
 }
 
+/// An account, by player.
+pub fn account(player: PlayerId) -> String {
+    format!("colosseum:{{lobby}}:account:{player}")
+}
+
+/// The player of a normalized email, by the email's digest.
+pub fn email(normalized_email: &str) -> String {
+    format!("colosseum:{{lobby}}:email:{}", sha256_hex(normalized_email))
+}
+
+/// Every ticket's record, by ticket id.
+pub const TICKETS: &str = "colosseum:{lobby}:tickets";
+
+/// The tickets by player and idempotency key (fields: [`idem_field`]).
+pub const TICKET_IDEM: &str = "colosseum:{lobby}:idem";
+
+/// The field of [`TICKET_IDEM`] for a player's idempotency key.
+pub fn idem_field(player: PlayerId, idempotency_key: &str) -> String {
+    format!("{player}:{}", sha256_hex(idempotency_key))
+}
+
+/// The live ticket of each player in each queue (fields: [`live_field`]).
+pub const LIVE: &str = "colosseum:{lobby}:live";
+
+/// The field of [`LIVE`] for a player's ticket in a queue.
+pub fn live_field(player: PlayerId, queue_key: &str) -> String {
+    format!("{player}:{queue_key}")
+}
+
+/// What [`waiting`] names start with: the scripts, which find a ticket's queue only in
+/// its record, add the queue key.
+pub const WAITING_PREFIX: &str = "colosseum:{lobby}:waiting:";
+
+/// The waiting tickets of a queue (by [`crate::Queue::key`]).
+pub fn waiting(queue_key: &str) -> String {
+    format!("{WAITING_PREFIX}{queue_key}")
+}
+
+/// The queues that have waiting tickets.
+pub const QUEUES: &str = "colosseum:{lobby}:queues";
+
+/// The waiting seeks, by creation time.
+pub const SEEKS: &str = "colosseum:{lobby}:seeks";
+
+/// A player's tickets, by creation time.
+pub fn player_tickets(player: PlayerId) -> String {
+    format!("colosseum:{{lobby}}:player-tickets:{player}")
+}
+
+/// The pending pairings, by match.
+pub const PAIRINGS: &str = "colosseum:{lobby}:pairings";
+
+/// The matches rated pairings made, by match.
+pub const RATED_MATCHES: &str = "colosseum:{lobby}:rated-matches";
+
+/// The rated matches not rated yet.
+pub const UNRATED: &str = "colosseum:{lobby}:unrated";
+
+/// The matches whose result is recorded.
+pub const RATED_DONE: &str = "colosseum:{lobby}:rated-done";
+
+/// The ratings of a game, by player.
+pub fn rating(game: &str) -> String {
+    format!("colosseum:{{lobby}}:rating:{game}")
+}
+
+/// A leaderboard of a game.
+pub fn board(game: &str, board: Board) -> String {
+    format!("colosseum:{{lobby}}:board:{game}:{}", board.name())
+}
+
+/// A player's rating history in a game.
+pub fn history(game: &str, player: PlayerId) -> String {
+    format!("colosseum:{{lobby}}:history:{game}:{player}")
+}
+
+/// A rate limit's counter.
+pub fn rate_limit(bucket: &str) -> String {
+    format!("colosseum:{{lobby}}:rl:{bucket}")
+}
+
+/// A lease.
+pub fn lease(name: &str) -> String {
+    format!("colosseum:{{lobby}}:lease:{name}")
+}
+
+/// The lifecycle stream: one entry per finished match, read by consumer groups. Global
+/// (its own slot): only the rules engine writes it, one `XADD` per match.
+pub const LIFECYCLE: &str = "colosseum:lifecycle";
+
+/// The pub/sub channel of the ticket feed.
+pub const TICKET_CHANGES: &str = "colosseum:lobby:tickets";
+
+/// Every key of the lobby starts with this (the `{lobby}` hash tag).
+pub const LOBBY_PREFIX: &str = "colosseum:{lobby}:";
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The stream entry id of a version: `<version>-1`, so version 0 is `0-1` (Redis refuses
 /// the id `0-0`). Explicit ids make the stream itself refuse a second entry for a version.
 pub fn entry_id(version: u64) -> String {
@@ -108,6 +239,45 @@ mod tests {
         assert_eq!(version_of("7-0"), None);
         assert_eq!(version_of("7"), None);
         assert_eq!(before(3), "3-0");
+    }
+
+    #[test]
+    fn lobby_keys_share_one_hash_tag_and_spell_no_client_text() {
+        let p: PlayerId = "0b7e2a51-4c1d-4f0e-9a3b-5d6c7e8f9a0b".parse().expect("player id");
+        assert_eq!(account(p), "colosseum:{lobby}:account:0b7e2a51-4c1d-4f0e-9a3b-5d6c7e8f9a0b");
+        assert_eq!(
+            email("a@b.c"),
+            "colosseum:{lobby}:email:d648b243a3e817eaa3309e00e183483f2867baadf522099f0c2121770536b25a"
+        );
+        assert!(!email("a@b.c").contains("a@b.c"));
+        assert!(!idem_field(p, "my key").contains("my key"));
+        assert_eq!(
+            waiting("gops:1000:rated:00ff"),
+            "colosseum:{lobby}:waiting:gops:1000:rated:00ff"
+        );
+        for key in [
+            account(p),
+            email("x"),
+            TICKETS.to_string(),
+            TICKET_IDEM.to_string(),
+            LIVE.to_string(),
+            waiting("q"),
+            QUEUES.to_string(),
+            SEEKS.to_string(),
+            player_tickets(p),
+            PAIRINGS.to_string(),
+            RATED_MATCHES.to_string(),
+            UNRATED.to_string(),
+            RATED_DONE.to_string(),
+            rating("gops"),
+            board("gops", Board::Provisional),
+            history("gops", p),
+            rate_limit("b"),
+            lease("l"),
+        ] {
+            assert!(key.starts_with(LOBBY_PREFIX), "{key}");
+        }
+        assert_eq!(board("gops", Board::Bots), "colosseum:{lobby}:board:gops:bots");
     }
 
     #[test]

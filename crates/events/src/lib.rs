@@ -17,15 +17,19 @@
 //!   [`MatchSecret`] (the seed; its `Debug` hides it), and the typed answers
 //!   ([`AppendOutcome`], [`ClaimOutcome`], [`Deadline`]...).
 //! - [`store`]: the [`EventStore`] trait (object-safe: services hold `Arc<dyn EventStore>`)
-//!   and [`HostStore`], the rules engine's, with match creation and the seed.
+//!   and [`HostStore`], the rules engine's, with match creation and the seed; [`FullStore`],
+//!   all of them, which a process running several services upcasts to each one's part.
+//! - [`lobby`]: [`LobbyStore`], the match-maker's (accounts, tickets, ratings, the
+//!   lifecycle stream's consumer side), and its model.
 //! - [`memory`]: [`MemoryStore`]. [`redis_store`]: [`RedisStore`], with its Lua scripts in
-//!   `src/lua/`.
+//!   `src/lua/`. Each keeps its lobby part in a `lobby.rs` of its own.
 //! - [`keys`]: the Redis key layout (the table is there). [`codec`]: how records become
 //!   Redis fields.
 //! - [`feed`]: the append feed's stream type ([`AppendFeed`]) and notification format.
 //! - [`error`]: [`StoreError`], the one error type.
-//! - [`open`]: [`open_from_env`] (and [`open_host_store_from_env`] for the engine), the
-//!   store a process's environment names, wrapped in [`instrumented`]'s metrics.
+//! - [`open`]: [`open_from_env`] (and [`open_host_store_from_env`] for the engine,
+//!   [`open_full_store_from_env`] for everything), the store a process's environment
+//!   names, wrapped in [`instrumented`]'s metrics.
 //! - [`instrumented`]: a store that times and counts every call of another, by operation.
 //!
 //! # Choices
@@ -73,6 +77,7 @@ pub mod feed;
 pub mod ids;
 pub mod instrumented;
 pub mod keys;
+pub mod lobby;
 pub mod memory;
 pub mod model;
 pub mod open;
@@ -82,12 +87,19 @@ pub mod store;
 
 pub use error::StoreError;
 pub use feed::AppendFeed;
-pub use ids::{BadId, MatchId, PlayerId};
+pub use ids::{BadId, MatchId, PlayerId, TicketId};
+pub use lobby::{
+    Account, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision, RatedMatch,
+    Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket, TicketCreated,
+    TicketFeed, TicketState,
+};
 pub use memory::MemoryStore;
 pub use model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
-    SeatHolder, Session, StoredEvent, VIEWERS, ViewerVersions,
+    SeatHolder, Session, StoredEvent, VIEWERS, ViewerVersions, token_digest,
 };
-pub use open::{description_from_env, open_from_env, open_host_store_from_env};
+pub use open::{
+    description_from_env, open_from_env, open_full_store_from_env, open_host_store_from_env,
+};
 pub use redis_store::RedisStore;
-pub use store::{EventStore, HostStore};
+pub use store::{EventStore, FullStore, HostStore};

@@ -1,10 +1,13 @@
 //! [`MemoryStore`]: the store in process memory, for `make run` without Redis and for pure
 //! unit tests. Same semantics as the Redis store (the same suite runs against both), no
-//! durability.
+//! durability. The lobby's part ([`crate::LobbyStore`]) is in `memory/lobby.rs`.
+
+mod lobby;
 
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
+use crate::lobby::Finished;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
     SeatHolder, Session, is_sha256_hex,
@@ -25,13 +28,17 @@ const FEED_CAPACITY: usize = 4_096;
 ///
 /// One `std::sync::Mutex` guards everything: every operation is a few map operations and
 /// never awaits while holding it, so an async mutex would only add cost (the reasoning of
-/// mini-redis's `Db`). The append feed is a broadcast channel.
+/// mini-redis's `Db`). The append feed and the ticket feed are broadcast channels.
 pub struct MemoryStore {
     /// All the data.
     state: Mutex<State>,
     /// The append feed: `(match, version)` of each append, sent under the state lock so
     /// each match's versions go out in order.
     feed: broadcast::Sender<(MatchId, u64)>,
+    /// The ticket feed: the players of each ticket change, sent under the state lock.
+    ticket_feed: broadcast::Sender<PlayerId>,
+    /// Wakes the lifecycle readers waiting for an entry (`lifecycle_read`'s `block_ms`).
+    finished: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -45,6 +52,8 @@ struct State {
     sessions: BTreeMap<String, Session>,
     /// Every player a session was made for.
     players: BTreeSet<PlayerId>,
+    /// Accounts, tickets, ratings, leases, the lifecycle stream.
+    lobby: lobby::Lobby,
 }
 
 struct MatchState {
@@ -59,7 +68,12 @@ struct MatchState {
 
 impl Default for MemoryStore {
     fn default() -> Self {
-        MemoryStore { state: Mutex::default(), feed: broadcast::channel(FEED_CAPACITY).0 }
+        MemoryStore {
+            state: Mutex::default(),
+            feed: broadcast::channel(FEED_CAPACITY).0,
+            ticket_feed: broadcast::channel(FEED_CAPACITY).0,
+            finished: tokio::sync::Notify::new(),
+        }
     }
 }
 
@@ -271,6 +285,14 @@ impl EventStore for MemoryStore {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
+        self.lock().lobby.announce(finished.clone());
+        // Every reader waiting now looks again; one that is between its look and its wait
+        // was registered first (`Notified::enable`), so none misses it.
+        self.finished.notify_waiters();
         Ok(())
     }
 }

@@ -245,6 +245,14 @@ pub struct Session {
     pub display_name: String,
 }
 
+/// A session token's key in the store: its SHA-256 in lower-case hex, so a store dump
+/// holds no usable token. Whoever issues or reads sessions (the gateway, the match-maker)
+/// derives the key here.
+pub fn token_digest(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Whether `s` is a SHA-256 in lower-case hex (64 characters), the only form of session
 /// key accepted: anything else could carry `{`/`}` into a key name.
 pub fn is_sha256_hex(s: &str) -> bool {

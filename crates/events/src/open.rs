@@ -25,7 +25,7 @@
 //! (`min-replicas-to-write` on the servers narrows that window).
 
 use crate::instrumented::Instrumented;
-use crate::{EventStore, HostStore, MemoryStore, RedisStore, StoreError};
+use crate::{EventStore, FullStore, HostStore, MemoryStore, RedisStore, StoreError};
 use service_kit::config::list;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -76,7 +76,7 @@ fn sentinel_from_env() -> Result<Option<(Vec<String>, String)>, StoreError> {
 /// `REDIS_CLUSTER_URLS` or `REDIS_SENTINEL_URLS` lists no node, only one of the two
 /// Sentinel variables is set, or Redis (or every sentinel) does not answer.
 pub async fn open_from_env() -> Result<Arc<dyn EventStore>, StoreError> {
-    Ok(open_host_store_from_env().await?)
+    Ok(open_full_store_from_env().await?)
 }
 
 /// The store [`open_from_env`] opens, with what only the rules engine may use (creating
@@ -85,12 +85,22 @@ pub async fn open_from_env() -> Result<Arc<dyn EventStore>, StoreError> {
 /// # Errors
 /// As [`open_from_env`].
 pub async fn open_host_store_from_env() -> Result<Arc<dyn HostStore>, StoreError> {
+    Ok(open_full_store_from_env().await?)
+}
+
+/// The store [`open_from_env`] opens, whole: every part of it ([`crate::LobbyStore`] for the
+/// match-maker too), for processes that run several services and hand each its part by
+/// upcasting (`colosseum run`, the in-process cluster).
+///
+/// # Errors
+/// As [`open_from_env`].
+pub async fn open_full_store_from_env() -> Result<Arc<dyn FullStore>, StoreError> {
     // Timed and counted by operation for the dashboards, pinged for `colosseum_store_up`
     // for as long as the process runs.
     Ok(Instrumented::wrap(open_plain().await?, CancellationToken::new()))
 }
 
-async fn open_plain() -> Result<Arc<dyn HostStore>, StoreError> {
+async fn open_plain() -> Result<Arc<dyn FullStore>, StoreError> {
     if let Some(urls) = var("REDIS_CLUSTER_URLS") {
         let seeds = list(&urls);
         let store = RedisStore::connect_cluster(&seeds).await?;

@@ -25,6 +25,10 @@
 //! | `repair_deadline_index` | `SCAN MATCH colosseum:{*}:deadline` on each primary, `HGET` of each, `ZADD deadlines LT CH` |
 //! | `append_feed` | `SUBSCRIBE colosseum:appended` on a dedicated connection |
 //! | `put_session` / `session` | `HSET` / `HMGET` of `colosseum:session:<sha256>` |
+//! | `announce_finished` | `XADD colosseum:lifecycle MAXLEN ~ 1000000` |
+//!
+//! The lobby's operations ([`crate::LobbyStore`]) are in `redis_store/lobby.rs`, with their
+//! own table: scripts on the `{lobby}` keys, and the lifecycle stream's consumer groups.
 //!
 //! # The deadline index
 //!
@@ -59,13 +63,17 @@
 //! commands as a single Redis: one pipeline, one node. The feed subscribes on a
 //! connection of its own, to the server, to the Sentinel master in use when it
 //! subscribes, or to the first seed node that answers: a cluster delivers every `PUBLISH`
-//! on every node.
+//! on every node. The ticket feed subscribes the same way, and blocking lifecycle reads
+//! have a connection of their own too (see `redis_store/lobby.rs`).
+
+mod lobby;
 
 use crate::codec;
 use crate::error::StoreError;
 use crate::feed::{self, AppendFeed};
 use crate::ids::{MatchId, PlayerId};
 use crate::keys;
+use crate::lobby::Finished;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
     is_sha256_hex,
@@ -82,8 +90,9 @@ use redis::{
 };
 use rules_core::Seat;
 use std::collections::BTreeMap;
+use std::pin::Pin;
 use std::time::Duration;
-use tokio_stream::StreamExt;
+use tokio_stream::{Stream, StreamExt};
 
 /// How long an ordinary command may take before it fails. Redis answers in microseconds;
 /// this only bounds a hung connection.
@@ -277,14 +286,22 @@ fn client(url: &str) -> Result<Client, StoreError> {
     Ok(Client::open(info.set_tcp_settings(tcp_settings()))?)
 }
 
+/// The messages of one pub/sub channel, on a connection of their own.
+type Messages = Pin<Box<dyn Stream<Item = redis::Msg> + Send>>;
+
 /// The event store on Redis.
 pub struct RedisStore {
-    /// Every command but the subscription.
+    /// Every command but the subscriptions and the blocking reads.
     conn: Conn,
-    /// Where the feed's subscription goes: the server, or a cluster's seed nodes (the
+    /// Where the feeds' subscriptions go: the server, or a cluster's seed nodes (the
     /// first that answers). Never empty.
     nodes: Vec<Client>,
     scripts: Scripts,
+    /// The lobby's scripts.
+    lobby: lobby::Scripts,
+    /// The connection for blocking lifecycle reads, opened on the first (see
+    /// `redis_store/lobby.rs`); a tokio mutex, since opening it awaits.
+    blocking: tokio::sync::Mutex<Option<Conn>>,
 }
 
 impl RedisStore {
@@ -349,7 +366,13 @@ impl RedisStore {
         for script in scripts.all() {
             script.load_async(&mut conn).await?;
         }
-        Ok(RedisStore { conn, nodes, scripts })
+        Ok(RedisStore {
+            conn,
+            nodes,
+            scripts,
+            lobby: lobby::Scripts::new(),
+            blocking: tokio::sync::Mutex::new(None),
+        })
     }
 
     fn conn(&self) -> Conn {
@@ -493,27 +516,33 @@ impl RedisStore {
         }
     }
 
-    /// Subscribes to the append feed on `node`.
-    async fn subscribe(node: &Client) -> Result<AppendFeed, StoreError> {
+    /// Subscribes to `channel` on a connection of its own: to the Sentinel master in use,
+    /// or to the first of the nodes that answers.
+    async fn listen(&self, channel: &'static str) -> Result<Messages, StoreError> {
+        if let Conn::Sentinel(c) = &self.conn {
+            // The master in use now: after a failover the old one may be gone.
+            return RedisStore::listen_on(&c.master_client(), channel).await;
+        }
+        let mut failure = StoreError::Redis("no node to subscribe on".into());
+        for node in &self.nodes {
+            match RedisStore::listen_on(node, channel).await {
+                Ok(messages) => return Ok(messages),
+                Err(e) => failure = e,
+            }
+        }
+        Err(failure)
+    }
+
+    /// Subscribes to `channel` on `node`.
+    async fn listen_on(node: &Client, channel: &'static str) -> Result<Messages, StoreError> {
         let late = |what: &str| StoreError::Redis(format!("{what} took longer than the limit"));
         let mut pubsub = tokio::time::timeout(CONNECT_TIMEOUT, node.get_async_pubsub())
             .await
-            .map_err(|_| late("connecting for the append feed"))??;
-        tokio::time::timeout(RESPONSE_TIMEOUT, pubsub.subscribe(keys::APPENDED))
+            .map_err(|_| late("connecting for a feed"))??;
+        tokio::time::timeout(RESPONSE_TIMEOUT, pubsub.subscribe(channel))
             .await
             .map_err(|_| late("SUBSCRIBE"))??;
-        let feed = pubsub.into_on_message().filter_map(|msg| {
-            let parsed = feed::parse_payload(msg.get_payload_bytes());
-            if parsed.is_none() {
-                tracing::warn!(
-                    channel = keys::APPENDED,
-                    payload = %String::from_utf8_lossy(msg.get_payload_bytes()),
-                    "skipped a malformed append notification"
-                );
-            }
-            parsed
-        });
-        Ok(Box::pin(feed))
+        Ok(Box::pin(pubsub.into_on_message()))
     }
 }
 
@@ -843,18 +872,19 @@ impl EventStore for RedisStore {
     }
 
     async fn append_feed(&self) -> Result<AppendFeed, StoreError> {
-        if let Conn::Sentinel(c) = &self.conn {
-            // The master in use now: after a failover the old one may be gone.
-            return RedisStore::subscribe(&c.master_client()).await;
-        }
-        let mut failure = StoreError::Redis("no node to subscribe on".into());
-        for node in &self.nodes {
-            match RedisStore::subscribe(node).await {
-                Ok(feed) => return Ok(feed),
-                Err(e) => failure = e,
+        let messages = self.listen(keys::APPENDED).await?;
+        let feed = messages.filter_map(|msg| {
+            let parsed = feed::parse_payload(msg.get_payload_bytes());
+            if parsed.is_none() {
+                tracing::warn!(
+                    channel = keys::APPENDED,
+                    payload = %String::from_utf8_lossy(msg.get_payload_bytes()),
+                    "skipped a malformed append notification"
+                );
             }
-        }
-        Err(failure)
+            parsed
+        });
+        Ok(Box::pin(feed))
     }
 
     async fn put_session(
@@ -918,6 +948,10 @@ impl EventStore for RedisStore {
         } else {
             Err(StoreError::Redis(format!("PING answered {pong:?}")))
         }
+    }
+
+    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
+        self.announce(finished).await
     }
 }
 

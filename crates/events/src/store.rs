@@ -5,6 +5,7 @@
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
+use crate::lobby::{Finished, LobbyStore};
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
@@ -190,6 +191,16 @@ pub trait EventStore: Send + Sync {
     ///
     /// [`StoreError::Redis`] if it does not.
     async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Announces a finished match on the lifecycle stream (`colosseum:lifecycle`, read by
+    /// consumer groups: the ratings, later the tournaments). At least once: the rules
+    /// engine announces after the final step is stored, and may announce again (a retry,
+    /// a replica that rebuilt the match); readers make a repeat change nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`].
+    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError>;
 }
 
 /// What the rules engine, which hosts matches, needs beyond [`EventStore`]: creating a
@@ -222,3 +233,9 @@ pub trait HostStore: EventStore {
     /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError>;
 }
+
+/// Everything a store is: what `colosseum run` and the in-process cluster hand to every
+/// service (each takes the part it may use, by upcasting). Both stores are one.
+pub trait FullStore: HostStore + LobbyStore {}
+
+impl<T: HostStore + LobbyStore + ?Sized> FullStore for T {}

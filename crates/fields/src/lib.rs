@@ -4,6 +4,8 @@
 //! the status of an event-store failure. Protobuf and statuses on one side, the domain's
 //! types (events, rules-core) on the other.
 
+pub mod text;
+
 use api::internal::{self, seat_holder};
 use events::{MatchId, PlayerId, SeatHolder, StoreError};
 use games::StepError;

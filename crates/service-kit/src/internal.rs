@@ -19,6 +19,15 @@ use tower::{Layer, Service};
 /// The metadata key that carries the secret.
 pub const HEADER: &str = "x-colosseum-internal";
 
+/// The metadata key with which the gateway names the caller it authenticated (a player
+/// id) on the calls it fronts. A callee trusts it only on a call that carries the secret:
+/// the gateway sets it itself, never passing a client's own on.
+pub const PLAYER_HEADER: &str = "x-colosseum-player";
+
+/// The metadata key with the client's address as the gateway saw it (for per-address
+/// limits such as the match-maker's login rate limit).
+pub const CLIENT_HEADER: &str = "x-colosseum-client";
+
 /// The shortest secret accepted from the environment: a guessable one protects nothing.
 pub const MIN_SECRET_LEN: usize = 16;
 

@@ -1,10 +1,10 @@
 //! The whole cluster in one process, each service a real gRPC server on its own loopback
-//! port: a rules engine per family (goofspiel, placement, duel), the clock and the
-//! gateway. `colosseum run` starts it on the embedded store or Redis; the whole-cluster
+//! port: a rules engine per family (goofspiel, placement, duel), the match-maker, the
+//! clock and the gateway. `colosseum run` starts it on the embedded store or Redis; the whole-cluster
 //! tests start it on a real Redis and stop and restart single services mid-match. Each
 //! run makes its own internal secret and hands it to every piece.
 
-use events::{EventStore, HostStore};
+use events::{EventStore, FullStore, HostStore, LobbyStore};
 use games::Family;
 use rules_engine::engine::Engine;
 use service_kit::internal::InternalToken;
@@ -15,8 +15,9 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-/// A rules engine on a runtime of its own, so stopping it can drop everything it runs at
-/// once (its open connections and requests in flight too), as a crash would.
+/// A service (a rules engine, a match-maker) on a runtime of its own, so stopping it can
+/// drop everything it runs at once (its open connections and requests in flight too), as
+/// a crash (kill -9) would.
 struct EngineRunning {
     addr: SocketAddr,
     runtime: Option<tokio::runtime::Runtime>,
@@ -45,11 +46,13 @@ struct Running {
 
 /// A running cluster.
 pub struct Cluster {
-    store: Arc<dyn HostStore>,
+    store: Arc<dyn FullStore>,
     engines: BTreeMap<Family, EngineRunning>,
     /// More engines per family, beside the first (see [`Cluster::start_replica`]).
     replicas: BTreeMap<Family, Vec<EngineRunning>>,
     clock: Option<Running>,
+    /// The match-maker's replicas (the first started with the cluster).
+    match_makers: Vec<EngineRunning>,
     gateway: Running,
     /// Gateways beside the first (see [`Cluster::start_second_gateway`]).
     more_gateways: Vec<Running>,
@@ -72,7 +75,7 @@ impl Cluster {
     /// # Errors
     /// A port cannot be bound.
     pub async fn start(
-        store: Arc<dyn HostStore>,
+        store: Arc<dyn FullStore>,
         gateway_addr: SocketAddr,
     ) -> std::io::Result<Cluster> {
         let idle_ms = 120_000;
@@ -95,9 +98,60 @@ impl Cluster {
         let replicas = BTreeMap::new();
         let urls = urls(&engines, &replicas);
         let clock = Some(start_clock(store.clone(), &urls, &token).await?);
-        let gateway = serve_gateway(store.clone(), gateway_listener, &urls, &token)?;
+        let any = "127.0.0.1:0".parse().expect("an address");
+        let match_makers = vec![start_match_maker(store.clone(), any, &urls, &token).await?];
+        let lobby = lobby_urls(&match_makers);
+        let gateway = serve_gateway(store.clone(), gateway_listener, &urls, &lobby, &token)?;
         let more_gateways = Vec::new();
-        Ok(Cluster { store, engines, replicas, clock, gateway, more_gateways, idle_ms, token })
+        Ok(Cluster {
+            store,
+            engines,
+            replicas,
+            clock,
+            match_makers,
+            gateway,
+            more_gateways,
+            idle_ms,
+            token,
+        })
+    }
+
+    /// Starts another match-maker replica on the same store, then restarts the gateway
+    /// (on its port) with every replica's URL; returns the replica's index.
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_match_maker_replica(&mut self) -> std::io::Result<usize> {
+        let any = "127.0.0.1:0".parse().expect("an address");
+        let urls = urls(&self.engines, &self.replicas);
+        let r = start_match_maker(self.store.clone(), any, &urls, &self.token).await?;
+        self.match_makers.push(r);
+        self.restart_gateway().await?;
+        Ok(self.match_makers.len() - 1)
+    }
+
+    /// Crashes match-maker replica `i` (as kill -9: its tasks, connections and calls in
+    /// flight are dropped at once). Crashing it again does nothing.
+    pub fn crash_match_maker(&mut self, i: usize) {
+        if let Some(r) = self.match_makers.get_mut(i) {
+            r.crash();
+        }
+    }
+
+    /// The match-makers' URLs.
+    pub fn match_maker_urls(&self) -> Vec<String> {
+        lobby_urls(&self.match_makers)
+    }
+
+    async fn restart_gateway(&mut self) -> std::io::Result<()> {
+        let urls = urls(&self.engines, &self.replicas);
+        self.gateway.stop.cancel();
+        let _ = (&mut self.gateway.task).await;
+        let lobby = lobby_urls(&self.match_makers);
+        self.gateway =
+            start_gateway(self.store.clone(), self.gateway.addr, &urls, &lobby, &self.token)
+                .await?;
+        Ok(())
     }
 
     /// The internal secret the engines of this run check.
@@ -121,7 +175,8 @@ impl Cluster {
             }
         }
         self.replicas.entry(family).or_default().push(r);
-        let gateway = start_gateway(self.store.clone(), any, &urls, &self.token).await?;
+        let lobby = lobby_urls(&self.match_makers);
+        let gateway = start_gateway(self.store.clone(), any, &urls, &lobby, &self.token).await?;
         let url = format!("http://{}", gateway.addr);
         self.more_gateways.push(gateway);
         Ok(url)
@@ -139,10 +194,7 @@ impl Cluster {
         let url = format!("http://{}", r.addr);
         self.replicas.entry(family).or_default().push(r);
         let urls = urls(&self.engines, &self.replicas);
-        self.gateway.stop.cancel();
-        let _ = (&mut self.gateway.task).await;
-        self.gateway =
-            start_gateway(self.store.clone(), self.gateway.addr, &urls, &self.token).await?;
+        self.restart_gateway().await?;
         self.stop_clock().await;
         self.clock = Some(start_clock(self.store.clone(), &urls, &self.token).await?);
         Ok(url)
@@ -217,7 +269,19 @@ impl Cluster {
         for mut r in self.replicas.into_values().flatten() {
             r.crash();
         }
+        for mut r in self.match_makers {
+            r.crash();
+        }
     }
+}
+
+/// The URLs of the running match-makers.
+fn lobby_urls(match_makers: &[EngineRunning]) -> Vec<String> {
+    match_makers
+        .iter()
+        .filter(|r| r.runtime.is_some())
+        .map(|r| format!("http://{}", r.addr))
+        .collect()
 }
 
 /// Each family's engine URLs: the first engine's, then its replicas'.
@@ -256,9 +320,10 @@ async fn start_gateway(
     store: Arc<dyn EventStore>,
     addr: SocketAddr,
     urls: &[engines::EngineUrls],
+    lobby: &[String],
     token: &InternalToken,
 ) -> std::io::Result<Running> {
-    serve_gateway(store, bind_again(addr).await?, urls, token)
+    serve_gateway(store, bind_again(addr).await?, urls, lobby, token)
 }
 
 /// Serves a gateway on a bound listener.
@@ -266,16 +331,21 @@ fn serve_gateway(
     store: Arc<dyn EventStore>,
     (listener, addr): (tokio::net::TcpListener, SocketAddr),
     urls: &[engines::EngineUrls],
+    lobby: &[String],
     token: &InternalToken,
 ) -> std::io::Result<Running> {
     let stop = CancellationToken::new();
     let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
+    let lobby = if lobby.is_empty() {
+        None
+    } else {
+        Some(gateway::lobby::client(lobby, Some(token)).map_err(std::io::Error::other)?)
+    };
     let task = {
         let stop = stop.clone();
         tokio::spawn(async move {
-            if let Err(e) =
-                gateway::serve(listener, store, engines, format!("http://{addr}"), stop).await
-            {
+            let public = format!("http://{addr}");
+            if let Err(e) = gateway::serve(listener, store, engines, lobby, public, stop).await {
                 tracing::error!(error = %e, "gateway stopped");
             }
         })
@@ -316,6 +386,39 @@ async fn start_engine(
     });
     let addr = rx.await.map_err(std::io::Error::other)??;
     tracing::info!(family = %family, %addr, "rules engine up");
+    Ok(EngineRunning { addr, runtime: Some(runtime) })
+}
+
+async fn start_match_maker(
+    store: Arc<dyn LobbyStore>,
+    addr: SocketAddr,
+    urls: &[engines::EngineUrls],
+    token: &InternalToken,
+) -> std::io::Result<EngineRunning> {
+    let token = token.clone();
+    let engines = engines::Engines::new(urls, Some(&token)).map_err(std::io::Error::other)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("match-maker")
+        .enable_all()
+        .build()?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    runtime.spawn(async move {
+        let (listener, addr) = match bind_again(addr).await {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        let _ = tx.send(Ok(addr));
+        // Never cancelled: the match-maker stops only when its runtime is dropped.
+        let stop = CancellationToken::new();
+        if let Err(e) = match_maker::serve(listener, store, engines, Some(token), stop).await {
+            tracing::error!(error = %e, "match-maker stopped");
+        }
+    });
+    let addr = rx.await.map_err(std::io::Error::other)??;
+    tracing::info!(%addr, "match-maker up");
     Ok(EngineRunning { addr, runtime: Some(runtime) })
 }
 

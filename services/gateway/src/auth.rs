@@ -7,7 +7,6 @@
 
 use crate::error::Error;
 use events::{EventStore, PlayerId};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -24,9 +23,9 @@ pub struct Caller {
     pub player_id: PlayerId,
 }
 
-/// The token's key in the session store: SHA-256, so a store dump holds no usable token.
+/// The token's key in the session store (`events::token_digest`).
 pub fn token_key(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+    events::token_digest(token)
 }
 
 /// The methods that need a session (every other ColosseumService method is open).
@@ -40,11 +39,28 @@ const SESSION_METHODS: &[&str] = &[
     "GetMatchRecord",
 ];
 
+/// The LobbyService methods that need a session (Register, Login and the public reads
+/// are open).
+const LOBBY_SESSION_METHODS: &[&str] = &[
+    "Logout",
+    "ChangePassword",
+    "UpdateProfile",
+    "GetProfile",
+    "CreateTicket",
+    "CancelTicket",
+    "WatchTickets",
+    "CreateSeek",
+    "AcceptSeek",
+];
+
 fn is_open(path: &str) -> bool {
-    let Some(method) = path.strip_prefix("/colosseum.v1.ColosseumService/") else {
-        return true;
-    };
-    !SESSION_METHODS.contains(&method)
+    if let Some(method) = path.strip_prefix("/colosseum.v1.ColosseumService/") {
+        return !SESSION_METHODS.contains(&method);
+    }
+    if let Some(method) = path.strip_prefix("/colosseum.v1.LobbyService/") {
+        return !LOBBY_SESSION_METHODS.contains(&method);
+    }
+    true
 }
 
 /// The token of an `authorization` value: the scheme is case-insensitive (RFC 7235
@@ -59,12 +75,21 @@ fn refuse(e: Error) -> http::Response<Body> {
     tonic::Status::from(e).into_http()
 }
 
-/// Sessions already looked up: a token's player never changes, so each gateway asks the
-/// store once per token (bounded; cleared when full).
-type Known = Arc<Mutex<BTreeMap<String, PlayerId>>>;
+/// Sessions already looked up, with when: a token's player never changes, but a session
+/// can end (Logout), so each gateway trusts what it looked up for [`KNOWN_FOR_MS`] only
+/// (bounded; cleared when full).
+type Known = Arc<Mutex<BTreeMap<String, (PlayerId, u64)>>>;
 
 /// How many sessions a gateway remembers.
 const KNOWN_CAP: usize = 100_000;
+
+/// How long a looked-up session is trusted without asking the store again: a session
+/// ended through another gateway is refused here at most this much later (one ended
+/// through this gateway, at once).
+pub const KNOWN_FOR_MS: u64 = 5_000;
+
+/// The method that ends a session: never answered from the cache, and forgotten by it.
+const LOGOUT: &str = "/colosseum.v1.LobbyService/Logout";
 
 /// The layer.
 #[derive(Clone)]
@@ -132,19 +157,30 @@ where
                 return Ok(refuse(Error::NoToken));
             };
             let key = token_key(&token);
-            let cached = known.lock().expect("the session cache lock").get(&key).copied();
+            let now = service_kit::time::now_ms();
+            let cached = if req.uri().path() == LOGOUT {
+                known.lock().expect("the session cache lock").remove(&key);
+                None
+            } else {
+                known
+                    .lock()
+                    .expect("the session cache lock")
+                    .get(&key)
+                    .filter(|(_, at)| now.saturating_sub(*at) < KNOWN_FOR_MS)
+                    .map(|(p, _)| *p)
+            };
             if let Some(player_id) = cached {
                 req.extensions_mut().insert(Caller { player_id });
                 return inner.call(req).await;
             }
             match store.session(&key).await {
                 Ok(Some(session)) => {
-                    {
+                    if req.uri().path() != LOGOUT {
                         let mut k = known.lock().expect("the session cache lock");
                         if k.len() >= KNOWN_CAP {
                             k.clear();
                         }
-                        k.insert(key, session.player_id);
+                        k.insert(key, (session.player_id, now));
                     }
                     req.extensions_mut().insert(Caller { player_id: session.player_id });
                     inner.call(req).await
@@ -177,5 +213,9 @@ mod tests {
         assert!(is_open("/colosseum.v1.ColosseumService/NoSuchMethod"));
         assert!(is_open("/colosseum.v2.ColosseumService/SubmitMove"));
         assert!(is_open("/grpc.health.v1.Health/Check"));
+        assert!(!is_open("/colosseum.v1.LobbyService/CreateTicket"));
+        assert!(!is_open("/colosseum.v1.LobbyService/Logout"));
+        assert!(is_open("/colosseum.v1.LobbyService/Login"));
+        assert!(is_open("/colosseum.v1.LobbyService/GetLeaderboard"));
     }
 }

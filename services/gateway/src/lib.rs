@@ -10,6 +10,7 @@
 //! - [`public`]: the handlers.
 //! - [`hub`]: the fan-out of every watched match's new entries.
 //! - [`limits`]: the bound of every request field.
+//! - [`lobby`]: LobbyService, passed on to the match-maker.
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
 //! - [`error`]: what can go wrong, and the one match from it to a status.
 //! - [`bots`]: the bot runner.
@@ -20,6 +21,7 @@ pub mod bots;
 pub mod error;
 pub mod hub;
 pub mod limits;
+pub mod lobby;
 pub mod metrics;
 pub mod public;
 pub mod watch;
@@ -52,7 +54,8 @@ pub fn games_info() -> Vec<v1::GameInfo> {
 }
 
 /// Serves the gateway on `listener` until `shutdown`; the bot runner connects back to
-/// `public_url` (this gateway's own address) once the server is up.
+/// `public_url` (this gateway's own address) once the server is up. LobbyService calls go
+/// to `lobby` (the match-maker), or answer UNAVAILABLE without one.
 ///
 /// # Errors
 /// The server failed.
@@ -60,6 +63,7 @@ pub async fn serve(
     listener: TcpListener,
     store: Arc<dyn EventStore>,
     engines: engines::Engines,
+    lobby: Option<lobby::MatchMakerClient>,
     public_url: String,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
@@ -87,8 +91,9 @@ pub async fn serve(
             }
         });
     }
-    let services =
-        service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET).with(gateway.into_service());
+    let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
+        .with(gateway.into_service())
+        .with(v1::lobby_service_server::LobbyServiceServer::new(lobby::LobbyFront::new(lobby)));
     // Inside the edge: every request is authenticated before any handler runs.
     service_kit::serve::serve(auth::AuthLayer::new(store), services, listener, shutdown).await
 }

@@ -1,8 +1,9 @@
 //! `gateway`: the public API on `GATEWAY_ADDR`, forwarding to the rules engines at
 //! `ENGINE_URL` (or per family `ENGINE_GOOFSPIEL_URL`, `ENGINE_PLACEMENT_URL`,
 //! `ENGINE_DUEL_URL`; each a comma-separated list of a family's replicas), over Redis at
-//! `REDIS_URL` (in-memory when unset); engine calls carry the shared secret of
-//! `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`).
+//! `REDIS_URL` (in-memory when unset), and LobbyService to the match-maker at
+//! `MATCHMAKER_URL` (its replicas, comma-separated); internal calls carry the shared
+//! secret of `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`).
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -15,9 +16,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
     service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
     let engines = engines::Engines::new(&urls, token.as_ref())?;
+    let lobby = match service_kit::config::optional("MATCHMAKER_URL") {
+        Some(v) => {
+            let urls = service_kit::config::url_list("MATCHMAKER_URL", &v)?;
+            Some(gateway::lobby::client(&urls, token.as_ref())?)
+        }
+        None => {
+            tracing::warn!("MATCHMAKER_URL is not set: LobbyService answers UNAVAILABLE");
+            None
+        }
+    };
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let public = service_kit::config::string("GATEWAY_PUBLIC_URL", &format!("http://{addr}"));
     tracing::info!(%addr, "gateway listening");
-    gateway::serve(listener, store, engines, public, shutdown).await?;
+    gateway::serve(listener, store, engines, lobby, public, shutdown).await?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Shared helpers of the whole-cluster tests (`tests/*.rs`): start a real `redis-server`
 //! and the whole cluster on it ([`Env`]), guest players that speak the public API
-//! ([`Player`]), a seeded random picker of legal moves ([`Picker`]), a driver that plays a
+//! and accounts ([`Player`]), a seeded random picker of legal moves ([`Picker`]), a driver that plays a
 //! match between two players to its end ([`play_out`]), and the checks every finished
 //! match gets ([`check_record`]).
 //!
@@ -120,6 +120,88 @@ impl Player {
         let client = Client::guest(url, name).await.expect("a guest session");
         let id = client.player_id().to_string();
         Player { client, id, name: name.to_string(), keys: Arc::default() }
+    }
+
+    /// A new account (a random email, on the leaderboards) on the gateway at `url`,
+    /// logged in.
+    ///
+    /// # Panics
+    /// If the gateway refuses.
+    pub async fn account(url: &str, name: &str) -> Player {
+        let email = format!("{name}-{}@example.org", uuid_like());
+        let client = Client::register(url, &email, "correct horse battery", name, true)
+            .await
+            .unwrap_or_else(|e| panic!("{name} registers: {e}"));
+        let id = client.player_id().to_string();
+        Player { client, id, name: name.to_string(), keys: Arc::default() }
+    }
+
+    /// A ticket in `queue` under `key`, retried while the answer is UNAVAILABLE or
+    /// ABORTED (a match-maker down: the retry contract says the same key is safe).
+    ///
+    /// # Panics
+    /// On any other refusal, or if no match-maker answers within about ten seconds.
+    pub async fn ticket_retrying(&self, queue: &v1::QueueSpec, key: &str) -> v1::Ticket {
+        for _ in 0..200 {
+            match self.client.create_ticket(queue.clone(), key, 0).await {
+                Ok(r) => return r.ticket.expect("a ticket"),
+                Err(s) if matches!(s.code(), Code::Unavailable | Code::Aborted) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(s) => panic!("{}'s ticket: {s:?}", self.name),
+            }
+        }
+        panic!("{}'s ticket was never answered", self.name)
+    }
+
+    /// Waits (at most `within`) until this player's ticket is assigned, watching its
+    /// tickets again whenever the stream breaks (a match-maker crashed): the match id and
+    /// seat.
+    ///
+    /// # Panics
+    /// If the ticket ends otherwise, or is not assigned in time.
+    pub async fn assignment(&self, ticket_id: &str, within: Duration) -> (String, u32) {
+        let until = tokio::time::Instant::now() + within;
+        loop {
+            let left = until.saturating_duration_since(tokio::time::Instant::now());
+            assert!(!left.is_zero(), "{}'s ticket {ticket_id} was never assigned", self.name);
+            let mut stream = match self.client.watch_tickets().await {
+                Ok(s) => s,
+                Err(s) if matches!(s.code(), Code::Unavailable | Code::Aborted) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+                Err(s) => panic!("{} watches: {s:?}", self.name),
+            };
+            match tokio::time::timeout(left, Client::assignment(&mut stream, ticket_id)).await {
+                Ok(Ok(a)) => return a,
+                Ok(Err(s)) if s.code() == Code::FailedPrecondition => {
+                    panic!("{}'s ticket ended unassigned: {s:?}", self.name)
+                }
+                // The stream broke: watch again.
+                Ok(Err(_)) => tokio::time::sleep(Duration::from_millis(50)).await,
+                Err(_) => panic!("{}'s ticket {ticket_id} was never assigned", self.name),
+            }
+        }
+    }
+
+    /// Waits (at most ten seconds) until this player's rating in `game` counts `games`
+    /// rated matches (ratings follow the lifecycle stream, so they land a moment after
+    /// the match ends).
+    ///
+    /// # Panics
+    /// If it does not.
+    pub async fn rating_after(&self, game: &str, games: u64) -> v1::GetRatingResponse {
+        let mut last = None;
+        for _ in 0..200 {
+            let r = self.client.rating(game, &self.id, 100).await.expect("GetRating");
+            if r.games >= games {
+                return r;
+            }
+            last = Some(r);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("{}'s rating never counted {games} games: {last:?}", self.name)
     }
 
     /// The same player (session, name, keys) calling through the gateway at `url`.
@@ -268,6 +350,16 @@ impl Player {
     pub async fn record(&self, id: &str) -> Result<String, Status> {
         self.client.record(id).await
     }
+}
+
+/// A queue spec: `game` with default options, a minute per move.
+pub fn queue(game: &str, rated: bool) -> v1::QueueSpec {
+    v1::QueueSpec { game: game.into(), options_json: String::new(), move_time_ms: 0, rated }
+}
+
+/// A random hex string, for emails and keys that must not repeat across tests.
+pub fn uuid_like() -> String {
+    service_kit::time::os_random_32()[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The version of an `accepted` answer.

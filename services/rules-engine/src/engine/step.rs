@@ -8,11 +8,12 @@ use super::views::stored_views;
 use super::{Engine, detached, entry_tag, stored};
 use crate::error::EngineError;
 use crate::metrics::APPLY_SECONDS;
-use events::{AppendOutcome, Entry, MatchId};
+use events::{AppendOutcome, Entry, Finished, MatchId, MatchMeta, SeatHolder};
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use service_kit::time::now_ms;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// How many times a step is tried against a fresher copy of its match (another replica
 /// moved it on, or the clock's deadline went first) before the caller is told to retry.
@@ -228,6 +229,9 @@ impl Engine {
                 if let Some(k) = key {
                     s.keys.insert(k, (version, seen.of(actor(&entry.step_json))));
                 }
+                if let Some(outcome) = s.host.outcome() {
+                    self.announce(id, &s.meta, &outcome, now);
+                }
                 if version.is_multiple_of(SNAPSHOT_EVERY) {
                     let snap = Snapshot {
                         steps: s.steps.clone(),
@@ -252,6 +256,38 @@ impl Engine {
             AppendOutcome::Duplicate { .. } => Ok(Commit::Duplicate),
             AppendOutcome::Conflict { .. } => Ok(Commit::Conflict),
         }
+    }
+}
+
+impl Engine {
+    /// Announces a finished match on the lifecycle stream, off the move's path and with a
+    /// few retries: the step is stored already, and a lost announcement of a rated match is
+    /// found by the match-maker's sweep (the ratings never depend on this alone).
+    fn announce(&self, id: MatchId, meta: &MatchMeta, outcome: &rules_core::Outcome, at_ms: u64) {
+        let player = |h: &SeatHolder| match h {
+            SeatHolder::Player(p) => Some(*p),
+            _ => None,
+        };
+        let finished = Finished {
+            match_id: id,
+            game: meta.game.clone(),
+            players: [player(&meta.seats[Seat::ZERO]), player(&meta.seats[Seat::ONE])],
+            winner: outcome.winner,
+            reason: wire::reason(outcome),
+            at_ms,
+        };
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            for attempt in 0..5u64 {
+                match store.announce_finished(&finished).await {
+                    Ok(()) => return,
+                    Err(e) if attempt == 4 => {
+                        tracing::warn!(match_id = %id, error = %e, "finish not announced")
+                    }
+                    Err(_) => tokio::time::sleep(Duration::from_millis(100 << attempt)).await,
+                }
+            }
+        });
     }
 }
 

@@ -1,0 +1,764 @@
+//! The lobby in memory: [`LobbyStore`] for [`MemoryStore`], the same records the Redis keys
+//! hold, under the store's one lock (never held across an await). The ticket feed is a
+//! broadcast channel; the lifecycle stream a map of entries with consumer groups.
+
+use super::MemoryStore;
+use crate::error::StoreError;
+use crate::ids::{MatchId, PlayerId, TicketId};
+use crate::lobby::{
+    self, Account, Board, Delivery, Finished, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing,
+    Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
+    SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
+};
+use crate::model::is_sha256_hex;
+use async_trait::async_trait;
+use rules_core::Seat;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::{Duration, Instant};
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::BroadcastStream;
+
+/// Past this many rate-limit buckets, the ended ones are dropped (Redis expires them).
+const BUCKETS_SWEPT_PAST: usize = 10_000;
+
+/// Everything of the lobby's, inside the store's one `State`.
+#[derive(Default)]
+pub(super) struct Lobby {
+    accounts: BTreeMap<PlayerId, Account>,
+    /// Normalized email -> its account's player.
+    emails: BTreeMap<String, PlayerId>,
+    /// Rate-limit bucket -> hits in its window, and when the window ends.
+    buckets: BTreeMap<String, (u64, Instant)>,
+    /// Lease name -> its holder, and when the lease runs out.
+    leases: BTreeMap<String, (String, Instant)>,
+    tickets: Tickets,
+    ratings: Ratings,
+    lifecycle: Lifecycle,
+}
+
+#[derive(Default)]
+struct Tickets {
+    /// Every ticket, as it is now.
+    by_id: BTreeMap<TicketId, Ticket>,
+    /// (player, idempotency key) -> the ticket made with it.
+    idem: BTreeMap<(PlayerId, String), TicketId>,
+    /// (player, queue key) -> the player's live ticket in that queue.
+    live: BTreeMap<(PlayerId, String), TicketId>,
+    /// Queue key -> the queue and its waiting tickets (not seeks); no empty set is kept.
+    waiting: BTreeMap<String, (Queue, BTreeSet<TicketId>)>,
+    /// The waiting seeks, by (created_ms, id): the order of Redis's sorted set.
+    seeks: BTreeSet<(u64, TicketId)>,
+    /// Player -> their tickets, by (created_ms, id).
+    of_player: BTreeMap<PlayerId, BTreeSet<(u64, TicketId)>>,
+    /// The pending pairings.
+    pairings: BTreeMap<MatchId, Pairing>,
+    /// The players whose tickets the operation under way changed: announced at its end.
+    changed: BTreeSet<PlayerId>,
+}
+
+#[derive(Default)]
+struct Ratings {
+    /// Every match a rated pairing made.
+    rated: BTreeMap<MatchId, RatedMatch>,
+    /// Those whose result is not recorded yet.
+    unrated: BTreeSet<MatchId>,
+    /// The matches whose result is recorded.
+    done: BTreeSet<MatchId>,
+    /// (game, player) -> rating.
+    ratings: BTreeMap<(String, PlayerId), Rating>,
+    /// (game, board) -> player -> score.
+    boards: BTreeMap<(String, Board), BTreeMap<PlayerId, f64>>,
+    /// (game, player) -> history lines, newest first.
+    history: BTreeMap<(String, PlayerId), VecDeque<RatingChange>>,
+}
+
+/// The lifecycle stream. Entry ids are `<n>-0` with `n` counting from 1: ordered, like
+/// Redis's, and opaque to callers.
+#[derive(Default)]
+struct Lifecycle {
+    entries: BTreeMap<u64, Finished>,
+    /// The last `n` given.
+    last: u64,
+    groups: BTreeMap<String, Group>,
+}
+
+#[derive(Default)]
+struct Group {
+    /// The last entry delivered to the group (0: none yet).
+    delivered: u64,
+    /// Delivered, not acknowledged: entry -> its consumer and when it was delivered.
+    pending: BTreeMap<u64, (String, Instant)>,
+}
+
+impl Tickets {
+    /// Takes a ticket out of its queue, or a seek off the list.
+    fn unlist(&mut self, t: &Ticket) {
+        if t.seek {
+            self.seeks.remove(&(t.created_ms, t.id));
+            return;
+        }
+        let key = t.queue.key();
+        if let Some((_, ids)) = self.waiting.get_mut(&key) {
+            ids.remove(&t.id);
+            if ids.is_empty() {
+                self.waiting.remove(&key);
+            }
+        }
+    }
+
+    /// Puts a waiting ticket in its queue, or a seek on the list.
+    fn list(&mut self, t: &Ticket) {
+        if t.seek {
+            self.seeks.insert((t.created_ms, t.id));
+        } else {
+            let (_, ids) = self
+                .waiting
+                .entry(t.queue.key())
+                .or_insert_with(|| (t.queue.clone(), BTreeSet::new()));
+            ids.insert(t.id);
+        }
+    }
+
+    /// The ticket ended: the player may queue again.
+    fn unlive(&mut self, t: &Ticket) {
+        let key = (t.player, t.queue.key());
+        if self.live.get(&key) == Some(&t.id) {
+            self.live.remove(&key);
+        }
+    }
+
+    /// Lists a new ticket among its player's, and forgets the oldest ended ones past
+    /// [`TICKETS_KEPT`].
+    fn remember(&mut self, t: &Ticket) {
+        let Tickets { by_id, idem, of_player, .. } = self;
+        let mine = of_player.entry(t.player).or_default();
+        mine.insert((t.created_ms, t.id));
+        let excess = mine.len().saturating_sub(TICKETS_KEPT);
+        let ended: Vec<(u64, TicketId)> = mine
+            .iter()
+            .filter(|(_, id)| !by_id.get(id).is_some_and(|t| t.state.is_live()))
+            .take(excess)
+            .copied()
+            .collect();
+        for entry in ended {
+            mine.remove(&entry);
+            if let Some(old) = by_id.remove(&entry.1) {
+                let key = (old.player, old.idempotency_key);
+                if idem.get(&key) == Some(&old.id) {
+                    idem.remove(&key);
+                }
+            }
+        }
+    }
+
+    /// Moves a stored ticket to `state` at `now_ms`; answers it as it is now.
+    fn set_state(&mut self, id: TicketId, state: TicketState, now_ms: u64) -> Option<Ticket> {
+        let t = self.by_id.get_mut(&id)?;
+        t.state = state;
+        t.changed_ms = now_ms;
+        self.changed.insert(t.player);
+        Some(t.clone())
+    }
+
+    /// Stores a pending pairing (and, for a rated queue, its rated match).
+    fn store_pairing(&mut self, ratings: &mut Ratings, pairing: &Pairing) {
+        self.pairings.insert(pairing.match_id, pairing.clone());
+        if pairing.queue.rated {
+            let rated = RatedMatch { game: pairing.queue.game.clone(), players: pairing.players };
+            ratings.rated.insert(pairing.match_id, rated);
+            ratings.unrated.insert(pairing.match_id);
+        }
+    }
+
+    /// Whether `pairing` can be made at `now_ms`: both tickets waiting, unexpired, no
+    /// seeks, of its players and queue, and its match not pending already.
+    fn can_pair(&self, pairing: &Pairing, now_ms: u64) -> bool {
+        let queue = pairing.queue.key();
+        pairing.tickets[0] != pairing.tickets[1]
+            && !self.pairings.contains_key(&pairing.match_id)
+            && Seat::BOTH.iter().all(|seat| {
+                self.by_id.get(&pairing.tickets[seat.index()]).is_some_and(|t| {
+                    t.state == TicketState::Waiting
+                        && !t.seek
+                        && t.expires_ms > now_ms
+                        && t.player == pairing.players[seat.index()]
+                        && t.queue.key() == queue
+                })
+            })
+    }
+
+    /// The pairing's tickets that are still `Pairing` in its match, with their seats.
+    fn pairing_tickets(&self, pairing: &Pairing) -> Vec<(Ticket, Seat)> {
+        pairing
+            .tickets
+            .iter()
+            .filter_map(|id| self.by_id.get(id))
+            .filter_map(|t| match t.state {
+                TicketState::Pairing { match_id, seat } if match_id == pairing.match_id => {
+                    Some((t.clone(), seat))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+impl Ratings {
+    /// Puts `player` on `board` (off the others) with `score`, or on none.
+    fn place(&mut self, game: &str, player: PlayerId, board: Option<Board>, score: f64) {
+        for b in Board::ALL {
+            let entries = self.boards.entry((game.to_string(), b)).or_default();
+            if Some(b) == board {
+                entries.insert(player, score);
+            } else {
+                entries.remove(&player);
+            }
+        }
+    }
+
+    /// A board, best first; equal scores by player id descending (Redis's `ZREVRANGE`).
+    fn ranked(&self, game: &str, board: Board) -> Vec<(PlayerId, f64)> {
+        let mut ranked: Vec<(PlayerId, f64)> = self
+            .boards
+            .get(&(game.to_string(), board))
+            .map(|b| b.iter().map(|(p, s)| (*p, *s)).collect())
+            .unwrap_or_default();
+        ranked.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(b.0.cmp(&a.0))
+        });
+        ranked
+    }
+}
+
+impl Lifecycle {
+    fn id(n: u64) -> String {
+        format!("{n}-0")
+    }
+
+    fn number(id: &str) -> Option<u64> {
+        id.strip_suffix("-0")?.parse().ok()
+    }
+
+    fn delivery(&self, n: u64) -> Delivery {
+        Delivery { id: Lifecycle::id(n), finished: self.entries.get(&n).cloned() }
+    }
+
+    /// Up to `count` entries never delivered to `group` (made at the stream's start),
+    /// now pending for `consumer`.
+    fn read(&mut self, group: &str, consumer: &str, count: usize) -> Vec<Delivery> {
+        let now = service_kit::time::instant();
+        let g = self.groups.entry(group.to_string()).or_default();
+        let fresh: Vec<u64> =
+            self.entries.range(g.delivered + 1..).map(|(n, _)| *n).take(count).collect();
+        for &n in &fresh {
+            g.pending.insert(n, (consumer.to_string(), now));
+            g.delivered = n;
+        }
+        fresh.into_iter().map(|n| self.delivery(n)).collect()
+    }
+
+    /// Up to `count` of `group`'s entries pending for `min_idle` or longer, now pending
+    /// for `consumer`. Entries trimmed from the stream leave the pending list unanswered,
+    /// as `XAUTOCLAIM` drops them.
+    fn claim(
+        &mut self,
+        group: &str,
+        consumer: &str,
+        min_idle: Duration,
+        count: usize,
+    ) -> Vec<Delivery> {
+        let now = service_kit::time::instant();
+        let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
+        g.pending.retain(|n, _| self.entries.contains_key(n));
+        let idle: Vec<u64> = g
+            .pending
+            .iter()
+            .filter(|(_, (_, at))| now.saturating_duration_since(*at) >= min_idle)
+            .map(|(n, _)| *n)
+            .take(count)
+            .collect();
+        for &n in &idle {
+            g.pending.insert(n, (consumer.to_string(), now));
+        }
+        idle.into_iter().map(|n| self.delivery(n)).collect()
+    }
+}
+
+impl Lobby {
+    /// Appends to the lifecycle stream, trimmed as Redis's `MAXLEN` trims it.
+    pub(super) fn announce(&mut self, finished: Finished) {
+        let l = &mut self.lifecycle;
+        l.last += 1;
+        l.entries.insert(l.last, finished);
+        while l.entries.len() > LIFECYCLE_KEPT {
+            l.entries.pop_first();
+        }
+    }
+}
+
+impl MemoryStore {
+    /// Announces the players the operation changed tickets of, under the lock, as the
+    /// scripts `PUBLISH` at their end.
+    fn announce_changes(&self, lobby: &mut Lobby) {
+        for player in std::mem::take(&mut lobby.tickets.changed) {
+            // No subscriber is not an error: nobody is listening.
+            let _ = self.ticket_feed.send(player);
+        }
+    }
+}
+
+fn millis_ceil(d: Duration) -> u64 {
+    u64::try_from(d.as_micros().div_ceil(1_000)).unwrap_or(u64::MAX)
+}
+
+#[async_trait]
+impl LobbyStore for MemoryStore {
+    async fn register(&self, account: &Account) -> Result<Registered, StoreError> {
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        if lobby.emails.contains_key(&account.email) {
+            return Ok(Registered::EmailTaken);
+        }
+        lobby.emails.insert(account.email.clone(), account.player);
+        lobby.accounts.insert(account.player, account.clone());
+        Ok(Registered::Created)
+    }
+
+    async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError> {
+        let state = self.lock();
+        let lobby = &state.lobby;
+        Ok(lobby.emails.get(email).and_then(|p| lobby.accounts.get(p)).cloned())
+    }
+
+    async fn account(&self, player: PlayerId) -> Result<Option<Account>, StoreError> {
+        Ok(self.lock().lobby.accounts.get(&player).cloned())
+    }
+
+    async fn update_account(&self, account: &Account) -> Result<bool, StoreError> {
+        let mut state = self.lock();
+        let Some(stored) = state.lobby.accounts.get_mut(&account.player) else { return Ok(false) };
+        stored.password_phc.clone_from(&account.password_phc);
+        stored.display_name.clone_from(&account.display_name);
+        stored.leaderboard = account.leaderboard;
+        stored.bot = account.bot;
+        Ok(true)
+    }
+
+    async fn delete_session(&self, token_sha256_hex: &str) -> Result<(), StoreError> {
+        if !is_sha256_hex(token_sha256_hex) {
+            return Err(StoreError::InvalidArgument("a session key is a lower-case hex SHA-256"));
+        }
+        self.lock().sessions.remove(token_sha256_hex);
+        Ok(())
+    }
+
+    async fn rate_limit(
+        &self,
+        bucket: &str,
+        window_ms: u64,
+        limit: u32,
+    ) -> Result<RateDecision, StoreError> {
+        let now = service_kit::time::instant();
+        let window = Duration::from_millis(window_ms.max(1));
+        let mut state = self.lock();
+        let buckets = &mut state.lobby.buckets;
+        if buckets.len() > BUCKETS_SWEPT_PAST {
+            buckets.retain(|_, (_, until)| *until > now);
+        }
+        let (hits, until) = buckets.entry(bucket.to_string()).or_insert((0, now));
+        if *until <= now {
+            // The window starts at its first hit, as the key's expiry does on Redis.
+            *hits = 0;
+            *until = now + window;
+        }
+        *hits += 1;
+        if *hits <= u64::from(limit) {
+            Ok(RateDecision::Allowed)
+        } else {
+            let retry_after_ms = millis_ceil(until.saturating_duration_since(now)).max(1);
+            Ok(RateDecision::Limited { retry_after_ms })
+        }
+    }
+
+    async fn create_ticket(&self, ticket: &Ticket) -> Result<TicketCreated, StoreError> {
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        let t = &mut lobby.tickets;
+        let idem = (ticket.player, ticket.idempotency_key.clone());
+        if let Some(before) = t.idem.get(&idem).and_then(|id| t.by_id.get(id)) {
+            return Ok(if before.queue == ticket.queue && before.seek == ticket.seek {
+                TicketCreated::Duplicate(before.clone())
+            } else {
+                TicketCreated::KeyReused(before.clone())
+            });
+        }
+        let live = (ticket.player, ticket.queue.key());
+        if let Some(before) = t.live.get(&live).and_then(|id| t.by_id.get(id)) {
+            return Ok(TicketCreated::LiveInQueue(before.clone()));
+        }
+        if t.by_id.contains_key(&ticket.id) {
+            return Err(StoreError::InvalidArgument("the ticket id is taken"));
+        }
+        let stored = Ticket { state: TicketState::Waiting, ..ticket.clone() };
+        t.by_id.insert(stored.id, stored.clone());
+        t.idem.insert(idem, stored.id);
+        t.live.insert(live, stored.id);
+        t.list(&stored);
+        t.remember(&stored);
+        t.changed.insert(stored.player);
+        self.announce_changes(lobby);
+        Ok(TicketCreated::Created(stored))
+    }
+
+    async fn ticket(&self, id: TicketId) -> Result<Option<Ticket>, StoreError> {
+        Ok(self.lock().lobby.tickets.by_id.get(&id).cloned())
+    }
+
+    async fn tickets_of(&self, player: PlayerId) -> Result<Vec<Ticket>, StoreError> {
+        let state = self.lock();
+        let t = &state.lobby.tickets;
+        let Some(mine) = t.of_player.get(&player) else { return Ok(Vec::new()) };
+        Ok(mine
+            .iter()
+            .rev()
+            .take(TICKETS_KEPT)
+            .filter_map(|(_, id)| t.by_id.get(id))
+            .cloned()
+            .collect())
+    }
+
+    async fn cancel_ticket(
+        &self,
+        id: TicketId,
+        player: PlayerId,
+        now_ms: u64,
+    ) -> Result<Option<Ticket>, StoreError> {
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        let t = &mut lobby.tickets;
+        let Some(ticket) = t.by_id.get(&id).filter(|t| t.player == player).cloned() else {
+            return Ok(None);
+        };
+        if ticket.state != TicketState::Waiting {
+            return Ok(Some(ticket));
+        }
+        t.unlist(&ticket);
+        t.unlive(&ticket);
+        let cancelled = t.set_state(id, TicketState::Cancelled, now_ms);
+        self.announce_changes(lobby);
+        Ok(cancelled)
+    }
+
+    async fn waiting_queues(&self) -> Result<Vec<Queue>, StoreError> {
+        Ok(self.lock().lobby.tickets.waiting.values().map(|(q, _)| q.clone()).collect())
+    }
+
+    async fn waiting(&self, queue: &Queue) -> Result<Vec<Ticket>, StoreError> {
+        let state = self.lock();
+        let t = &state.lobby.tickets;
+        let Some((_, ids)) = t.waiting.get(&queue.key()) else { return Ok(Vec::new()) };
+        Ok(ids.iter().filter_map(|id| t.by_id.get(id)).cloned().collect())
+    }
+
+    async fn seeks(&self, game: Option<&str>, limit: usize) -> Result<Vec<Ticket>, StoreError> {
+        let state = self.lock();
+        let t = &state.lobby.tickets;
+        Ok(t.seeks
+            .iter()
+            .filter_map(|(_, id)| t.by_id.get(id))
+            .filter(|s| game.is_none_or(|g| s.queue.game == g))
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+
+    async fn pair(&self, pairings: &[Pairing], now_ms: u64) -> Result<Vec<bool>, StoreError> {
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        let mut made = Vec::with_capacity(pairings.len());
+        for pairing in pairings {
+            let t = &mut lobby.tickets;
+            if !t.can_pair(pairing, now_ms) {
+                made.push(false);
+                continue;
+            }
+            for seat in Seat::BOTH {
+                let id = pairing.tickets[seat.index()];
+                if let Some(ticket) = t.by_id.get(&id).cloned() {
+                    t.unlist(&ticket);
+                }
+                let paired = TicketState::Pairing { match_id: pairing.match_id, seat };
+                t.set_state(id, paired, now_ms);
+            }
+            t.store_pairing(&mut lobby.ratings, pairing);
+            made.push(true);
+        }
+        self.announce_changes(lobby);
+        Ok(made)
+    }
+
+    async fn accept_seek(
+        &self,
+        seek: TicketId,
+        accepter: &Ticket,
+        pairing: &Pairing,
+    ) -> Result<SeekAccepted, StoreError> {
+        let (seek_seat, accepter_seat) = lobby::accept_seats(seek, accepter, pairing)?;
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        let t = &mut lobby.tickets;
+        let idem = (accepter.player, accepter.idempotency_key.clone());
+        if let Some(before) = t.idem.get(&idem).and_then(|id| t.by_id.get(id)) {
+            return Ok(SeekAccepted::Duplicate(before.clone()));
+        }
+        let Some(listed) = t.by_id.get(&seek).cloned() else { return Ok(SeekAccepted::Gone(None)) };
+        if listed.player != pairing.players[seek_seat.index()]
+            || listed.queue.key() != pairing.queue.key()
+        {
+            return Err(StoreError::InvalidArgument(
+                "the pairing names another seek's player or queue",
+            ));
+        }
+        if !listed.seek
+            || listed.state != TicketState::Waiting
+            || listed.expires_ms <= pairing.paired_ms
+            || t.pairings.contains_key(&pairing.match_id)
+        {
+            return Ok(SeekAccepted::Gone(Some(listed)));
+        }
+        if t.by_id.contains_key(&accepter.id) {
+            return Err(StoreError::InvalidArgument("the ticket id is taken"));
+        }
+        let now_ms = pairing.paired_ms;
+        t.unlist(&listed);
+        t.set_state(
+            seek,
+            TicketState::Pairing { match_id: pairing.match_id, seat: seek_seat },
+            now_ms,
+        );
+        let stored = Ticket {
+            state: TicketState::Pairing { match_id: pairing.match_id, seat: accepter_seat },
+            changed_ms: now_ms,
+            ..accepter.clone()
+        };
+        t.by_id.insert(stored.id, stored.clone());
+        t.idem.insert(idem, stored.id);
+        t.live.entry((stored.player, stored.queue.key())).or_insert(stored.id);
+        t.remember(&stored);
+        t.changed.insert(stored.player);
+        t.store_pairing(&mut lobby.ratings, pairing);
+        self.announce_changes(lobby);
+        Ok(SeekAccepted::Paired(pairing.clone()))
+    }
+
+    async fn pending_pairings(&self) -> Result<Vec<Pairing>, StoreError> {
+        Ok(self.lock().lobby.tickets.pairings.values().cloned().collect())
+    }
+
+    async fn assign(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        let t = &mut lobby.tickets;
+        let Some(pairing) = t.pairings.remove(&match_id) else { return Ok(false) };
+        for (ticket, seat) in t.pairing_tickets(&pairing) {
+            t.unlive(&ticket);
+            t.set_state(ticket.id, TicketState::Assigned { match_id, seat }, now_ms);
+        }
+        self.announce_changes(lobby);
+        Ok(true)
+    }
+
+    async fn unpair(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        let t = &mut lobby.tickets;
+        let Some(pairing) = t.pairings.remove(&match_id) else { return Ok(false) };
+        for (ticket, _) in t.pairing_tickets(&pairing) {
+            t.list(&ticket);
+            t.set_state(ticket.id, TicketState::Waiting, now_ms);
+        }
+        // The match will not be made: nothing to rate.
+        lobby.ratings.rated.remove(&match_id);
+        lobby.ratings.unrated.remove(&match_id);
+        self.announce_changes(lobby);
+        Ok(true)
+    }
+
+    async fn expire(&self, ids: &[TicketId], now_ms: u64) -> Result<Vec<Ticket>, StoreError> {
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        let t = &mut lobby.tickets;
+        let mut expired = Vec::new();
+        for id in ids {
+            let Some(ticket) = t.by_id.get(id).cloned() else { continue };
+            if ticket.state != TicketState::Waiting || ticket.expires_ms > now_ms {
+                continue;
+            }
+            t.unlist(&ticket);
+            t.unlive(&ticket);
+            expired.extend(t.set_state(*id, TicketState::Expired, now_ms));
+        }
+        self.announce_changes(lobby);
+        Ok(expired)
+    }
+
+    async fn ticket_feed(&self) -> Result<TicketFeed, StoreError> {
+        // A lagged reader missed changes: its stream ends, as a dropped Redis subscription's
+        // does, and it reads the tickets it follows again.
+        let feed = BroadcastStream::new(self.ticket_feed.subscribe()).map_while(Result::ok);
+        Ok(Box::pin(feed))
+    }
+
+    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
+        let now = service_kit::time::instant();
+        let until = now + Duration::from_millis(ttl_ms.max(1));
+        let mut state = self.lock();
+        let leases = &mut state.lobby.leases;
+        // Free, run out, or already `holder`'s: taken or extended.
+        let takes = leases
+            .get(name)
+            .is_none_or(|(held_by, runs_out)| held_by == holder || *runs_out <= now);
+        if takes {
+            leases.insert(name.to_string(), (holder.to_string(), until));
+        }
+        Ok(takes)
+    }
+
+    async fn rated_match(&self, match_id: MatchId) -> Result<Option<RatedMatch>, StoreError> {
+        Ok(self.lock().lobby.ratings.rated.get(&match_id).cloned())
+    }
+
+    async fn unrated_matches(&self) -> Result<Vec<(MatchId, RatedMatch)>, StoreError> {
+        let state = self.lock();
+        let r = &state.lobby.ratings;
+        Ok(r.unrated.iter().filter_map(|m| Some((*m, r.rated.get(m)?.clone()))).collect())
+    }
+
+    async fn rating(&self, game: &str, player: PlayerId) -> Result<Option<Rating>, StoreError> {
+        Ok(self.lock().lobby.ratings.ratings.get(&(game.to_string(), player)).copied())
+    }
+
+    async fn record_result(
+        &self,
+        match_id: MatchId,
+        game: &str,
+        updates: &[RatingUpdate; 2],
+    ) -> Result<Recorded, StoreError> {
+        for u in updates {
+            lobby::check_score(u.after.rating)?;
+        }
+        let mut state = self.lock();
+        let r = &mut state.lobby.ratings;
+        if r.done.contains(&match_id) {
+            return Ok(Recorded::AlreadyApplied);
+        }
+        let games = |p: PlayerId| r.ratings.get(&(game.to_string(), p)).map_or(0, |x| x.games);
+        if updates.iter().any(|u| games(u.player) != u.expect_games) {
+            return Ok(Recorded::Stale);
+        }
+        for u in updates {
+            r.ratings.insert((game.to_string(), u.player), u.after);
+            r.place(game, u.player, u.board, u.after.rating);
+            let lines = r.history.entry((game.to_string(), u.player)).or_default();
+            lines.push_front(u.change.clone());
+            lines.truncate(HISTORY_KEPT);
+        }
+        r.done.insert(match_id);
+        r.unrated.remove(&match_id);
+        Ok(Recorded::Applied)
+    }
+
+    async fn place(
+        &self,
+        game: &str,
+        player: PlayerId,
+        board: Option<Board>,
+        score: f64,
+    ) -> Result<(), StoreError> {
+        lobby::check_score(score)?;
+        self.lock().lobby.ratings.place(game, player, board, score);
+        Ok(())
+    }
+
+    async fn leaderboard(
+        &self,
+        game: &str,
+        board: Board,
+        start: u64,
+        limit: usize,
+    ) -> Result<(Vec<(PlayerId, f64)>, u64), StoreError> {
+        let ranked = self.lock().lobby.ratings.ranked(game, board);
+        let total = ranked.len() as u64;
+        let start = usize::try_from(start).unwrap_or(usize::MAX);
+        Ok((ranked.into_iter().skip(start).take(limit).collect(), total))
+    }
+
+    async fn rank(
+        &self,
+        game: &str,
+        board: Board,
+        player: PlayerId,
+    ) -> Result<Option<u64>, StoreError> {
+        let ranked = self.lock().lobby.ratings.ranked(game, board);
+        Ok(ranked.iter().position(|(p, _)| *p == player).map(|i| i as u64))
+    }
+
+    async fn history(
+        &self,
+        game: &str,
+        player: PlayerId,
+        limit: usize,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        let state = self.lock();
+        let lines = state.lobby.ratings.history.get(&(game.to_string(), player));
+        Ok(lines.map(|l| l.iter().take(limit).cloned().collect()).unwrap_or_default())
+    }
+
+    async fn lifecycle_read(
+        &self,
+        group: &str,
+        consumer: &str,
+        count: usize,
+        block_ms: u64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(block_ms);
+        loop {
+            // Registered before looking, so an announcement between the look and the wait
+            // still wakes this reader.
+            let notified = self.finished.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let read = self.lock().lobby.lifecycle.read(group, consumer, count);
+            if !read.is_empty() || block_ms == 0 {
+                return Ok(read);
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return Ok(Vec::new());
+            }
+        }
+    }
+
+    async fn lifecycle_claim(
+        &self,
+        group: &str,
+        consumer: &str,
+        min_idle_ms: u64,
+        count: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        let min_idle = Duration::from_millis(min_idle_ms);
+        Ok(self.lock().lobby.lifecycle.claim(group, consumer, min_idle, count))
+    }
+
+    async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
+        let mut state = self.lock();
+        if let Some(g) = state.lobby.lifecycle.groups.get_mut(group) {
+            for n in ids.iter().filter_map(|id| Lifecycle::number(id)) {
+                g.pending.remove(&n);
+            }
+        }
+        Ok(())
+    }
+}

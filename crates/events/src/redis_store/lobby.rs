@@ -1,0 +1,979 @@
+//! The lobby on Redis: [`LobbyStore`] for [`RedisStore`]. Every read-modify-write is one Lua
+//! script (`src/lua/lobby_*.lua`) on `{lobby}` keys, one slot, so atomic on one node of a
+//! cluster; the lifecycle stream is read by consumer groups, blocking on a connection of its own.
+//!
+//! | operation | Redis |
+//! | --- | --- |
+//! | `register` / `update_account` | `lobby_register.lua` / `lobby_update_account.lua` on the email and account keys |
+//! | `account` / `account_by_email` | `HGETALL account:<player>` (after `GET email:<digest>`) |
+//! | `delete_session` | `DEL colosseum:session:<sha256>` |
+//! | `rate_limit` | `lobby_rate_limit.lua`: `INCR`, `PEXPIRE` on the first hit, `PTTL` when over |
+//! | `create_ticket`, `cancel_ticket`, `pair`, `accept_seek`, `assign`, `unpair`, `expire` | `lobby_<op>.lua` after `lobby_prelude.lua`, each ending with a `PUBLISH` per player changed |
+//! | `ticket` / `tickets_of` / `waiting` / `seeks` | `HGET tickets` / `ZREVRANGE player-tickets`, `SMEMBERS waiting:<queue>`, `ZRANGE seeks`, each then `HMGET tickets` |
+//! | `waiting_queues` / `pending_pairings` | `HVALS queues` / `HVALS pairings` |
+//! | `ticket_feed` | `SUBSCRIBE colosseum:lobby:tickets` on a dedicated connection |
+//! | `lease` | `lobby_lease.lua`: `SET NX PX`, or `PEXPIRE` for the holder |
+//! | `rated_match` / `unrated_matches` | `HGET rated-matches` / `SMEMBERS unrated`, `HMGET rated-matches` |
+//! | `rating` / `history` | `HGET rating:<game>` / `LRANGE history:<game>:<player>` |
+//! | `record_result` / `place` | `lobby_record_result.lua` / `lobby_place.lua` |
+//! | `leaderboard` / `rank` | `ZREVRANGE WITHSCORES` and `ZCARD` / `ZREVRANK` |
+//! | `announce_finished` | `XADD colosseum:lifecycle MAXLEN ~ 1000000 * f <json>` |
+//! | `lifecycle_read` / `_claim` / `_ack` | `XREADGROUP` (and `XGROUP CREATE ... 0 MKSTREAM` on `NOGROUP`) / `XAUTOCLAIM` / `XACK` |
+//!
+//! # Tickets in scripts
+//!
+//! A ticket is one field of `colosseum:{lobby}:tickets`: a record whose every value is a
+//! string ([`Record`]), so the scripts decode and re-encode it with cjson without the
+//! 14-digit rounding cjson applies to numbers. The ticket itself rides in it as JSON
+//! written here and never parsed by a script; its state is the record's. Ratings are
+//! likewise written whole from Rust; a script only reads their `games` count.
+//!
+//! # Blocking reads
+//!
+//! `XREADGROUP ... BLOCK` holds its connection until an entry comes or the time runs out,
+//! and every command sent behind it on the same connection waits too: on the shared
+//! multiplexed connection that would stall the whole process and trip its 2 s response
+//! timeout. So a read that blocks goes over a second connection, opened on the first
+//! such read (to the server, the Sentinel master in use, or the cluster) with a response
+//! timeout above the longest block, [`MAX_BLOCK`], and opened again after a failure. A
+//! read that does not block (`block_ms = 0`) uses the shared one.
+
+use super::{
+    CONNECT_TIMEOUT, Conn, RESPONSE_TIMEOUT, RedisStore, bytes, corrupt, tcp_settings, text,
+};
+use crate::error::StoreError;
+use crate::ids::{MatchId, PlayerId, TicketId};
+use crate::keys;
+use crate::lobby::{
+    self, Account, Board, Delivery, Finished, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing,
+    Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
+    SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
+};
+use crate::model::is_sha256_hex;
+use async_trait::async_trait;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClientBuilder;
+use redis::{Client, RedisResult, Script, ScriptInvocation, Value};
+use rules_core::Seat;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use tokio_stream::StreamExt;
+
+/// The longest a lifecycle read blocks: a longer `block_ms` answers empty after it, and
+/// the caller reads again.
+const MAX_BLOCK: Duration = Duration::from_secs(10);
+
+/// How many ticket fields one `HMGET` asks for, and how many seeks one page reads.
+const BATCH: usize = 500;
+
+/// The lobby's Lua scripts, hashed once. They are loaded on first use (`redis::Script`
+/// answers `NOSCRIPT` by loading), so processes that never touch the lobby never load them.
+pub(super) struct Scripts {
+    register: Script,
+    update_account: Script,
+    rate_limit: Script,
+    lease: Script,
+    place: Script,
+    record_result: Script,
+    create_ticket: Script,
+    cancel: Script,
+    pair: Script,
+    accept_seek: Script,
+    assign: Script,
+    unpair: Script,
+    expire: Script,
+}
+
+/// A ticket script: the shared prelude, then the script itself.
+macro_rules! ticket_script {
+    ($file:literal) => {
+        Script::new(concat!(include_str!("../lua/lobby_prelude.lua"), include_str!($file)))
+    };
+}
+
+impl Scripts {
+    pub(super) fn new() -> Self {
+        Scripts {
+            register: Script::new(include_str!("../lua/lobby_register.lua")),
+            update_account: Script::new(include_str!("../lua/lobby_update_account.lua")),
+            rate_limit: Script::new(include_str!("../lua/lobby_rate_limit.lua")),
+            lease: Script::new(include_str!("../lua/lobby_lease.lua")),
+            place: Script::new(include_str!("../lua/lobby_place.lua")),
+            record_result: Script::new(include_str!("../lua/lobby_record_result.lua")),
+            create_ticket: ticket_script!("../lua/lobby_create_ticket.lua"),
+            cancel: ticket_script!("../lua/lobby_cancel.lua"),
+            pair: ticket_script!("../lua/lobby_pair.lua"),
+            accept_seek: ticket_script!("../lua/lobby_accept_seek.lua"),
+            assign: ticket_script!("../lua/lobby_assign.lua"),
+            unpair: ticket_script!("../lua/lobby_unpair.lua"),
+            expire: ticket_script!("../lua/lobby_expire.lua"),
+        }
+    }
+}
+
+/// A call of a ticket script with the keys and arguments of `lobby_prelude.lua`; its own
+/// keys follow from `KEYS[9]`, its own arguments from `ARGV[4]`.
+fn ticket_call(script: &Script) -> ScriptInvocation<'_> {
+    let mut call = script.prepare_invoke();
+    call.key(keys::TICKETS)
+        .key(keys::SEEKS)
+        .key(keys::QUEUES)
+        .key(keys::LIVE)
+        .key(keys::TICKET_IDEM)
+        .key(keys::PAIRINGS)
+        .key(keys::RATED_MATCHES)
+        .key(keys::UNRATED);
+    call.arg(keys::WAITING_PREFIX).arg(keys::TICKET_CHANGES).arg(TICKETS_KEPT);
+    call
+}
+
+/// A ticket as the scripts see it: strings only (see the module docs and
+/// `lobby_prelude.lua`).
+#[derive(Serialize, Deserialize)]
+struct Record {
+    /// The ticket as created, JSON; its `state` and `changed_ms` are the fields below.
+    t: String,
+    /// The queue's JSON, for `colosseum:{lobby}:queues` when the ticket is listed again.
+    q: String,
+    /// The queue key.
+    queue: String,
+    player: String,
+    /// `1` for a seek, `0` for a queued ticket.
+    seek: String,
+    /// Created, Unix ms (the score in the player's list and the seek list).
+    created: String,
+    /// Expires, Unix ms.
+    expires: String,
+    /// Its field in `colosseum:{lobby}:idem`.
+    idem: String,
+    /// Its field in `colosseum:{lobby}:live`.
+    live: String,
+    /// `waiting`, `pairing`, `assigned`, `cancelled` or `expired`.
+    state: String,
+    /// The state's time, Unix ms.
+    changed: String,
+    /// The match, while pairing or assigned; else empty.
+    #[serde(rename = "match")]
+    match_id: String,
+    /// The seat (`0`/`1`), while pairing or assigned; else empty.
+    seat: String,
+}
+
+fn json(value: &impl Serialize) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("not encodable: {e}")))
+}
+
+fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| corrupt(key, e))
+}
+
+impl Record {
+    /// The record of `ticket` in `state` at `changed_ms`.
+    fn new(ticket: &Ticket, state: TicketState, changed_ms: u64) -> Result<Record, StoreError> {
+        let queue = ticket.queue.key();
+        let (state, match_id, seat) = match state {
+            TicketState::Waiting => ("waiting", String::new(), String::new()),
+            TicketState::Pairing { match_id, seat } => {
+                ("pairing", match_id.to_string(), seat.index().to_string())
+            }
+            TicketState::Assigned { match_id, seat } => {
+                ("assigned", match_id.to_string(), seat.index().to_string())
+            }
+            TicketState::Cancelled => ("cancelled", String::new(), String::new()),
+            TicketState::Expired => ("expired", String::new(), String::new()),
+        };
+        Ok(Record {
+            t: json(ticket)?,
+            q: json(&ticket.queue)?,
+            live: keys::live_field(ticket.player, &queue),
+            idem: keys::idem_field(ticket.player, &ticket.idempotency_key),
+            queue,
+            player: ticket.player.to_string(),
+            seek: if ticket.seek { "1" } else { "0" }.into(),
+            created: ticket.created_ms.to_string(),
+            expires: ticket.expires_ms.to_string(),
+            state: state.into(),
+            changed: changed_ms.to_string(),
+            match_id,
+            seat,
+        })
+    }
+
+    /// The ticket a stored record holds, in the record's state.
+    fn ticket(text: &str) -> Result<Ticket, StoreError> {
+        let bad = |what: String| corrupt(keys::TICKETS, what);
+        let r: Record = decode(keys::TICKETS, text)?;
+        let mut ticket: Ticket = decode(keys::TICKETS, &r.t)?;
+        let paired = || -> Result<(MatchId, Seat), StoreError> {
+            let match_id = r.match_id.parse().map_err(|e| bad(format!("{e}")))?;
+            let seat = r.seat.parse().ok().and_then(Seat::new);
+            Ok((match_id, seat.ok_or_else(|| bad(format!("a seat {:?}", r.seat)))?))
+        };
+        ticket.state = match r.state.as_str() {
+            "waiting" => TicketState::Waiting,
+            "pairing" => {
+                let (match_id, seat) = paired()?;
+                TicketState::Pairing { match_id, seat }
+            }
+            "assigned" => {
+                let (match_id, seat) = paired()?;
+                TicketState::Assigned { match_id, seat }
+            }
+            "cancelled" => TicketState::Cancelled,
+            "expired" => TicketState::Expired,
+            other => return Err(bad(format!("a ticket state {other:?}"))),
+        };
+        ticket.changed_ms = r.changed.parse().map_err(|e| bad(format!("changed: {e}")))?;
+        Ok(ticket)
+    }
+}
+
+/// The fields of an account's hash, but its player (the key's name).
+fn account_fields(a: &Account) -> Vec<(&'static str, String)> {
+    let flag = |b: bool| if b { "1" } else { "0" }.to_string();
+    vec![
+        ("email", a.email.clone()),
+        ("password_phc", a.password_phc.clone()),
+        ("display_name", a.display_name.clone()),
+        ("leaderboard", flag(a.leaderboard)),
+        ("bot", flag(a.bot)),
+        ("created_ms", a.created_ms.to_string()),
+    ]
+}
+
+fn account_from(
+    player: PlayerId,
+    mut fields: BTreeMap<String, String>,
+) -> Result<Account, StoreError> {
+    let key = keys::account(player);
+    let mut take =
+        |name: &str| fields.remove(name).ok_or_else(|| corrupt(&key, format!("no field {name}")));
+    Ok(Account {
+        player,
+        email: take("email")?,
+        password_phc: take("password_phc")?,
+        display_name: take("display_name")?,
+        leaderboard: take("leaderboard")? == "1",
+        bot: take("bot")? == "1",
+        created_ms: take("created_ms")?.parse().map_err(|e| corrupt(&key, e))?,
+    })
+}
+
+/// A board's number in `lobby_place.lua` and `lobby_record_result.lua` (1-3, in
+/// [`Board::ALL`] order), `""` for none.
+fn board_number(board: Option<Board>) -> String {
+    board
+        .and_then(|b| Board::ALL.iter().position(|x| *x == b))
+        .map(|i| (i + 1).to_string())
+        .unwrap_or_default()
+}
+
+fn score_arg(score: f64) -> Result<String, StoreError> {
+    lobby::check_score(score)?;
+    // Rust writes the shortest text that reads back as the same f64; so does Redis
+    // (`%.17g`) when it answers.
+    Ok(score.to_string())
+}
+
+fn is_code(e: &redis::RedisError, code: &str) -> bool {
+    e.code() == Some(code)
+}
+
+/// One stream entry of the lifecycle stream, `[id, [field, value, ...]]` (the fields nil
+/// for an entry deleted while pending): its delivery.
+fn delivery(entry: Value) -> Result<Delivery, StoreError> {
+    let bad = |what: &str| corrupt(keys::LIFECYCLE, what);
+    let Value::Array(parts) = entry else { return Err(bad("an entry is not an array")) };
+    let mut parts = parts.into_iter();
+    let id = parts.next().and_then(text).ok_or_else(|| bad("an entry has no id"))?;
+    let flat: Vec<Value> = match parts.next() {
+        Some(Value::Array(flat)) => flat,
+        Some(Value::Map(pairs)) => pairs.into_iter().flat_map(|(k, v)| [k, v]).collect(),
+        _ => Vec::new(),
+    };
+    let mut flat = flat.into_iter();
+    let mut finished = None;
+    while let (Some(k), Some(v)) = (flat.next(), flat.next()) {
+        if bytes(k).as_deref() == Some(b"f".as_slice()) {
+            finished = bytes(v).and_then(|v| serde_json::from_slice::<Finished>(&v).ok());
+        }
+    }
+    if finished.is_none() {
+        // Acknowledged by the consumer all the same, so it does not come back forever.
+        tracing::warn!(stream = keys::LIFECYCLE, id = %id, "a lifecycle entry is not a Finished");
+    }
+    Ok(Delivery { id, finished })
+}
+
+fn deliveries(entries: Value) -> Result<Vec<Delivery>, StoreError> {
+    match entries {
+        Value::Nil => Ok(Vec::new()),
+        Value::Array(entries) => entries.into_iter().map(delivery).collect(),
+        _ => Err(corrupt(keys::LIFECYCLE, "an entry list is not an array")),
+    }
+}
+
+/// The reply of `XREADGROUP` on the one stream: nil (nothing came), `[[stream, entries]]`
+/// or, in RESP3, `{stream: entries}`.
+fn read_reply(reply: Value) -> Result<Vec<Delivery>, StoreError> {
+    let streams: Vec<Value> = match reply {
+        Value::Nil => return Ok(Vec::new()),
+        Value::Array(streams) => streams
+            .into_iter()
+            .filter_map(|s| match s {
+                Value::Array(mut pair) if pair.len() == 2 => pair.pop(),
+                _ => None,
+            })
+            .collect(),
+        Value::Map(pairs) => pairs.into_iter().map(|(_, entries)| entries).collect(),
+        _ => return Err(corrupt(keys::LIFECYCLE, "an XREADGROUP reply is not an array")),
+    };
+    let mut out = Vec::new();
+    for entries in streams {
+        out.extend(deliveries(entries)?);
+    }
+    Ok(out)
+}
+
+impl RedisStore {
+    /// The connection for blocking reads (see the module docs), opened on first use.
+    async fn blocking_conn(&self) -> Result<Conn, StoreError> {
+        let mut held = self.blocking.lock().await;
+        if let Some(conn) = held.as_ref() {
+            return Ok(conn.clone());
+        }
+        let timeout = MAX_BLOCK + RESPONSE_TIMEOUT;
+        let manager = |client: Client| async move {
+            let config = ConnectionManagerConfig::new()
+                .set_response_timeout(Some(timeout))
+                .set_connection_timeout(Some(CONNECT_TIMEOUT));
+            ConnectionManager::new_with_config(client, config).await
+        };
+        let conn = match &self.conn {
+            Conn::Single(_) => Conn::Single(manager(self.nodes[0].clone()).await?),
+            // The master in use now; after a failover the failed read drops this one and
+            // the next read opens one to the new master.
+            Conn::Sentinel(c) => Conn::Single(manager(c.master_client()).await?),
+            Conn::Cluster(_) => Conn::Cluster(
+                ClusterClientBuilder::new(
+                    self.nodes.iter().map(|n| n.get_connection_info().clone()),
+                )
+                .tcp_settings(tcp_settings())
+                .connection_timeout(CONNECT_TIMEOUT)
+                .response_timeout(timeout)
+                .build()?
+                .get_async_connection()
+                .await?,
+            ),
+        };
+        *held = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// `XREADGROUP GROUP <group> <consumer> COUNT <count> [BLOCK <ms>] STREAMS
+    /// colosseum:lifecycle >`.
+    async fn read_group(
+        conn: &mut Conn,
+        group: &str,
+        consumer: &str,
+        count: usize,
+        block_ms: Option<u64>,
+    ) -> RedisResult<Value> {
+        let mut cmd = redis::cmd("XREADGROUP");
+        cmd.arg("GROUP").arg(group).arg(consumer).arg("COUNT").arg(count);
+        if let Some(ms) = block_ms {
+            cmd.arg("BLOCK").arg(ms);
+        }
+        cmd.arg("STREAMS").arg(keys::LIFECYCLE).arg(">");
+        cmd.query_async(conn).await
+    }
+
+    /// Makes `group` at the stream's start (and the stream, if it has no entry yet).
+    async fn create_group(&self, group: &str) -> Result<(), StoreError> {
+        let made: RedisResult<()> = redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(keys::LIFECYCLE)
+            .arg(group)
+            .arg("0")
+            .arg("MKSTREAM")
+            .exec_async(&mut self.conn())
+            .await;
+        match made {
+            // Another consumer made it first.
+            Err(e) if is_code(&e, "BUSYGROUP") => Ok(()),
+            made => Ok(made?),
+        }
+    }
+
+    /// The records of `ids` (`None` for an id with none), in order.
+    async fn ticket_records(&self, ids: &[String]) -> Result<Vec<Option<String>>, StoreError> {
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(BATCH) {
+            let found: Vec<Option<String>> = redis::cmd("HMGET")
+                .arg(keys::TICKETS)
+                .arg(chunk)
+                .query_async(&mut self.conn())
+                .await?;
+            out.extend(found);
+        }
+        Ok(out)
+    }
+
+    /// The tickets of `ids` that exist, in order.
+    async fn tickets(&self, ids: &[String]) -> Result<Vec<Ticket>, StoreError> {
+        let records = self.ticket_records(ids).await?;
+        records.into_iter().flatten().map(|r| Record::ticket(&r)).collect()
+    }
+
+    /// Appends `finished` to the lifecycle stream.
+    pub(super) async fn announce(&self, finished: &Finished) -> Result<(), StoreError> {
+        let () = redis::cmd("XADD")
+            .arg(keys::LIFECYCLE)
+            .arg("MAXLEN")
+            .arg("~")
+            .arg(LIFECYCLE_KEPT)
+            .arg("*")
+            .arg("f")
+            .arg(json(finished)?)
+            .exec_async(&mut self.conn())
+            .await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl LobbyStore for RedisStore {
+    async fn register(&self, account: &Account) -> Result<Registered, StoreError> {
+        let mut call = self.lobby.register.prepare_invoke();
+        call.key(keys::email(&account.email)).key(keys::account(account.player));
+        call.arg(account.player.to_string());
+        for (field, value) in account_fields(account) {
+            call.arg(field).arg(value);
+        }
+        let stored: i64 = call.invoke_async(&mut self.conn()).await?;
+        Ok(if stored == 1 { Registered::Created } else { Registered::EmailTaken })
+    }
+
+    async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError> {
+        let key = keys::email(email);
+        let player: Option<String> =
+            redis::cmd("GET").arg(&key).query_async(&mut self.conn()).await?;
+        let Some(player) = player else { return Ok(None) };
+        let player: PlayerId = player.parse().map_err(|e| corrupt(&key, e))?;
+        match self.account(player).await? {
+            Some(account) => Ok(Some(account)),
+            // Both are written by one script: an email without its account is damage.
+            None => Err(corrupt(&key, "its account is missing")),
+        }
+    }
+
+    async fn account(&self, player: PlayerId) -> Result<Option<Account>, StoreError> {
+        let fields: BTreeMap<String, String> =
+            redis::cmd("HGETALL").arg(keys::account(player)).query_async(&mut self.conn()).await?;
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        account_from(player, fields).map(Some)
+    }
+
+    async fn update_account(&self, account: &Account) -> Result<bool, StoreError> {
+        let mut call = self.lobby.update_account.prepare_invoke();
+        call.key(keys::account(account.player));
+        for (field, value) in account_fields(account) {
+            // The email and the creation time stay as registered.
+            if field != "email" && field != "created_ms" {
+                call.arg(field).arg(value);
+            }
+        }
+        let updated: i64 = call.invoke_async(&mut self.conn()).await?;
+        Ok(updated == 1)
+    }
+
+    async fn delete_session(&self, token_sha256_hex: &str) -> Result<(), StoreError> {
+        if !is_sha256_hex(token_sha256_hex) {
+            return Err(StoreError::InvalidArgument("a session key is a lower-case hex SHA-256"));
+        }
+        let () = redis::cmd("DEL")
+            .arg(keys::session(token_sha256_hex))
+            .exec_async(&mut self.conn())
+            .await?;
+        Ok(())
+    }
+
+    async fn rate_limit(
+        &self,
+        bucket: &str,
+        window_ms: u64,
+        limit: u32,
+    ) -> Result<RateDecision, StoreError> {
+        let left: i64 = self
+            .lobby
+            .rate_limit
+            .key(keys::rate_limit(bucket))
+            .arg(window_ms.max(1))
+            .arg(limit)
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(match u64::try_from(left) {
+            Ok(retry_after_ms) => RateDecision::Limited { retry_after_ms: retry_after_ms.max(1) },
+            Err(_) => RateDecision::Allowed,
+        })
+    }
+
+    async fn create_ticket(&self, ticket: &Ticket) -> Result<TicketCreated, StoreError> {
+        let record = json(&Record::new(ticket, TicketState::Waiting, ticket.changed_ms)?)?;
+        let mut call = ticket_call(&self.lobby.create_ticket);
+        call.key(keys::player_tickets(ticket.player));
+        call.arg(ticket.id.to_string()).arg(record);
+        let (code, record): (i64, String) = call.invoke_async(&mut self.conn()).await?;
+        match code {
+            0 => Ok(TicketCreated::Created(Record::ticket(&record)?)),
+            1 => {
+                let before = Record::ticket(&record)?;
+                Ok(if before.queue == ticket.queue && before.seek == ticket.seek {
+                    TicketCreated::Duplicate(before)
+                } else {
+                    TicketCreated::KeyReused(before)
+                })
+            }
+            2 => Ok(TicketCreated::LiveInQueue(Record::ticket(&record)?)),
+            3 => Err(StoreError::InvalidArgument("the ticket id is taken")),
+            other => Err(corrupt(keys::TICKETS, format!("create script answered {other}"))),
+        }
+    }
+
+    async fn ticket(&self, id: TicketId) -> Result<Option<Ticket>, StoreError> {
+        let record: Option<String> = redis::cmd("HGET")
+            .arg(keys::TICKETS)
+            .arg(id.to_string())
+            .query_async(&mut self.conn())
+            .await?;
+        record.map(|r| Record::ticket(&r)).transpose()
+    }
+
+    async fn tickets_of(&self, player: PlayerId) -> Result<Vec<Ticket>, StoreError> {
+        let ids: Vec<String> = redis::cmd("ZREVRANGE")
+            .arg(keys::player_tickets(player))
+            .arg(0)
+            .arg(TICKETS_KEPT - 1)
+            .query_async(&mut self.conn())
+            .await?;
+        self.tickets(&ids).await
+    }
+
+    async fn cancel_ticket(
+        &self,
+        id: TicketId,
+        player: PlayerId,
+        now_ms: u64,
+    ) -> Result<Option<Ticket>, StoreError> {
+        let mut call = ticket_call(&self.lobby.cancel);
+        call.arg(id.to_string()).arg(player.to_string()).arg(now_ms);
+        let record: Option<String> = call.invoke_async(&mut self.conn()).await?;
+        record.map(|r| Record::ticket(&r)).transpose()
+    }
+
+    async fn waiting_queues(&self) -> Result<Vec<Queue>, StoreError> {
+        let queues: Vec<String> =
+            redis::cmd("HVALS").arg(keys::QUEUES).query_async(&mut self.conn()).await?;
+        queues.iter().map(|q| decode(keys::QUEUES, q)).collect()
+    }
+
+    async fn waiting(&self, queue: &Queue) -> Result<Vec<Ticket>, StoreError> {
+        let ids: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(keys::waiting(&queue.key()))
+            .query_async(&mut self.conn())
+            .await?;
+        // Read in two steps: a ticket paired or cancelled in between is left out.
+        let tickets = self.tickets(&ids).await?;
+        Ok(tickets.into_iter().filter(|t| t.state == TicketState::Waiting).collect())
+    }
+
+    async fn seeks(&self, game: Option<&str>, limit: usize) -> Result<Vec<Ticket>, StoreError> {
+        let mut found = Vec::new();
+        let mut start = 0;
+        while found.len() < limit {
+            let page: Vec<String> = redis::cmd("ZRANGE")
+                .arg(keys::SEEKS)
+                .arg(start)
+                .arg(start + BATCH - 1)
+                .query_async(&mut self.conn())
+                .await?;
+            let last = page.len() < BATCH;
+            start += BATCH;
+            found.extend(self.tickets(&page).await?.into_iter().filter(|t| {
+                t.state == TicketState::Waiting && game.is_none_or(|g| t.queue.game == g)
+            }));
+            if last {
+                break;
+            }
+        }
+        found.truncate(limit);
+        Ok(found)
+    }
+
+    async fn pair(&self, pairings: &[Pairing], now_ms: u64) -> Result<Vec<bool>, StoreError> {
+        if pairings.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut call = ticket_call(&self.lobby.pair);
+        call.arg(now_ms);
+        for p in pairings {
+            let rated = if p.queue.rated {
+                json(&RatedMatch { game: p.queue.game.clone(), players: p.players })?
+            } else {
+                String::new()
+            };
+            call.arg(p.match_id.to_string())
+                .arg(p.tickets[0].to_string())
+                .arg(p.tickets[1].to_string())
+                .arg(p.players[0].to_string())
+                .arg(p.players[1].to_string())
+                .arg(p.queue.key())
+                .arg(json(p)?)
+                .arg(rated);
+        }
+        let made: Vec<i64> = call.invoke_async(&mut self.conn()).await?;
+        if made.len() != pairings.len() {
+            return Err(corrupt(keys::PAIRINGS, "the pair script answered another count"));
+        }
+        Ok(made.into_iter().map(|m| m == 1).collect())
+    }
+
+    async fn accept_seek(
+        &self,
+        seek: TicketId,
+        accepter: &Ticket,
+        pairing: &Pairing,
+    ) -> Result<SeekAccepted, StoreError> {
+        let (seek_seat, accepter_seat) = lobby::accept_seats(seek, accepter, pairing)?;
+        let paired = TicketState::Pairing { match_id: pairing.match_id, seat: accepter_seat };
+        let record = json(&Record::new(accepter, paired, pairing.paired_ms)?)?;
+        let rated = if pairing.queue.rated {
+            json(&RatedMatch { game: pairing.queue.game.clone(), players: pairing.players })?
+        } else {
+            String::new()
+        };
+        let mut call = ticket_call(&self.lobby.accept_seek);
+        call.key(keys::player_tickets(accepter.player));
+        call.arg(seek.to_string())
+            .arg(accepter.id.to_string())
+            .arg(record)
+            .arg(seek_seat.index())
+            .arg(pairing.match_id.to_string())
+            .arg(json(pairing)?)
+            .arg(rated)
+            .arg(pairing.paired_ms)
+            .arg(pairing.players[seek_seat.index()].to_string())
+            .arg(pairing.queue.key());
+        let (code, record): (i64, String) = call.invoke_async(&mut self.conn()).await?;
+        match code {
+            0 => Ok(SeekAccepted::Paired(pairing.clone())),
+            1 => Ok(SeekAccepted::Duplicate(Record::ticket(&record)?)),
+            2 => Ok(SeekAccepted::Gone(None)),
+            3 => Ok(SeekAccepted::Gone(Some(Record::ticket(&record)?))),
+            4 => {
+                Err(StoreError::InvalidArgument("the pairing names another seek's player or queue"))
+            }
+            5 => Err(StoreError::InvalidArgument("the ticket id is taken")),
+            other => Err(corrupt(keys::TICKETS, format!("accept script answered {other}"))),
+        }
+    }
+
+    async fn pending_pairings(&self) -> Result<Vec<Pairing>, StoreError> {
+        let pairings: Vec<String> =
+            redis::cmd("HVALS").arg(keys::PAIRINGS).query_async(&mut self.conn()).await?;
+        pairings.iter().map(|p| decode(keys::PAIRINGS, p)).collect()
+    }
+
+    async fn assign(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
+        let mut call = ticket_call(&self.lobby.assign);
+        call.arg(match_id.to_string()).arg(now_ms);
+        let assigned: i64 = call.invoke_async(&mut self.conn()).await?;
+        Ok(assigned == 1)
+    }
+
+    async fn unpair(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
+        let mut call = ticket_call(&self.lobby.unpair);
+        call.arg(match_id.to_string()).arg(now_ms);
+        let unpaired: i64 = call.invoke_async(&mut self.conn()).await?;
+        Ok(unpaired == 1)
+    }
+
+    async fn expire(&self, ids: &[TicketId], now_ms: u64) -> Result<Vec<Ticket>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut call = ticket_call(&self.lobby.expire);
+        call.arg(now_ms);
+        for id in ids {
+            call.arg(id.to_string());
+        }
+        let records: Vec<String> = call.invoke_async(&mut self.conn()).await?;
+        records.iter().map(|r| Record::ticket(r)).collect()
+    }
+
+    async fn ticket_feed(&self) -> Result<TicketFeed, StoreError> {
+        let messages = self.listen(keys::TICKET_CHANGES).await?;
+        let feed = messages.filter_map(|msg| {
+            let player = std::str::from_utf8(msg.get_payload_bytes())
+                .ok()
+                .and_then(|text| text.parse::<PlayerId>().ok());
+            if player.is_none() {
+                tracing::warn!(
+                    channel = keys::TICKET_CHANGES,
+                    payload = %String::from_utf8_lossy(msg.get_payload_bytes()),
+                    "skipped a malformed ticket notification"
+                );
+            }
+            player
+        });
+        Ok(Box::pin(feed))
+    }
+
+    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
+        let held: i64 = self
+            .lobby
+            .lease
+            .key(keys::lease(name))
+            .arg(holder)
+            .arg(ttl_ms.max(1))
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(held == 1)
+    }
+
+    async fn rated_match(&self, match_id: MatchId) -> Result<Option<RatedMatch>, StoreError> {
+        let rated: Option<String> = redis::cmd("HGET")
+            .arg(keys::RATED_MATCHES)
+            .arg(match_id.to_string())
+            .query_async(&mut self.conn())
+            .await?;
+        rated.map(|r| decode(keys::RATED_MATCHES, &r)).transpose()
+    }
+
+    async fn unrated_matches(&self) -> Result<Vec<(MatchId, RatedMatch)>, StoreError> {
+        let ids: Vec<String> =
+            redis::cmd("SMEMBERS").arg(keys::UNRATED).query_async(&mut self.conn()).await?;
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(BATCH) {
+            let rated: Vec<Option<String>> = redis::cmd("HMGET")
+                .arg(keys::RATED_MATCHES)
+                .arg(chunk)
+                .query_async(&mut self.conn())
+                .await?;
+            for (id, rated) in chunk.iter().zip(rated) {
+                // Rated meanwhile (or unpaired): no longer unrated.
+                let Some(rated) = rated else { continue };
+                let id = id.parse().map_err(|e| corrupt(keys::UNRATED, e))?;
+                out.push((id, decode(keys::RATED_MATCHES, &rated)?));
+            }
+        }
+        Ok(out)
+    }
+
+    async fn rating(&self, game: &str, player: PlayerId) -> Result<Option<Rating>, StoreError> {
+        let key = keys::rating(game);
+        let rating: Option<String> = redis::cmd("HGET")
+            .arg(&key)
+            .arg(player.to_string())
+            .query_async(&mut self.conn())
+            .await?;
+        rating.map(|r| decode(&key, &r)).transpose()
+    }
+
+    async fn record_result(
+        &self,
+        match_id: MatchId,
+        game: &str,
+        updates: &[RatingUpdate; 2],
+    ) -> Result<Recorded, StoreError> {
+        let mut call = self.lobby.record_result.prepare_invoke();
+        call.key(keys::RATED_DONE).key(keys::UNRATED).key(keys::rating(game));
+        for board in Board::ALL {
+            call.key(keys::board(game, board));
+        }
+        for u in updates {
+            call.key(keys::history(game, u.player));
+        }
+        call.arg(match_id.to_string()).arg(HISTORY_KEPT);
+        for u in updates {
+            call.arg(u.player.to_string())
+                .arg(u.expect_games)
+                .arg(json(&u.after)?)
+                .arg(board_number(u.board))
+                .arg(score_arg(u.after.rating)?)
+                .arg(json(&u.change)?);
+        }
+        let code: i64 = call.invoke_async(&mut self.conn()).await?;
+        match code {
+            0 => Ok(Recorded::Applied),
+            1 => Ok(Recorded::AlreadyApplied),
+            2 => Ok(Recorded::Stale),
+            other => Err(corrupt(&keys::rating(game), format!("record script answered {other}"))),
+        }
+    }
+
+    async fn place(
+        &self,
+        game: &str,
+        player: PlayerId,
+        board: Option<Board>,
+        score: f64,
+    ) -> Result<(), StoreError> {
+        let mut call = self.lobby.place.prepare_invoke();
+        for b in Board::ALL {
+            call.key(keys::board(game, b));
+        }
+        call.arg(player.to_string()).arg(board_number(board)).arg(score_arg(score)?);
+        let _: i64 = call.invoke_async(&mut self.conn()).await?;
+        Ok(())
+    }
+
+    async fn leaderboard(
+        &self,
+        game: &str,
+        board: Board,
+        start: u64,
+        limit: usize,
+    ) -> Result<(Vec<(PlayerId, f64)>, u64), StoreError> {
+        let key = keys::board(game, board);
+        let total: u64 = redis::cmd("ZCARD").arg(&key).query_async(&mut self.conn()).await?;
+        if limit == 0 || start >= total {
+            return Ok((Vec::new(), total));
+        }
+        let stop = start.saturating_add(limit as u64 - 1);
+        let page: Vec<(String, f64)> = redis::cmd("ZREVRANGE")
+            .arg(&key)
+            .arg(start)
+            .arg(stop)
+            .arg("WITHSCORES")
+            .query_async(&mut self.conn())
+            .await?;
+        let page = page
+            .into_iter()
+            .map(|(p, score)| Ok((p.parse().map_err(|e| corrupt(&key, e))?, score)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok((page, total))
+    }
+
+    async fn rank(
+        &self,
+        game: &str,
+        board: Board,
+        player: PlayerId,
+    ) -> Result<Option<u64>, StoreError> {
+        Ok(redis::cmd("ZREVRANK")
+            .arg(keys::board(game, board))
+            .arg(player.to_string())
+            .query_async(&mut self.conn())
+            .await?)
+    }
+
+    async fn history(
+        &self,
+        game: &str,
+        player: PlayerId,
+        limit: usize,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let key = keys::history(game, player);
+        let lines: Vec<String> = redis::cmd("LRANGE")
+            .arg(&key)
+            .arg(0)
+            .arg(limit - 1)
+            .query_async(&mut self.conn())
+            .await?;
+        lines.iter().map(|l| decode(&key, l)).collect()
+    }
+
+    async fn lifecycle_read(
+        &self,
+        group: &str,
+        consumer: &str,
+        count: usize,
+        block_ms: u64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let max = u64::try_from(MAX_BLOCK.as_millis()).unwrap_or(u64::MAX);
+        let block = (block_ms > 0).then(|| block_ms.min(max));
+        let mut conn = match block {
+            Some(_) => self.blocking_conn().await?,
+            None => self.conn(),
+        };
+        let mut reply = RedisStore::read_group(&mut conn, group, consumer, count, block).await;
+        if let Err(e) = &reply
+            && is_code(e, "NOGROUP")
+        {
+            self.create_group(group).await?;
+            reply = RedisStore::read_group(&mut conn, group, consumer, count, block).await;
+        }
+        match reply {
+            Ok(reply) => read_reply(reply),
+            Err(e) => {
+                if block.is_some() {
+                    // Opened again by the next read: after a failover, to the new master.
+                    *self.blocking.lock().await = None;
+                }
+                Err(e.into())
+            }
+        }
+    }
+
+    async fn lifecycle_claim(
+        &self,
+        group: &str,
+        consumer: &str,
+        min_idle_ms: u64,
+        count: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let reply: RedisResult<Value> = redis::cmd("XAUTOCLAIM")
+            .arg(keys::LIFECYCLE)
+            .arg(group)
+            .arg(consumer)
+            .arg(min_idle_ms)
+            .arg("0-0")
+            .arg("COUNT")
+            .arg(count)
+            .query_async(&mut self.conn())
+            .await;
+        let reply = match reply {
+            // No group yet: nothing was ever delivered to it.
+            Err(e) if is_code(&e, "NOGROUP") => return Ok(Vec::new()),
+            reply => reply?,
+        };
+        // `[next cursor, entries, deleted ids]` (no third part before Redis 7).
+        let Value::Array(parts) = reply else {
+            return Err(corrupt(keys::LIFECYCLE, "an XAUTOCLAIM reply is not an array"));
+        };
+        match parts.into_iter().nth(1) {
+            Some(entries) => deliveries(entries),
+            None => Err(corrupt(keys::LIFECYCLE, "an XAUTOCLAIM reply has no entries")),
+        }
+    }
+
+    async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let acked: RedisResult<i64> = redis::cmd("XACK")
+            .arg(keys::LIFECYCLE)
+            .arg(group)
+            .arg(ids)
+            .query_async(&mut self.conn())
+            .await;
+        match acked {
+            Err(e) if is_code(&e, "NOGROUP") => Ok(()),
+            acked => acked.map(|_| ()).map_err(StoreError::from),
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! The match-maker: accounts, queues, seeks, ratings and leaderboards
+//! (`colosseum.v1.LobbyService`, fronted by the gateway). Stateless but for what the
+//! store holds: any replica answers any call, one at a time holds the matcher lease.
+//!
+//! # Layout
+//! - [`handlers`]: the handlers.
+//! - [`accounts`]: passwords (Argon2id), emails, sessions, login rate limits.
+//! - [`queues`]: queue specs, tickets as the API shows them, the match a pairing makes.
+//! - [`matcher`]: the matching loop under the lease, and finishing pairings.
+//! - [`ratings`]: Glicko-2 from the lifecycle stream, exactly once per match.
+//! - [`boards`]: leaderboard pages and ratings as clients read them.
+//! - [`watch`]: WatchTickets, pushed from the store's ticket feed.
+//! - [`error`]: what can go wrong, and the one match from it to a status.
+//! - [`metrics`]: what the match-maker counts.
+
+pub mod accounts;
+pub mod boards;
+pub mod error;
+pub mod handlers;
+pub mod matcher;
+pub mod metrics;
+pub mod queues;
+pub mod ratings;
+pub mod watch;
+
+use api::v1::lobby_service_server::LobbyServiceServer;
+use events::LobbyStore;
+use service_kit::internal::InternalToken;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// Serves the match-maker on `listener` until `shutdown`, running its matcher, ratings
+/// and ticket hub beside the server; matches are created through `engines`.
+///
+/// # Errors
+/// The server failed.
+pub async fn serve(
+    listener: TcpListener,
+    store: Arc<dyn LobbyStore>,
+    engines: engines::Engines,
+    token: Option<InternalToken>,
+    shutdown: CancellationToken,
+) -> Result<(), tonic::transport::Error> {
+    service_kit::metrics::describe(metrics::ALL);
+    let matcher = matcher::Matcher::new(store.clone(), engines.clone());
+    let ratings = ratings::Ratings::new(store.clone(), engines);
+    let hub = watch::TicketHub::new(store.clone());
+    let tasks = [
+        tokio::spawn(matcher.clone().run(shutdown.clone())),
+        tokio::spawn(ratings.run(shutdown.clone())),
+        tokio::spawn(hub.clone().run(shutdown.clone())),
+    ];
+    let lobby = handlers::Lobby::new(store, accounts::Passwords::new(), hub, matcher);
+    let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
+        .with(LobbyServiceServer::new(lobby));
+    // Inside the edge: only the gateway (which carries the secret) may name a caller.
+    let auth = service_kit::internal::InternalAuthLayer::new(token);
+    let result = service_kit::serve::serve(auth, services, listener, shutdown).await;
+    for t in tasks {
+        t.abort();
+    }
+    result
+}

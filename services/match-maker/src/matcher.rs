@@ -1,0 +1,224 @@
+//! The matching loop: one match-maker at a time holds the matcher lease and, every
+//! pass, finishes pairings left pending, expires tickets past their time, and pairs each
+//! queue's waiting tickets by rating (`ladder::pairing`). A pairing is stored before its
+//! match is created, so one that created its match but died before telling anyone is
+//! finished by whoever holds the lease next; the match id is derived from the two
+//! tickets, so finishing twice creates nothing twice.
+
+use crate::error::Error;
+use crate::metrics;
+use crate::queues::pairing_of;
+use api::internal;
+use engines::{CallError, Engines};
+use events::{LobbyStore, Pairing, SeatHolder, Ticket, TicketId};
+use ladder::pairing::Candidate;
+use service_kit::time::now_ms;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+/// The lease's name: one matcher in the whole cluster at a time.
+pub const LEASE: &str = "matcher";
+/// How long a lease lasts unless renewed: a dead holder's queues wait this long at most.
+pub const LEASE_TTL_MS: u64 = 3_000;
+/// How often a pass runs (and the lease is renewed).
+pub const PASS_EVERY: Duration = Duration::from_millis(100);
+/// A pending pairing this old is finished by the lease holder: its maker died, or its
+/// engine call failed (a younger one may still be on its way).
+pub const TAKEOVER_AFTER_MS: u64 = 2_000;
+/// How many matches are being created at once.
+const CREATING_AT_ONCE: usize = 64;
+
+/// What one pass did.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Pass {
+    /// Tickets looked at.
+    pub waiting: usize,
+    /// Pairings made.
+    pub paired: usize,
+    /// Tickets expired.
+    pub expired: usize,
+    /// Pending pairings taken over.
+    pub resumed: usize,
+}
+
+/// The matcher.
+pub struct Matcher {
+    store: Arc<dyn LobbyStore>,
+    engines: Engines,
+    /// This process's name in the lease.
+    holder: String,
+    creating: Arc<Semaphore>,
+}
+
+impl Matcher {
+    /// A matcher over `store`, creating matches through `engines`.
+    pub fn new(store: Arc<dyn LobbyStore>, engines: Engines) -> Arc<Matcher> {
+        Arc::new(Matcher {
+            store,
+            engines,
+            holder: uuid::Uuid::new_v4().to_string(),
+            creating: Arc::new(Semaphore::new(CREATING_AT_ONCE)),
+        })
+    }
+
+    /// Passes until `shutdown`, whenever this process holds the lease.
+    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        let mut tick = tokio::time::interval(PASS_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut leading = false;
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            match self.store.lease(LEASE, &self.holder, LEASE_TTL_MS).await {
+                Ok(now) => {
+                    if now != leading {
+                        tracing::info!(holder = %self.holder, leading = now, "matcher lease");
+                        leading = now;
+                        service_kit::metrics::set(metrics::LEADER, i64::from(now));
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "matcher lease not renewed");
+                    continue;
+                }
+            }
+            if !leading {
+                continue;
+            }
+            let timer = service_kit::metrics::Timer::start(metrics::PASS_SECONDS, &[]);
+            match self.clone().pass().await {
+                Ok(p) => {
+                    drop(timer);
+                    if p.paired + p.expired + p.resumed > 0 {
+                        tracing::debug!(?p, "matching pass");
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "matching pass failed"),
+            }
+        }
+    }
+
+    /// One pass over every queue. Public for the benchmark and tests.
+    ///
+    /// # Errors
+    /// The store failed (the next pass tries again).
+    pub async fn pass(self: Arc<Self>) -> Result<Pass, Error> {
+        let now = now_ms();
+        let mut done = Pass::default();
+        for p in self.store.pending_pairings().await? {
+            if now.saturating_sub(p.paired_ms) >= TAKEOVER_AFTER_MS {
+                done.resumed += 1;
+                tracing::info!(match_id = %p.match_id, "finishing a pairing left pending");
+                self.clone().spawn_finish(p).await;
+            }
+        }
+        for queue in self.store.waiting_queues().await? {
+            let tickets = self.store.waiting(&queue).await?;
+            done.waiting += tickets.len();
+            let (expired, live): (Vec<Ticket>, Vec<Ticket>) =
+                tickets.into_iter().partition(|t| t.expires_ms <= now);
+            if !expired.is_empty() {
+                let ids: Vec<TicketId> = expired.iter().map(|t| t.id).collect();
+                let gone = self.store.expire(&ids, now).await?;
+                done.expired += gone.len();
+                service_kit::metrics::add(metrics::EXPIRED, gone.len() as i64);
+            }
+            let pairings = pairings(&live, now);
+            if pairings.is_empty() {
+                continue;
+            }
+            let made = self.store.pair(&pairings, now).await?;
+            for (p, made) in pairings.into_iter().zip(made) {
+                if made {
+                    done.paired += 1;
+                    service_kit::metrics::add(metrics::PAIRED, 1);
+                    self.clone().spawn_finish(p).await;
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// Finishes a pairing in a task of its own (a pass does not wait for the engines),
+    /// a bounded number at once.
+    pub async fn spawn_finish(self: Arc<Self>, p: Pairing) {
+        let Ok(permit) = self.creating.clone().acquire_owned().await else { return };
+        tokio::spawn(async move {
+            let _permit = permit;
+            if let Err(e) = self.finish(&p).await {
+                tracing::warn!(match_id = %p.match_id, error = %e, "pairing not finished yet");
+            }
+        });
+    }
+
+    /// Creates the pairing's match (both seats held by its players) and assigns both
+    /// tickets. A match already there is this pairing's (its id is derived from the
+    /// tickets). A queue the engine refuses for good unpairs: both tickets wait again.
+    ///
+    /// # Errors
+    /// The engine or the store failed: the pairing stays pending, to be finished later.
+    pub async fn finish(&self, p: &Pairing) -> Result<(), Error> {
+        let engine = self.engines.for_match(&p.queue.game, p.match_id)?;
+        let seat = |i: usize| fields::holder_to_proto(&SeatHolder::Player(p.players[i]));
+        let created = engine
+            .clone()
+            .create_match(internal::CreateMatchRequest {
+                match_id: p.match_id.to_string(),
+                game: p.queue.game.clone(),
+                options_json: p.queue.options_json.clone(),
+                seat0: seat(0),
+                seat1: seat(1),
+                move_time_ms: p.queue.move_time_ms,
+            })
+            .await
+            .map_err(CallError::from);
+        match created {
+            Ok(_) | Err(CallError::Exists(_)) => {}
+            Err(
+                e @ (CallError::Invalid(_)
+                | CallError::BadField { .. }
+                | CallError::UnknownGame(_)
+                | CallError::NoEngineFor(_)),
+            ) => {
+                tracing::error!(match_id = %p.match_id, error = %e, "the engine refused a queue's match: tickets wait again");
+                self.store.unpair(p.match_id, now_ms()).await?;
+                return Err(e.into());
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let now = now_ms();
+        if self.store.assign(p.match_id, now).await? {
+            service_kit::metrics::add(metrics::ASSIGNED, 1);
+            let waited = now.saturating_sub(p.paired_ms);
+            service_kit::metrics::observe(
+                metrics::CREATE_SECONDS,
+                &[],
+                Duration::from_millis(waited).as_secs_f64(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The pairings a pass makes of a queue's live tickets.
+pub fn pairings(live: &[Ticket], now_ms: u64) -> Vec<Pairing> {
+    let by_id: BTreeMap<TicketId, &Ticket> = live.iter().map(|t| (t.id, t)).collect();
+    let candidates: Vec<Candidate<TicketId>> = live
+        .iter()
+        .map(|t| Candidate {
+            id: t.id,
+            player: t.player.as_uuid().as_u128(),
+            rating: t.rating,
+            since_ms: t.created_ms,
+        })
+        .collect();
+    ladder::pairing::pass(&candidates, now_ms)
+        .into_iter()
+        .map(|(a, b)| pairing_of(by_id[&a], by_id[&b], now_ms))
+        .collect()
+}

@@ -1,0 +1,53 @@
+//! What the match-maker counts, described once (exported at zero from the start, with help
+//! and type); docs/operations.md lists them for the dashboards and alerts.
+
+use service_kit::metrics::{Desc, Kind, LAG_BUCKETS, LATENCY_BUCKETS};
+
+/// Tickets created (seeks included).
+pub const TICKETS: &str = "colosseum_matchmaker_tickets_total";
+/// Pairings made (queue passes and accepted seeks).
+pub const PAIRED: &str = "colosseum_matchmaker_pairings_total";
+/// Pairings whose match was created and tickets assigned.
+pub const ASSIGNED: &str = "colosseum_matchmaker_assigned_total";
+/// Tickets expired unpaired.
+pub const EXPIRED: &str = "colosseum_matchmaker_expired_total";
+/// One matching pass over every queue.
+pub const PASS_SECONDS: &str = "colosseum_matchmaker_pass_duration_seconds";
+/// From pairing to assignment (the match's creation).
+pub const CREATE_SECONDS: &str = "colosseum_matchmaker_create_duration_seconds";
+/// Whether this replica holds the matcher lease.
+pub const LEADER: &str = "colosseum_matchmaker_leader";
+/// Rated results recorded.
+pub const RATED: &str = "colosseum_matchmaker_rated_total";
+/// Results seen again and ignored (already rated).
+pub const RATED_AGAIN: &str = "colosseum_matchmaker_rated_again_total";
+/// Accounts registered.
+pub const REGISTERED: &str = "colosseum_matchmaker_registered_total";
+/// Logins refused for bad credentials.
+pub const LOGIN_FAILED: &str = "colosseum_matchmaker_login_failed_total";
+/// Open WatchTickets streams.
+pub const WATCHES: &str = "colosseum_matchmaker_ticket_watches";
+
+/// Every metric of the match-maker.
+pub const ALL: &[Desc] = &[
+    Desc { name: TICKETS, kind: Kind::Counter, help: "Tickets created, seeks included" },
+    Desc { name: PAIRED, kind: Kind::Counter, help: "Pairings made" },
+    Desc { name: ASSIGNED, kind: Kind::Counter, help: "Pairings whose match was created" },
+    Desc { name: EXPIRED, kind: Kind::Counter, help: "Tickets expired unpaired" },
+    Desc {
+        name: PASS_SECONDS,
+        kind: Kind::Histogram(LATENCY_BUCKETS),
+        help: "One matching pass over every queue (the lease holder's)",
+    },
+    Desc {
+        name: CREATE_SECONDS,
+        kind: Kind::Histogram(LAG_BUCKETS),
+        help: "From a pairing to its match created and both tickets assigned",
+    },
+    Desc { name: LEADER, kind: Kind::Gauge, help: "1 while this replica holds the matcher lease" },
+    Desc { name: RATED, kind: Kind::Counter, help: "Rated results recorded" },
+    Desc { name: RATED_AGAIN, kind: Kind::Counter, help: "Results seen again, changing nothing" },
+    Desc { name: REGISTERED, kind: Kind::Counter, help: "Accounts registered" },
+    Desc { name: LOGIN_FAILED, kind: Kind::Counter, help: "Logins refused for bad credentials" },
+    Desc { name: WATCHES, kind: Kind::Gauge, help: "Open WatchTickets streams" },
+];

@@ -1,0 +1,256 @@
+//! Ratings: Glicko-2 per game, updated exactly once per finished rated match. Results
+//! come from the lifecycle stream, which the rules engines append to, through the
+//! consumer group `ratings`: an entry is acknowledged only once its result is stored,
+//! entries a dead replica left pending are claimed after [`CLAIM_IDLE_MS`], and the store
+//! marks each match rated in the same script that writes the ratings, so a replayed result
+//! changes nothing. A sweep also rates the rated matches whose announcement was lost (the
+//! engine died between the final step and the announcement), by their record.
+
+use crate::error::Error;
+use crate::metrics;
+use api::internal;
+use engines::{CallError, Engines};
+use events::{
+    Board, Finished, LobbyStore, MatchId, PlayerId, RatedMatch, Rating, RatingChange, RatingUpdate,
+    Recorded,
+};
+use ladder::glicko;
+use service_kit::time::now_ms;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The consumer group of the ratings on the lifecycle stream.
+pub const GROUP: &str = "ratings";
+/// An entry pending this long was left by a consumer that died or stalled: claimed.
+pub const CLAIM_IDLE_MS: u64 = 30_000;
+/// How often the sweep looks for rated matches that finished unannounced.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(30);
+/// How long one read waits for a new entry.
+const BLOCK_MS: u64 = 1_000;
+/// Entries per read.
+const BATCH: usize = 100;
+
+/// The rating a player has before their first rated match.
+pub fn initial() -> Rating {
+    let r = glicko::Rating::NEW;
+    Rating {
+        rating: r.rating,
+        deviation: r.deviation,
+        volatility: r.volatility,
+        games: 0,
+        updated_ms: 0,
+    }
+}
+
+fn to_glicko(r: &Rating) -> glicko::Rating {
+    glicko::Rating { rating: r.rating, deviation: r.deviation, volatility: r.volatility }
+}
+
+/// The board a player with `rating` belongs on: none unless opted in (bots always on
+/// theirs), provisional while the deviation is high.
+pub fn board_for(leaderboard: bool, bot: bool, rating: &Rating) -> Option<Board> {
+    if bot {
+        Some(Board::Bots)
+    } else if !leaderboard {
+        None
+    } else if to_glicko(rating).is_provisional() {
+        Some(Board::Provisional)
+    } else {
+        Some(Board::Rated)
+    }
+}
+
+/// Rates finished matches.
+pub struct Ratings {
+    store: Arc<dyn LobbyStore>,
+    engines: Engines,
+    /// This process's consumer name in the group.
+    consumer: String,
+}
+
+impl Ratings {
+    /// The ratings over `store`; records of unannounced matches come from `engines`.
+    pub fn new(store: Arc<dyn LobbyStore>, engines: Engines) -> Arc<Ratings> {
+        Arc::new(Ratings { store, engines, consumer: uuid::Uuid::new_v4().to_string() })
+    }
+
+    /// Reads and rates until `shutdown`.
+    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        let mut claim = tokio::time::interval(Duration::from_secs(10));
+        let mut sweep = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            let read = tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = claim.tick() => {
+                    self.store.lifecycle_claim(GROUP, &self.consumer, CLAIM_IDLE_MS, BATCH).await
+                }
+                _ = sweep.tick() => {
+                    if let Err(e) = self.sweep().await {
+                        tracing::warn!(error = %e, "ratings sweep failed");
+                    }
+                    continue;
+                }
+                r = self.store.lifecycle_read(GROUP, &self.consumer, BATCH, BLOCK_MS) => r,
+            };
+            let deliveries = match read {
+                Ok(d) => d,
+                Err(e) => {
+                    tracing::warn!(error = %e, "lifecycle stream unreadable");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    continue;
+                }
+            };
+            let mut done = Vec::with_capacity(deliveries.len());
+            for d in deliveries {
+                let rated = match &d.finished {
+                    // An entry no one can read is acknowledged: it would be claimed for ever.
+                    None => Ok(()),
+                    Some(f) => self.rate(f).await,
+                };
+                match rated {
+                    Ok(()) => done.push(d.id),
+                    // Left pending: claimed and tried again later.
+                    Err(e) => tracing::warn!(entry = %d.id, error = %e, "result not rated yet"),
+                }
+            }
+            if !done.is_empty()
+                && let Err(e) = self.store.lifecycle_ack(GROUP, &done).await
+            {
+                tracing::warn!(error = %e, "lifecycle entries not acknowledged (rated already; a replay changes nothing)");
+            }
+        }
+    }
+
+    /// Rates one finished match if a rated pairing made it; anything else is not ours.
+    ///
+    /// # Errors
+    /// The store failed.
+    pub async fn rate(&self, f: &Finished) -> Result<(), Error> {
+        let Some(rated) = self.store.rated_match(f.match_id).await? else { return Ok(()) };
+        let score0 = match f.winner.map(|s| s.index()) {
+            Some(0) => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        };
+        self.record(f.match_id, &rated, score0, f.at_ms).await
+    }
+
+    /// Records the result, recomputing if another result for a player landed first.
+    async fn record(
+        &self,
+        match_id: MatchId,
+        rated: &RatedMatch,
+        score0: f64,
+        at_ms: u64,
+    ) -> Result<(), Error> {
+        for _ in 0..8 {
+            let before = [
+                self.current(&rated.game, rated.players[0]).await?,
+                self.current(&rated.game, rated.players[1]).await?,
+            ];
+            // Stored ratings are always valid ones; an invalid one is corrupt data.
+            let (a, b) = glicko::rate_match(to_glicko(&before[0]), to_glicko(&before[1]), score0)
+                .map_err(|e| {
+                Error::Store(events::StoreError::Corrupt(format!("rating: {e:?}")))
+            })?;
+            let now = now_ms();
+            let mut updates = Vec::with_capacity(2);
+            for (i, after) in [a, b].into_iter().enumerate() {
+                let player = rated.players[i];
+                let after = Rating {
+                    rating: after.rating,
+                    deviation: after.deviation,
+                    volatility: after.volatility,
+                    games: before[i].games + 1,
+                    updated_ms: now,
+                };
+                let account = self.store.account(player).await?;
+                let board = account.as_ref().and_then(|a| board_for(a.leaderboard, a.bot, &after));
+                updates.push(RatingUpdate {
+                    player,
+                    expect_games: before[i].games,
+                    after,
+                    board,
+                    change: RatingChange {
+                        match_id,
+                        rating: after.rating,
+                        deviation: after.deviation,
+                        score: if i == 0 { score0 } else { 1.0 - score0 },
+                        opponent_rating: before[1 - i].rating,
+                        at_ms,
+                    },
+                });
+            }
+            let updates: [RatingUpdate; 2] = updates.try_into().expect("two updates");
+            match self.store.record_result(match_id, &rated.game, &updates).await? {
+                Recorded::Applied => {
+                    service_kit::metrics::add(metrics::RATED, 1);
+                    tracing::info!(%match_id, game = %rated.game, "ratings updated");
+                    return Ok(());
+                }
+                Recorded::AlreadyApplied => {
+                    service_kit::metrics::add(metrics::RATED_AGAIN, 1);
+                    return Ok(());
+                }
+                Recorded::Stale => continue,
+            }
+        }
+        Err(Error::Store(events::StoreError::Redis(
+            "ratings kept moving under this result; retried later".into(),
+        )))
+    }
+
+    async fn current(&self, game: &str, player: PlayerId) -> Result<Rating, Error> {
+        Ok(self.store.rating(game, player).await?.unwrap_or_else(initial))
+    }
+
+    /// Rates each rated match that has finished but whose result never arrived.
+    ///
+    /// # Errors
+    /// The store failed.
+    pub async fn sweep(&self) -> Result<usize, Error> {
+        let mut found = 0;
+        for (id, rated) in self.store.unrated_matches().await? {
+            let Ok(engine) = self.engines.for_match(&rated.game, id) else { continue };
+            let record = engine
+                .clone()
+                .get_record(internal::GetRecordRequest { match_id: id.to_string() })
+                .await
+                .map_err(CallError::from);
+            let json = match record {
+                Ok(r) => r.into_inner().record.map(|r| r.record_json).unwrap_or_default(),
+                // Still running, or its engine down: the next sweep looks again.
+                Err(_) => continue,
+            };
+            let Ok(record) = serde_json::from_str::<games::Record>(&json) else { continue };
+            let Some(outcome) = record.result else { continue };
+            let score0 = match outcome.winner.map(|s| s.index()) {
+                Some(0) => 1.0,
+                Some(_) => 0.0,
+                None => 0.5,
+            };
+            self.record(id, &rated, score0, now_ms()).await?;
+            found += 1;
+        }
+        if found > 0 {
+            tracing::info!(found, "rated matches whose finish was not announced");
+        }
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boards_follow_opt_in_bots_and_deviation() {
+        let mut r = initial();
+        assert_eq!(board_for(false, false, &r), None);
+        assert_eq!(board_for(true, false, &r), Some(Board::Provisional));
+        assert_eq!(board_for(false, true, &r), Some(Board::Bots));
+        r.deviation = 80.0;
+        assert_eq!(board_for(true, false, &r), Some(Board::Rated));
+    }
+}

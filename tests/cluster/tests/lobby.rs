@@ -1,0 +1,349 @@
+//! The lobby through the public API on a real Redis and real gRPC servers: accounts,
+//! rated and casual queues, seeks, ratings and leaderboards, and the match-maker crashed
+//! under fifty players queueing at once.
+
+use api::v1;
+use cluster_tests::{Env, Picker, Player, assert_status, play_out, queue};
+use events::{EventStore, Finished, LobbyStore, MatchId, RedisStore};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use tonic::Code;
+
+fn reason(s: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    s.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
+}
+
+/// Alice and bob queue for rated GOPS, are paired into one match, play it out; each
+/// rating then counts the match exactly once, also after its result is announced again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_accounts_queue_play_and_are_rated_once() {
+    let mut env = Env::start().await;
+    let url = env.cluster.gateway_url();
+    let alice = Player::account(&url, "alice").await;
+    let bob = Player::account(&url, "bob").await;
+    let q = queue("gops", true);
+    let ta = alice.ticket_retrying(&q, "alice-1").await;
+    // The same key again: the same ticket, nothing new.
+    let again = alice.client.create_ticket(q.clone(), "alice-1", 0).await.expect("retry");
+    assert!(again.duplicate);
+    assert_eq!(again.ticket.expect("ticket").ticket_id, ta.ticket_id);
+    let tb = bob.ticket_retrying(&q, "bob-1").await;
+    let (ma, sa) = alice.assignment(&ta.ticket_id, Duration::from_secs(10)).await;
+    let (mb, sb) = bob.assignment(&tb.ticket_id, Duration::from_secs(10)).await;
+    assert_eq!(ma, mb, "one match for both");
+    assert_ne!(sa, sb, "two seats");
+    let seats = if sa == 0 { [&alice, &bob] } else { [&bob, &alice] };
+    let played = play_out(seats, &ma, &mut Picker::new(7), 100).await;
+    let outcome = played.last.outcome.clone().expect("an outcome");
+
+    let ra = alice.rating_after("gops", 1).await;
+    let rb = bob.rating_after("gops", 1).await;
+    assert_eq!((ra.games, rb.games), (1, 1));
+    let alice_won = outcome.winner.map(|w| w == sa);
+    match alice_won {
+        Some(true) => assert!(ra.rating > 1500.0 && rb.rating < 1500.0, "{ra:?} {rb:?}"),
+        Some(false) => assert!(ra.rating < 1500.0 && rb.rating > 1500.0, "{ra:?} {rb:?}"),
+        None => assert!((ra.rating - rb.rating).abs() < 1e-9, "a draw moves both alike"),
+    }
+    assert!(ra.deviation < 350.0 && ra.provisional);
+    assert_eq!(ra.history.len(), 1);
+    assert_eq!(ra.history[0].match_id, ma);
+    assert_eq!(ra.board, v1::Board::Provisional as i32);
+
+    // The result announced again (an engine retrying, a replica rebuilding): nothing moves.
+    let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
+    let id: MatchId = ma.parse().expect("a match id");
+    let finished = Finished {
+        match_id: id,
+        game: "gops".into(),
+        players: [None, None],
+        winner: outcome.winner.map(rules_core_seat),
+        reason: outcome.reason.clone(),
+        at_ms: 1,
+    };
+    store.announce_finished(&finished).await.expect("announce");
+    // The ratings consumer reads the stream in order: once a match announced after the
+    // replay is rated, the replay has been read too.
+    let carol = Player::account(&url, "carol").await;
+    let dan = Player::account(&url, "dan").await;
+    let tc = carol.ticket_retrying(&q, "carol-1").await;
+    let td = dan.ticket_retrying(&q, "dan-1").await;
+    let (mc, sc) = carol.assignment(&tc.ticket_id, Duration::from_secs(10)).await;
+    let (md, _) = dan.assignment(&td.ticket_id, Duration::from_secs(10)).await;
+    assert_eq!(mc, md);
+    let seats = if sc == 0 { [&carol, &dan] } else { [&dan, &carol] };
+    play_out(seats, &mc, &mut Picker::new(8), 100).await;
+    carol.rating_after("gops", 1).await;
+    let ra2 = alice.client.rating("gops", &alice.id, 10).await.expect("rating");
+    let rb2 = bob.client.rating("gops", &bob.id, 10).await.expect("rating");
+    assert_eq!((ra2.games, ra2.rating), (1, ra.rating), "a replayed result changes nothing");
+    assert_eq!((rb2.games, rb2.rating), (1, rb.rating));
+    assert!(store.rated_match(id).await.expect("read").is_some(), "still known as rated");
+    assert!(store.unrated_matches().await.expect("read").is_empty());
+
+    // Both on the provisional board, with every gateway answering the same ranks.
+    let board = v1::GetLeaderboardRequest {
+        game: "gops".into(),
+        board: v1::Board::Provisional as i32,
+        ..Default::default()
+    };
+    let page = alice.client.leaderboard(board.clone()).await.expect("leaderboard");
+    assert_eq!(page.total, 4);
+    let ranks: Vec<u64> = page.entries.iter().map(|e| e.rank).collect();
+    assert_eq!(ranks, [1, 2, 3, 4]);
+    let rank_of = |name: &str| page.entries.iter().find(|e| e.display_name == name).map(|e| e.rank);
+    if alice_won.is_some() {
+        let (winner, loser) =
+            if alice_won == Some(true) { ("alice", "bob") } else { ("bob", "alice") };
+        assert!(rank_of(winner) < rank_of(loser), "{page:?}");
+    }
+    let second = env.cluster.start_second_gateway(games::Family::Goofspiel).await;
+    let second = second.expect("a second gateway");
+    let there = alice.via(&second).client.leaderboard(board).await.expect("leaderboard");
+    assert_eq!(there.entries, page.entries, "every gateway answers the same board");
+    env.shutdown().await;
+}
+
+fn rules_core_seat(w: u32) -> rules_core::Seat {
+    rules_core::Seat::new(u64::from(w)).expect("a seat")
+}
+
+/// Guests play casual but never rated; accounts log in and out; a wrong password and an
+/// unknown email are answered alike; login attempts are limited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guests_accounts_and_logins() {
+    let env = Env::start().await;
+    let url = env.cluster.gateway_url();
+    let guest = env.player("guest").await;
+    let refused = guest.client.create_ticket(queue("gops", true), "g-1", 0).await;
+    assert_status(refused, Code::PermissionDenied, "needs an account");
+    let casual = guest.client.create_ticket(queue("gops", false), "g-2", 0).await.expect("casual");
+    assert_eq!(casual.ticket.expect("ticket").state, v1::TicketState::Waiting as i32);
+    let profile = guest.client.profile().await.expect("profile");
+    assert!(!profile.account);
+    assert_eq!(profile.display_name, "guest");
+
+    let email = format!("carol-{}@Example.org", cluster_tests::uuid_like());
+    let carol = client::Client::register(&url, &email, "correct horse battery", "Carol", false)
+        .await
+        .expect("register");
+    let again = client::Client::register(&url, &email, "another password", "Carol", false).await;
+    let again = again.err().and_then(|e| e.status().cloned()).expect("refused");
+    assert_eq!((again.code(), reason(&again).as_str()), (Code::AlreadyExists, "email_taken"));
+    let p = carol.profile().await.expect("profile");
+    assert_eq!((p.account, p.email.as_str()), (true, email.to_lowercase().as_str()));
+
+    // Logged in again with the email in another case; the same player.
+    let (carol2, _) = client::Client::login(&url, &email.to_uppercase(), "correct horse battery")
+        .await
+        .expect("login");
+    assert_eq!(carol2.player_id(), carol.player_id());
+    carol2.logout().await.expect("logout");
+    let after = carol2.profile().await;
+    assert_status(after, Code::Unauthenticated, "unknown or expired session");
+    carol.profile().await.expect("the other session stays");
+
+    let wrong = client::Client::login(&url, &email, "wrong password!").await.err();
+    let unknown = client::Client::login(&url, "nobody@example.org", "wrong password!").await.err();
+    let (wrong, unknown) = (
+        wrong.and_then(|e| e.status().cloned()).expect("refused"),
+        unknown.and_then(|e| e.status().cloned()).expect("refused"),
+    );
+    assert_eq!((wrong.code(), wrong.message()), (unknown.code(), unknown.message()));
+    assert_eq!((wrong.code(), reason(&wrong).as_str()), (Code::Unauthenticated, "bad_credentials"));
+
+    // The account's window allows ten attempts (two made above); then it is limited.
+    let mut limited = None;
+    for _ in 0..12 {
+        if let Err(e) = client::Client::login(&url, &email, "wrong password!").await {
+            let s = e.status().cloned().expect("a status");
+            if s.code() == Code::ResourceExhausted {
+                limited = Some(s);
+                break;
+            }
+        }
+    }
+    let limited = limited.expect("login attempts are limited");
+    assert_eq!(reason(&limited), "rate_limited");
+    env.shutdown().await;
+}
+
+/// A ticket can be cancelled while it waits, expires when its time runs out, and a seek
+/// is paired with whoever accepts it first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_expiry_and_seeks() {
+    let env = Env::start().await;
+    let url = env.cluster.gateway_url();
+    let dave = Player::account(&url, "dave").await;
+    let mut stream = dave.client.watch_tickets().await.expect("watch");
+    let t = dave.ticket_retrying(&queue("gops", true), "d-1").await;
+    let other = dave.client.create_ticket(queue("gops", true), "d-2", 0).await;
+    let other = other.err().expect("one live ticket per queue");
+    assert_eq!((other.code(), reason(&other).as_str()), (Code::AlreadyExists, "ticket_live"));
+    let cancelled = dave.client.cancel_ticket(&t.ticket_id).await.expect("cancel");
+    assert_eq!(cancelled.state, v1::TicketState::Cancelled as i32);
+    let pushed = client::Client::assignment(&mut stream, &t.ticket_id).await;
+    assert_status(pushed, Code::FailedPrecondition, "CANCELLED");
+
+    // The shortest time to live, 30 s: pushed as EXPIRED when it runs out.
+    let req = v1::CreateTicketRequest {
+        queue: Some(queue("masterminds", false)),
+        idempotency_key: "d-3".into(),
+        ttl_seconds: 30,
+    };
+    let t = dave.client.lobby().create_ticket(dave.client.request(req)).await.expect("ticket");
+    let t = t.into_inner().ticket.expect("ticket");
+    let mut stream = dave.client.watch_tickets().await.expect("watch");
+    let pushed = tokio::time::timeout(
+        Duration::from_secs(40),
+        client::Client::assignment(&mut stream, &t.ticket_id),
+    )
+    .await
+    .expect("expired in time");
+    assert_status(pushed, Code::FailedPrecondition, "EXPIRED");
+
+    // A seek: listed, accepted once.
+    let erin = Player::account(&url, "erin").await;
+    let frank = env.player("frank").await;
+    let seek = erin
+        .client
+        .lobby()
+        .create_seek(erin.client.request(v1::CreateSeekRequest {
+            queue: Some(queue("gops", false)),
+            idempotency_key: "e-1".into(),
+            ttl_seconds: 0,
+        }))
+        .await
+        .expect("seek")
+        .into_inner()
+        .ticket
+        .expect("ticket");
+    let listed = frank
+        .client
+        .lobby()
+        .list_seeks(frank.client.request(v1::ListSeeksRequest { game: "gops".into(), limit: 0 }))
+        .await
+        .expect("list")
+        .into_inner();
+    assert_eq!(listed.seeks.len(), 1);
+    assert_eq!(listed.seeks[0].seek_id, seek.ticket_id);
+    assert_eq!(listed.seeks[0].display_name, "erin");
+    let accept = |p: &Player, key: &str| {
+        let req =
+            v1::AcceptSeekRequest { seek_id: seek.ticket_id.clone(), idempotency_key: key.into() };
+        let mut lobby = p.client.lobby();
+        let r = p.client.request(req);
+        async move { lobby.accept_seek(r).await }
+    };
+    let mine = accept(&frank, "f-1").await.expect("accepted").into_inner().ticket.expect("ticket");
+    assert_eq!(mine.state, v1::TicketState::Assigned as i32);
+    let retried = accept(&frank, "f-1").await.expect("retried").into_inner().ticket.expect("t");
+    assert_eq!(retried.ticket_id, mine.ticket_id, "the same key answers the same ticket");
+    let (m, s) = erin.assignment(&seek.ticket_id, Duration::from_secs(10)).await;
+    assert_eq!(m, mine.match_id);
+    assert_ne!(s, mine.seat);
+    let late = env.player("gina").await;
+    assert_status(accept(&late, "g-1").await, Code::FailedPrecondition, "no longer open");
+    let own = accept(&erin, "e-2").await;
+    assert!(own.is_err());
+    env.shutdown().await;
+}
+
+/// Fifty players queue at once on two match-maker replicas; one is crashed (its runtime
+/// dropped, as kill -9) midway. Everyone is paired exactly once: 25 matches, each with two
+/// of them, no ticket in two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_players_two_match_makers_one_crashed_everyone_paired_once() {
+    let mut env = Env::start().await;
+    env.cluster.start_match_maker_replica().await.expect("a second match-maker");
+    let url = env.cluster.gateway_url();
+    let mut players = Vec::new();
+    for i in 0..50 {
+        players.push(Player::account(&url, &format!("p{i}")).await);
+    }
+    let q = queue("gops", true);
+    let mut tasks = Vec::new();
+    for (i, p) in players.iter().cloned().enumerate() {
+        let q = q.clone();
+        tasks.push(tokio::spawn(async move {
+            // Staggered, so the crash lands while tickets are still arriving.
+            tokio::time::sleep(Duration::from_millis(20 * i as u64)).await;
+            let t = p.ticket_retrying(&q, &format!("{}-ticket", p.name)).await;
+            let (m, seat) = p.assignment(&t.ticket_id, Duration::from_secs(60)).await;
+            (p.id.clone(), t.ticket_id, m, seat)
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    env.cluster.crash_match_maker(0);
+    let mut by_match: BTreeMap<String, Vec<(String, u32)>> = BTreeMap::new();
+    let mut tickets = std::collections::BTreeSet::new();
+    for t in tasks {
+        let (player, ticket, m, seat) = t.await.expect("a player's task");
+        assert!(tickets.insert(ticket), "one ticket per player");
+        by_match.entry(m).or_default().push((player, seat));
+    }
+    assert_eq!(by_match.len(), 25, "everyone paired exactly once: {by_match:?}");
+    let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
+    for (m, seated) in &by_match {
+        assert_eq!(seated.len(), 2, "match {m}: {seated:?}");
+        assert_ne!(seated[0].1, seated[1].1);
+        let meta =
+            store.meta(m.parse().expect("id")).await.expect("meta").expect("the match exists");
+        for (player, seat) in seated {
+            let holder = &meta.seats.0[*seat as usize];
+            assert!(
+                matches!(holder, events::SeatHolder::Player(p) if p.to_string() == *player),
+                "match {m} seat {seat}: {holder:?}"
+            );
+        }
+    }
+    assert!(store.pending_pairings().await.expect("read").is_empty());
+    env.shutdown().await;
+}
+
+/// The page around a player starts at the top when the player is second, and every
+/// gateway gives the same ranks (the board is in Redis, not a replica's memory).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaderboard_pages_and_ranks_agree_across_gateways() {
+    let mut env = Env::start().await;
+    let url = env.cluster.gateway_url();
+    let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
+    let mut players = Vec::new();
+    for (i, r) in [1700.0, 1650.0, 1600.0, 1550.0, 1500.0].into_iter().enumerate() {
+        let p = Player::account(&url, &format!("r{i}")).await;
+        let id = p.id.parse().expect("id");
+        store.place("gops", id, Some(events::Board::Rated), r).await.expect("place");
+        players.push(p);
+    }
+    let around = |who: &Player, limit: u32| v1::GetLeaderboardRequest {
+        game: "gops".into(),
+        board: v1::Board::Rated as i32,
+        limit,
+        from_rank: 0,
+        around_player_id: who.id.clone(),
+    };
+    let page = players[1].client.leaderboard(around(&players[1], 5)).await.expect("page");
+    let ranks: Vec<u64> = page.entries.iter().map(|e| e.rank).collect();
+    assert_eq!(ranks, [1, 2, 3, 4, 5]);
+    let page = players[1].client.leaderboard(around(&players[1], 3)).await.expect("page");
+    let names: Vec<&str> = page.entries.iter().map(|e| e.display_name.as_str()).collect();
+    assert_eq!(names, ["r0", "r1", "r2"], "rank 1 shows when the player is second");
+    let page = players[4].client.leaderboard(around(&players[4], 3)).await.expect("page");
+    let names: Vec<&str> = page.entries.iter().map(|e| e.display_name.as_str()).collect();
+    assert_eq!(names, ["r3", "r4"], "the last one in the middle of what there is");
+
+    let second = env.cluster.start_second_gateway(games::Family::Goofspiel).await.expect("gateway");
+    for p in &players {
+        let here = p.client.rating("gops", &p.id, 0).await.expect("rating");
+        let there = p.via(&second).client.rating("gops", &p.id, 0).await.expect("rating");
+        assert_eq!(here.rank, there.rank);
+    }
+    let r = players[2].client.rating("gops", &players[2].id, 0).await.expect("rating");
+    assert_eq!(r.rank, Some(3));
+    let bad = players[0]
+        .client
+        .leaderboard(v1::GetLeaderboardRequest { game: "chess".into(), ..Default::default() });
+    assert_status(bad.await, Code::InvalidArgument, "no game");
+    env.shutdown().await;
+}
