@@ -1,7 +1,10 @@
 //! `colosseum load`: bot-vs-bot matches through the gateway, as real clients (guest
 //! sessions, CreateMatch/JoinMatch, WatchMatch with views, SubmitMove), many at once. It
 //! measures moves per second and the latency from a submit to the opponent receiving
-//! that move's event, and can measure a bare tonic unary echo in the same run.
+//! that move's event, and can measure a bare tonic unary echo in the same run. With
+//! `--queue`, players arrive through the match-maker instead ([`queue`]).
+
+pub mod queue;
 
 use api::v1;
 use clap::Args;
@@ -46,6 +49,19 @@ pub struct LoadArgs {
     /// Per-move time of the matches, in seconds.
     #[arg(long, default_value_t = 60)]
     move_time: u64,
+    /// Players arrive through the match-maker (a casual queue) instead of CreateMatch;
+    /// then the matching pass is timed alone (see `--pass-tickets`). In-process cluster only.
+    #[arg(long)]
+    queue: bool,
+    /// With --queue: players to arrive (`--concurrency` at once).
+    #[arg(long, default_value_t = 10_000)]
+    players: u64,
+    /// With --queue: waiting tickets in the queue of each timed matching pass.
+    #[arg(long, default_value_t = 10_000)]
+    pass_tickets: u64,
+    /// With --queue: timed matching passes.
+    #[arg(long, default_value_t = 5)]
+    pass_runs: u64,
 }
 
 /// Latencies and counts shared by all players.
@@ -103,6 +119,15 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let echo = if args.echo_seconds > 0 { Some(echo(args.echo_seconds).await?) } else { None };
+        if args.queue {
+            let store = events::open_full_store_from_env().await.map_err(|e| e.to_string())?;
+            let mut summary = queue::run(&args, store).await?;
+            if let Some(e) = echo {
+                summary["echo"] = e;
+            }
+            println!("{summary}");
+            return Ok(ExitCode::SUCCESS);
+        }
         let mut embedded = None;
         let url = match &args.gateway {
             Some(u) => u.clone(),

@@ -1091,7 +1091,31 @@ def metrics_in_sources() -> set[str]:
 # Live: the rendered workloads as local processes.
 
 
+# Ports handed out in this run (a port picked is bound by its process only later).
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
+    """A free loopback port below the kernel's ephemeral range. A port is picked here and
+    bound by its process a moment later; one from the ephemeral range could be taken
+    meanwhile by any outgoing connection or port-0 bind on the machine (a service's Redis
+    connection, another test), and the process would fail with AddrInUse."""
+    import random
+    try:
+        low = int(pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 0
+    for _ in range(1000 if low > 12000 else 0):
+        port = random.randrange(10000, low)
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _HANDED_OUT.add(port)
+        return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -1367,9 +1391,12 @@ class Live:
         for p in self.proxies.values():
             p.close()
 
-    def scrape(self) -> dict[str, dict[str, float]]:
+    def scrape(self, only: list[str] | None = None) -> dict[str, dict[str, float]]:
+        """Each instance's metrics (of `only` when given), summed by name."""
         out = {}
         for inst, _ in self.instances:
+            if only is not None and inst not in only:
+                continue
             port = self.ports.get((inst, "metrics"))
             if not port:
                 continue
@@ -1485,8 +1512,9 @@ def check_lobby(r: Report, gateway: str) -> None:
     """LobbyService through the rendered gateway: the match-maker answers a leaderboard
     (empty on a new Redis), and two guests queued in the same casual queue are paired
     into one match, which the match-maker creates through the engines (both tickets
-    ASSIGNED, pushed by WatchTickets). Messages come from the descriptors the gateway
-    serves by reflection, so the check follows the protos."""
+    ASSIGNED, pushed by WatchTickets; each guest's GetView of the match shows its seat).
+    Messages come from the descriptors the gateway serves by reflection, so the check
+    follows the protos."""
     import grpc
     import uuid
     from google.protobuf import descriptor_pool, message_factory
@@ -1512,6 +1540,7 @@ def check_lobby(r: Report, gateway: str) -> None:
         except grpc.RpcError as e:
             r.fail(f"live: GetLeaderboard through the gateway: {e.code().name} {e.details()}")
             return
+        t0 = time.time()
         try:
             guests = [unary("ColosseumService", "CreateGuestSession", msg("CreateGuestSessionRequest")(display_name=f"deploy-check {i}"))
                       for i in range(2)]
@@ -1525,22 +1554,70 @@ def check_lobby(r: Report, gateway: str) -> None:
         watch = ch.unary_stream("/colosseum.v1.LobbyService/WatchTickets", request_serializer=lambda x: x.SerializeToString(),
                                 response_deserializer=msg("WatchTicketsResponse").FromString)
         seats = {}
-        t0 = time.time()
         for g, ticket in zip(guests, tickets):
             stream = watch(msg("WatchTicketsRequest")(), timeout=30, metadata=[("authorization", f"Bearer {g.token}")])
             try:
                 for update in stream:
                     if update.ticket.ticket_id == ticket.ticket_id and update.ticket.state == assigned:
-                        seats[update.ticket.seat] = update.ticket.match_id
+                        seats[update.ticket.seat] = (update.ticket.match_id, g.token)
                         break
             except grpc.RpcError as e:
                 r.fail(f"live: WatchTickets through the gateway: {e.code().name} {e.details()}")
                 return
             finally:
                 stream.cancel()
-        r.check(sorted(seats) == [0, 1] and len(set(seats.values())) == 1,
-                f"live: two guests queued for gops are paired and seated in match {next(iter(seats.values()), '?')} "
-                f"within {time.time() - t0:.1f} s (the match-maker created it through the engines)", f"seats: {seats}")
+        took = time.time() - t0
+        matches = {m for m, _ in seats.values()}
+        if not r.check(sorted(seats) == [0, 1] and len(matches) == 1,
+                       f"live: two guests queued for gops are paired into one match, each ticket ASSIGNED a seat, "
+                       f"{took:.1f} s from their sessions", f"seats: { {s: m for s, (m, _) in seats.items()} }"):
+            return
+        views = []
+        for seat, (match_id, token) in sorted(seats.items()):
+            try:
+                view = unary("ColosseumService", "GetView", msg("GetViewRequest")(match_id=match_id), token)
+                views.append(view.seat if view.HasField("seat") else None)
+            except grpc.RpcError as e:
+                views.append(e.code().name)
+        r.check(views == [0, 1], f"live: match {matches.pop()} exists (the match-maker created it through the engines): "
+                f"each guest's GetView shows its seat", f"GetView seats: {views}")
+
+
+def check_lease(r: Report, live: "Live") -> None:
+    """The matcher lease is held by exactly one match-maker. With two or more, its holder
+    is killed (-9, no goodbye): another takes the lease once it expires (3 s TTL, a pass
+    every 100 ms), and the killed one, restarted as Kubernetes would, becomes ready again
+    without taking the lease back."""
+    mms = [(inst, w) for inst, w in live.instances if binary_of(w["spec"]["template"]["spec"]["containers"][0]) == "match-maker"]
+    names = [inst for inst, _ in mms]
+
+    def holders(among: list[str]) -> dict[str, int]:
+        return {i: int(v.get("colosseum_matchmaker_leader", 0)) for i, v in live.scrape(among).items()}
+
+    now = holders(names)
+    if not r.check(sum(now.values()) == 1, f"live: exactly one of {len(now)} match-maker(s) holds the matcher lease", json.dumps(now)):
+        return
+    if len(mms) < 2:
+        return
+    holder = next(i for i, v in now.items() if v)
+    inst, proc, info = next(x for x in live.procs if x[0] == holder and x[1].poll() is None)
+    proc.kill()
+    proc.wait()
+    live.procs.remove((inst, proc, info))
+    others = [i for i in names if i != holder]
+    t0, taken = time.time(), {}
+    while time.time() - t0 < 10:
+        taken = holders(others)
+        if sum(taken.values()) == 1:
+            break
+        time.sleep(0.1)
+    r.check(sum(taken.values()) == 1, f"live: {holder} killed with -9 while holding the matcher lease: "
+            f"{next((i for i, v in taken.items() if v), 'nobody')} took it {time.time() - t0:.1f} s later (TTL 3 s)", json.dumps(taken))
+    w = next(w for i, w in mms if i == holder)
+    if live.start(holder, w) and live.wait_ready([holder]):
+        time.sleep(0.5)
+        after = holders(names)
+        r.check(sum(after.values()) == 1 and not after.get(holder), f"live: {holder} restarted, ready, and the lease stays where it is", json.dumps(after))
 
 
 def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: pathlib.Path, keep: bool, max_replicas: int) -> set[str]:
@@ -1592,10 +1669,12 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
         fired = sum(v.get("colosseum_clock_fired_total", 0) for v in live.scrape().values()) - before
         r.check(fired > 0, f"live: the rendered clock fired {int(fired)} deadline(s) through the engine Services")
         check_lobby(r, gateway)
+        # What the lease holder exported before check_lease kills it (the match creation
+        # histogram is the holder's alone).
+        for vals in live.scrape().values():
+            exported |= set(vals)
+        check_lease(r, live)
         scraped = live.scrape()
-        # The matcher lease: held by exactly one match-maker (renewed every 100 ms).
-        holders = {i: int(v.get("colosseum_matchmaker_leader", 0)) for i, v in scraped.items() if "-match-maker-" in i}
-        r.check(sum(holders.values()) == 1, f"live: exactly one of {len(holders)} match-maker(s) holds the matcher lease", json.dumps(holders))
         for vals in scraped.values():
             exported |= set(vals)
         # How the Service proxies spread the engines' work over their replicas.

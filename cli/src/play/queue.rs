@@ -127,7 +127,7 @@ async fn queue(client: &Client, spec: v1::QueueSpec, gateway: &str) -> Result<v1
             Err(s) => s,
         };
         if let Some(id) = live_ticket(&s) {
-            println!("You already have ticket {id} waiting in this queue: waiting on it.");
+            println!("You already had a ticket waiting in this queue: waiting on that one.");
             return Ok(v1::Ticket { ticket_id: id, ..v1::Ticket::default() });
         }
         if !retryable(s.code()) || attempt >= ATTEMPTS {
@@ -155,7 +155,7 @@ async fn wait(
     gateway: &str,
 ) -> Result<Option<(String, u32)>, String> {
     let kind = if args.casual { "casual" } else { "rated" };
-    println!("Ticket {} queued ({}, {kind}); ctrl-c cancels it.", ticket.ticket_id, args.game);
+    println!("Waiting on ticket {} ({}, {kind}); ctrl-c cancels it.", ticket.ticket_id, args.game);
     let spinner = ProgressBar::new_spinner();
     spinner.set_style(
         ProgressStyle::with_template("{spinner} waiting for an opponent {elapsed} {msg}")

@@ -70,6 +70,8 @@
 //! global, in another slot, written by a separate command and kept at or before the truth:
 //! a hint that `due_deadlines` corrects as it reads and `repair_deadline_index` rebuilds
 //! (the reasoning is in [`redis_store`]). The fence makes a late or repeated firing safe.
+//! The lobby's keys all share the hash tag `{lobby}`, one slot, so each lobby script is
+//! atomic on one node; the lifecycle stream (`colosseum:lifecycle`) is one global key.
 
 pub mod codec;
 pub mod error;

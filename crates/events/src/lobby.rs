@@ -387,7 +387,7 @@ pub trait LobbyStore: EventStore {
     /// otherwise (see [`TicketCreated`]); a seek is also listed.
     ///
     /// # Errors
-    /// [`StoreError::Redis`].
+    /// [`StoreError::Redis`]; [`StoreError::InvalidArgument`] if another ticket has its id.
     async fn create_ticket(&self, ticket: &Ticket) -> Result<TicketCreated, StoreError>;
 
     /// A ticket by id.
@@ -445,10 +445,14 @@ pub trait LobbyStore: EventStore {
     /// Accepts a waiting seek: `accepter` (a new ticket of the accepting player, same
     /// queue, `seek: false`, state `Waiting`) is stored and both are paired into
     /// `pairing` (whose tickets and players name the seek and `accepter`), as
-    /// [`LobbyStore::pair`] does. The accepter's idempotency key answers a retry.
+    /// [`LobbyStore::pair`] does. The accepter's idempotency key answers a retry. A seek
+    /// whose `expires_ms` is at or before `pairing.paired_ms` is gone, as `pair` would not
+    /// pair it either.
     ///
     /// # Errors
-    /// [`StoreError::Redis`].
+    /// [`StoreError::Redis`]; [`StoreError::InvalidArgument`] if `pairing` does not seat the
+    /// seek (its player, its queue) and `accepter` (its player, a non-seek of that queue),
+    /// or another ticket has the accepter's id.
     async fn accept_seek(
         &self,
         seek: TicketId,
@@ -471,7 +475,8 @@ pub trait LobbyStore: EventStore {
     async fn assign(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError>;
 
     /// The pairing's match cannot be created: both tickets wait again (a seek is listed
-    /// again), the pairing is dropped. Returns false if no such pairing is pending.
+    /// again), the pairing is dropped, and so is its rated match (nothing will finish to
+    /// rate). Returns false if no such pairing is pending.
     ///
     /// # Errors
     /// [`StoreError::Redis`].
@@ -522,10 +527,12 @@ pub trait LobbyStore: EventStore {
     /// ([`Recorded::AlreadyApplied`]) or a player's games count moved
     /// ([`Recorded::Stale`]), both ratings are stored, each player placed on its board
     /// (and taken off the others), each history gets its line (the newest 100 kept), and
-    /// the match is marked rated, all at once.
+    /// the match is marked rated, all at once. [`LobbyStore::rated_match`] still answers
+    /// the match afterwards; [`LobbyStore::unrated_matches`] no longer lists it.
     ///
     /// # Errors
-    /// [`StoreError::Redis`].
+    /// [`StoreError::Redis`]; [`StoreError::InvalidArgument`] if a rating is not a finite
+    /// number.
     async fn record_result(
         &self,
         match_id: MatchId,
@@ -536,7 +543,8 @@ pub trait LobbyStore: EventStore {
     /// Places a player on `board` (taken off the others) with `score`, or on none.
     ///
     /// # Errors
-    /// [`StoreError::Redis`].
+    /// [`StoreError::Redis`]; [`StoreError::InvalidArgument`] if `score` is not a finite
+    /// number.
     async fn place(
         &self,
         game: &str,

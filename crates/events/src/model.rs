@@ -18,7 +18,7 @@ pub struct StoredEvent {
 /// One accepted step of a match and what it produced: the envelope of the match log.
 ///
 /// Version 0 is the match's creation (its opening events, written by
-/// [`crate::EventStore::create_match`]); version `n >= 1` is the `n`-th accepted step.
+/// [`crate::HostStore::create_match`]); version `n >= 1` is the `n`-th accepted step.
 /// Versions are dense: the store accepts version `n + 1` only after `n`.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Entry {

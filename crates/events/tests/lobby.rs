@@ -143,7 +143,7 @@ fn finished(n: u64) -> Finished {
         match_id: MatchId::random(),
         game: "gops".into(),
         players: [Some(PlayerId::random()), None],
-        winner: if n % 2 == 0 { Some(Seat::ONE) } else { None },
+        winner: if n.is_multiple_of(2) { Some(Seat::ONE) } else { None },
         reason: "completed".into(),
         at_ms: NOW + n,
     }
@@ -1071,7 +1071,7 @@ async fn redis_keeps_the_lobby_under_one_hash_tag() {
     // No client text in a name: the email and the options appear only as digests.
     assert!(found.iter().all(|k| !k.contains('@') && !k.contains("cards")), "{found:?}");
     for key in found.iter().filter(|k| k.as_str() != keys::LIFECYCLE) {
-        assert!(key.starts_with("colosseum:{lobby}:"), "{key}");
+        assert!(key.starts_with(keys::LOBBY_PREFIX), "{key}");
     }
     // The ratings are stored exactly as written.
     let stored: String = redis::cmd("HGET")

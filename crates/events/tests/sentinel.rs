@@ -1,11 +1,12 @@
 //! The store on a real Redis Sentinel deployment (a master, a replica, two sentinels,
 //! started by `test-harness` on free loopback ports): opened through the sentinels as
 //! `REDIS_SENTINEL_URLS`/`REDIS_SENTINEL_MASTER` open it, it follows a failover: what was
-//! acknowledged before is still there, and later appends land on the new master.
+//! acknowledged before is still there, and later appends land on the new master; and
+//! the lobby's blocking lifecycle reads, on a connection of their own, follow it too.
 
 use events::{
-    AppendOutcome, DeadlineChange, Entry, EventStore, HostStore, MatchId, MatchMeta, MatchSecret,
-    RedisStore, SeatHolder, StoreError, StoredEvent,
+    AppendOutcome, DeadlineChange, Entry, EventStore, Finished, HostStore, LobbyStore, MatchId,
+    MatchMeta, MatchSecret, RedisStore, SeatHolder, StoreError, StoredEvent,
 };
 use rules_core::{Audience, PerSeat};
 use std::time::Duration;
@@ -59,6 +60,39 @@ async fn append(store: &RedisStore, id: MatchId, version: u64) {
     panic!("append {version} never reached the new master; last error: {last:?}");
 }
 
+fn finished() -> Finished {
+    Finished {
+        match_id: MatchId::random(),
+        game: "gops".into(),
+        players: [None, None],
+        winner: None,
+        reason: "completed".into(),
+        at_ms: 1_700_000_000_000,
+    }
+}
+
+/// Announces `f` and reads it back with a blocking read, retrying while the store finds
+/// the new master (the blocking connection fails there first, then is opened again).
+async fn announce_and_read(store: &RedisStore, f: &Finished) {
+    let mut last = None;
+    for _ in 0..100 {
+        match store.announce_finished(f).await {
+            Ok(()) => break,
+            Err(e) => last = Some(e),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for _ in 0..100 {
+        match store.lifecycle_read("ratings", "r1", 10, 100).await {
+            Ok(read) if read.iter().any(|d| d.finished.as_ref() == Some(f)) => return,
+            Ok(_) => {}
+            Err(e) => last = Some(e),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the lifecycle entry was never read back; last error: {last:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_store_follows_a_sentinel_failover() {
     let deployment = tokio::task::spawn_blocking(|| RedisSentinel::start(2)).await.expect("start");
@@ -78,6 +112,8 @@ async fn the_store_follows_a_sentinel_failover() {
             Ok(AppendOutcome::Appended { version: v })
         );
     }
+    // Opens the blocking connection, to this master.
+    announce_and_read(&store, &finished()).await;
 
     let (deployment, new_master) = tokio::task::spawn_blocking(move || {
         let port = deployment.failover();
@@ -98,6 +134,7 @@ async fn the_store_follows_a_sentinel_failover() {
     );
     assert_eq!(store.meta(id).await.expect("meta"), Some(meta()));
     assert_eq!(store.match_secret(id).await.expect("secret"), Some(secret));
+    announce_and_read(&store, &finished()).await;
 
     // The new appends are on the new master: asked directly, not through the store.
     let xlen = |port: u16| async move {

@@ -60,7 +60,9 @@ pub async fn leaderboard(
         0 => DEFAULT_PAGE,
         n if n <= MAX_PAGE => n,
         n => {
-            return Err(fields::bad("limit", format!("limit is at most {MAX_PAGE}, not {n}")).into());
+            return Err(
+                fields::bad("limit", format!("limit is at most {MAX_PAGE}, not {n}")).into()
+            );
         }
     } as usize;
     let start = if r.around_player_id.is_empty() {

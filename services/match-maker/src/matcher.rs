@@ -10,7 +10,7 @@ use crate::metrics;
 use crate::queues::pairing_of;
 use api::internal;
 use engines::{CallError, Engines};
-use events::{LobbyStore, Pairing, SeatHolder, Ticket, TicketId};
+use events::{LobbyStore, Pairing, Queue, SeatHolder, Ticket, TicketId};
 use ladder::pairing::Candidate;
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
@@ -118,30 +118,48 @@ impl Matcher {
             }
         }
         for queue in self.store.waiting_queues().await? {
-            let tickets = self.store.waiting(&queue).await?;
-            done.waiting += tickets.len();
-            let (expired, live): (Vec<Ticket>, Vec<Ticket>) =
-                tickets.into_iter().partition(|t| t.expires_ms <= now);
-            if !expired.is_empty() {
-                let ids: Vec<TicketId> = expired.iter().map(|t| t.id).collect();
-                let gone = self.store.expire(&ids, now).await?;
-                done.expired += gone.len();
-                service_kit::metrics::add(metrics::EXPIRED, gone.len() as i64);
-            }
-            let pairings = pairings(&live, now);
-            if pairings.is_empty() {
-                continue;
-            }
-            let made = self.store.pair(&pairings, now).await?;
-            for (p, made) in pairings.into_iter().zip(made) {
-                if made {
-                    done.paired += 1;
-                    service_kit::metrics::add(metrics::PAIRED, 1);
-                    self.clone().spawn_finish(p).await;
-                }
+            let (looked, expired, made) = self.pass_queue(&queue, now).await?;
+            done.waiting += looked;
+            done.expired += expired;
+            done.paired += made.len();
+            for p in made {
+                self.clone().spawn_finish(p).await;
             }
         }
         Ok(done)
+    }
+
+    /// One queue's part of a pass: its waiting tickets read, the expired ones expired, the
+    /// rest paired; returns how many were looked at, how many expired, and the pairings
+    /// made (stored pending: [`Matcher::finish`] creates their matches). Public for the
+    /// benchmark (`colosseum load --queue`).
+    ///
+    /// # Errors
+    /// The store failed.
+    pub async fn pass_queue(
+        &self,
+        queue: &Queue,
+        now: u64,
+    ) -> Result<(usize, usize, Vec<Pairing>), Error> {
+        let tickets = self.store.waiting(queue).await?;
+        let looked = tickets.len();
+        let (expired, live): (Vec<Ticket>, Vec<Ticket>) =
+            tickets.into_iter().partition(|t| t.expires_ms <= now);
+        let mut gone = 0;
+        if !expired.is_empty() {
+            let ids: Vec<TicketId> = expired.iter().map(|t| t.id).collect();
+            gone = self.store.expire(&ids, now).await?.len();
+            service_kit::metrics::add(metrics::EXPIRED, gone as i64);
+        }
+        let pairings = pairings(&live, now);
+        if pairings.is_empty() {
+            return Ok((looked, gone, Vec::new()));
+        }
+        let made = self.store.pair(&pairings, now).await?;
+        let made: Vec<Pairing> =
+            pairings.into_iter().zip(made).filter(|(_, made)| *made).map(|(p, _)| p).collect();
+        service_kit::metrics::add(metrics::PAIRED, made.len() as i64);
+        Ok((looked, gone, made))
     }
 
     /// Finishes a pairing in a task of its own (a pass does not wait for the engines),

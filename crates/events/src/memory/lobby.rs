@@ -307,6 +307,11 @@ impl MemoryStore {
     }
 }
 
+/// `ms` as a duration, capped at decades so that adding it to an instant cannot overflow.
+fn millis(ms: u64) -> Duration {
+    Duration::from_millis(ms.min(1 << 40))
+}
+
 fn millis_ceil(d: Duration) -> u64 {
     u64::try_from(d.as_micros().div_ceil(1_000)).unwrap_or(u64::MAX)
 }
@@ -359,7 +364,6 @@ impl LobbyStore for MemoryStore {
         limit: u32,
     ) -> Result<RateDecision, StoreError> {
         let now = service_kit::time::instant();
-        let window = Duration::from_millis(window_ms.max(1));
         let mut state = self.lock();
         let buckets = &mut state.lobby.buckets;
         if buckets.len() > BUCKETS_SWEPT_PAST {
@@ -369,7 +373,7 @@ impl LobbyStore for MemoryStore {
         if *until <= now {
             // The window starts at its first hit, as the key's expiry does on Redis.
             *hits = 0;
-            *until = now + window;
+            *until = now + millis(window_ms.max(1));
         }
         *hits += 1;
         if *hits <= u64::from(limit) {
@@ -611,7 +615,7 @@ impl LobbyStore for MemoryStore {
 
     async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
         let now = service_kit::time::instant();
-        let until = now + Duration::from_millis(ttl_ms.max(1));
+        let until = now + millis(ttl_ms.max(1));
         let mut state = self.lock();
         let leases = &mut state.lobby.leases;
         // Free, run out, or already `holder`'s: taken or extended.
@@ -724,7 +728,7 @@ impl LobbyStore for MemoryStore {
         if count == 0 {
             return Ok(Vec::new());
         }
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(block_ms);
+        let deadline = tokio::time::Instant::now() + millis(block_ms);
         loop {
             // Registered before looking, so an announcement between the look and the wait
             // still wakes this reader.

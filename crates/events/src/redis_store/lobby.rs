@@ -844,7 +844,8 @@ impl LobbyStore for RedisStore {
         if limit == 0 || start >= total {
             return Ok((Vec::new(), total));
         }
-        let stop = start.saturating_add(limit as u64 - 1);
+        // Redis ranges are i64: a limit past every board is "to the end".
+        let stop = start.saturating_add(limit as u64 - 1).min(i64::MAX as u64);
         let page: Vec<(String, f64)> = redis::cmd("ZREVRANGE")
             .arg(&key)
             .arg(start)
@@ -885,7 +886,7 @@ impl LobbyStore for RedisStore {
         let lines: Vec<String> = redis::cmd("LRANGE")
             .arg(&key)
             .arg(0)
-            .arg(limit - 1)
+            .arg((limit - 1).min(i64::MAX as usize))
             .query_async(&mut self.conn())
             .await?;
         lines.iter().map(|l| decode(&key, l)).collect()

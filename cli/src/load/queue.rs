@@ -1,0 +1,201 @@
+//! `colosseum load --queue`: players arriving through the match-maker instead of
+//! CreateMatch. Two measurements in one run: guest players through the gateway (a
+//! session, WatchTickets, a casual ticket, the pushed assignment: pairings per second and
+//! the time from ticket to assignment), then the matching pass alone over a queue of
+//! `--pass-tickets` waiting tickets, on the same store, with the cluster stopped.
+
+use super::{LoadArgs, percentile};
+use client::Client;
+use events::{FullStore, LobbyStore, PlayerId, Queue, Ticket, TicketId, TicketState};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Runs the queue load on `store` (started here as an in-process cluster).
+///
+/// # Errors
+/// The cluster cannot start, or the store fails.
+pub async fn run(args: &LoadArgs, store: Arc<dyn FullStore>) -> Result<serde_json::Value, String> {
+    let cluster =
+        cluster::Cluster::start(store.clone(), "127.0.0.1:0".parse().expect("an address"))
+            .await
+            .map_err(|e| e.to_string())?;
+    let arrivals = arrivals(args, &cluster.gateway_url()).await?;
+    cluster.shutdown().await;
+    let pass = pass(args, store).await?;
+    Ok(json!({ "game": args.game, "arrivals": arrivals, "pass": pass }))
+}
+
+/// Guest players through the gateway, `--concurrency` arriving at once, `--players` in
+/// all: each opens WatchTickets, queues, and waits for its assignment.
+async fn arrivals(args: &LoadArgs, url: &str) -> Result<serde_json::Value, String> {
+    let endpoint =
+        tonic::transport::Endpoint::from_shared(url.to_string()).map_err(|e| e.to_string())?;
+    let channels: Vec<_> = (0..8).map(|_| endpoint.connect_lazy()).collect();
+    let bar = ProgressBar::new(args.players);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} players assigned ({per_sec})")
+            .expect("a valid template"),
+    );
+    let next = Arc::new(AtomicU64::new(0));
+    let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let latencies = Arc::new(Mutex::new(Vec::<u64>::new()));
+    let assigned = Arc::new(Mutex::new(Vec::<String>::new()));
+    #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+    let started = Instant::now();
+    let mut workers = tokio::task::JoinSet::new();
+    for w in 0..args.concurrency.min(args.players) {
+        let channel = channels[w as usize % channels.len()].clone();
+        let (next, errors, latencies, assigned, bar) =
+            (next.clone(), errors.clone(), latencies.clone(), assigned.clone(), bar.clone());
+        let (total, game) = (args.players, args.game.clone());
+        workers.spawn(async move {
+            loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                if n >= total {
+                    return;
+                }
+                match arrive(&channel, n, &game).await {
+                    Ok((micros, match_id)) => {
+                        latencies.lock().expect("the stats lock").push(micros);
+                        assigned.lock().expect("the stats lock").push(match_id);
+                    }
+                    Err(e) => {
+                        let mut errors = errors.lock().expect("the stats lock");
+                        errors.push(e);
+                    }
+                }
+                bar.inc(1);
+            }
+        });
+    }
+    while workers.join_next().await.is_some() {}
+    let seconds = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let mut lat = latencies.lock().expect("the stats lock").clone();
+    lat.sort_unstable();
+    let mut matches = assigned.lock().expect("the stats lock").clone();
+    let players_assigned = matches.len();
+    matches.sort_unstable();
+    matches.dedup();
+    let errors = errors.lock().expect("the stats lock").clone();
+    Ok(json!({
+        "players": args.players,
+        "concurrency": args.concurrency,
+        "assigned": players_assigned,
+        "matches": matches.len(),
+        "seconds": (seconds * 1000.0).round() / 1000.0,
+        "pairings_per_s": (matches.len() as f64 / seconds).round(),
+        "ticket_to_assignment_p50_ms": percentile(&lat, 0.50),
+        "ticket_to_assignment_p99_ms": percentile(&lat, 0.99),
+        "errors": errors.len(),
+        "error_samples": errors.iter().take(5).collect::<Vec<_>>(),
+    }))
+}
+
+/// One player: a guest session, its ticket watched, queued; the microseconds from the
+/// ticket's creation to its assignment, and the match.
+async fn arrive(
+    channel: &tonic::transport::Channel,
+    n: u64,
+    game: &str,
+) -> Result<(u64, String), String> {
+    let c = Client::guest_on(channel.clone(), &format!("queue-{n}"))
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut stream = c.watch_tickets().await.map_err(|s| format!("watch: {}", s.code()))?;
+    let queue = api::v1::QueueSpec {
+        game: game.into(),
+        options_json: String::new(),
+        move_time_ms: 0,
+        rated: false,
+    };
+    #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+    let t0 = Instant::now();
+    let t = c
+        .create_ticket(queue, &format!("load-{n}"), 0)
+        .await
+        .map_err(|s| format!("ticket: {}", s.code()))?
+        .ticket
+        .ok_or("no ticket")?;
+    let (match_id, _) = tokio::time::timeout(
+        Duration::from_secs(60),
+        Client::assignment(&mut stream, &t.ticket_id),
+    )
+    .await
+    .map_err(|_| "not assigned within 60 s".to_string())?
+    .map_err(|s| format!("assignment: {}", s.code()))?;
+    Ok((t0.elapsed().as_micros() as u64, match_id))
+}
+
+/// The matching pass alone: `--pass-tickets` waiting tickets of distinct players in a
+/// fresh queue, then one pass over it, `--pass-runs` times. The pairings it makes are
+/// undone afterwards (untimed), so nothing is left waiting or pending.
+async fn pass(args: &LoadArgs, store: Arc<dyn FullStore>) -> Result<serde_json::Value, String> {
+    let lobby: Arc<dyn LobbyStore> = store;
+    let engines = engines::Engines::new(&[], None).map_err(|e| e.to_string())?;
+    let matcher = match_maker::matcher::Matcher::new(lobby.clone(), engines);
+    let mut runs = Vec::new();
+    let bar = ProgressBar::new(args.pass_runs);
+    bar.set_style(ProgressStyle::with_template("{spinner} pass {pos}/{len}").expect("a template"));
+    for run in 0..args.pass_runs {
+        let now = service_kit::time::now_ms();
+        // A queue of its own: a per-move time no one else uses.
+        let queue = Queue {
+            game: args.game.clone(),
+            options_json: "{}".into(),
+            move_time_ms: 60_000 + 1_000 * (now % 100_000) + run,
+            rated: false,
+        };
+        let mut made = Vec::new();
+        for chunk in (0..args.pass_tickets).collect::<Vec<_>>().chunks(256) {
+            let batch = chunk.iter().map(|i| {
+                let ticket = waiting(&queue, *i, now);
+                let lobby = lobby.clone();
+                async move { lobby.create_ticket(&ticket).await }
+            });
+            for r in futures_util::future::join_all(batch).await {
+                r.map_err(|e| e.to_string())?;
+            }
+        }
+        #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+        let t0 = Instant::now();
+        let (looked, _, pairings) =
+            matcher.pass_queue(&queue, now + 1).await.map_err(|e| e.to_string())?;
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        made.extend(pairings.iter().map(|p| p.match_id));
+        runs.push(json!({ "tickets": looked, "paired": pairings.len() * 2, "ms": (ms * 10.0).round() / 10.0 }));
+        // Undone, untimed: the tickets wait again, then are cancelled.
+        for m in made {
+            lobby.unpair(m, now).await.map_err(|e| e.to_string())?;
+        }
+        for t in lobby.waiting(&queue).await.map_err(|e| e.to_string())? {
+            lobby.cancel_ticket(t.id, t.player, now).await.map_err(|e| e.to_string())?;
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let mut ms: Vec<f64> = runs.iter().filter_map(|r| r["ms"].as_f64()).collect();
+    ms.sort_by(f64::total_cmp);
+    let median = ms.get(ms.len() / 2).copied().unwrap_or(0.0);
+    Ok(json!({ "tickets": args.pass_tickets, "median_ms": median, "runs": runs }))
+}
+
+/// Waiting ticket number `i` of a pass benchmark: its own player, ratings spread around
+/// 1500 as a new population's are (all within the first gap of some neighbour).
+fn waiting(queue: &Queue, i: u64, now: u64) -> Ticket {
+    Ticket {
+        id: TicketId::random(),
+        player: PlayerId::random(),
+        queue: queue.clone(),
+        seek: false,
+        rating: 1200.0 + (i.wrapping_mul(2_654_435_761) % 600) as f64,
+        idempotency_key: format!("pass-{i}"),
+        created_ms: now,
+        expires_ms: now + 600_000,
+        state: TicketState::Waiting,
+        changed_ms: now,
+    }
+}
