@@ -130,68 +130,104 @@ async fn arrive(
     Ok((t0.elapsed().as_micros() as u64, match_id))
 }
 
-/// The matching pass alone: `--pass-tickets` waiting tickets of distinct players in a
-/// fresh queue, then one pass over it, `--pass-runs` times. The pairings it makes are
-/// undone afterwards (untimed), so nothing is left waiting or pending.
+/// The matching pass alone, over `--pass-tickets` waiting tickets of distinct players in
+/// a fresh queue, `--pass-runs` times in each of two shapes: a backlog (ratings far
+/// apart: the pass reads and weighs every ticket and pairs none, the steady state of a
+/// queue whose players wait for an opponent near them) and a burst (ratings close: every
+/// ticket is paired in that one pass). The pairings made are undone afterwards, untimed,
+/// so nothing is left waiting or pending.
 async fn pass(args: &LoadArgs, store: Arc<dyn FullStore>) -> Result<serde_json::Value, String> {
     let lobby: Arc<dyn LobbyStore> = store;
     let engines = engines::Engines::new(&[], None).map_err(|e| e.to_string())?;
     let matcher = match_maker::matcher::Matcher::new(lobby.clone(), engines);
-    let mut runs = Vec::new();
-    let bar = ProgressBar::new(args.pass_runs);
+    let bar = ProgressBar::new(2 * args.pass_runs);
     bar.set_style(ProgressStyle::with_template("{spinner} pass {pos}/{len}").expect("a template"));
-    for run in 0..args.pass_runs {
-        let now = service_kit::time::now_ms();
-        // A queue of its own: a per-move time no one else uses.
-        let queue = Queue {
-            game: args.game.clone(),
-            options_json: "{}".into(),
-            move_time_ms: 60_000 + 1_000 * (now % 100_000) + run,
-            rated: false,
-        };
-        let mut made = Vec::new();
-        for chunk in (0..args.pass_tickets).collect::<Vec<_>>().chunks(256) {
-            let batch = chunk.iter().map(|i| {
-                let ticket = waiting(&queue, *i, now);
-                let lobby = lobby.clone();
-                async move { lobby.create_ticket(&ticket).await }
-            });
-            for r in futures_util::future::join_all(batch).await {
-                r.map_err(|e| e.to_string())?;
-            }
+    let mut out = serde_json::Map::new();
+    for (shape, spacing) in [("backlog", 1_000.0), ("burst", 0.06)] {
+        let mut runs = Vec::new();
+        for run in 0..args.pass_runs {
+            runs.push(one_pass(args, &lobby, &matcher, spacing, run).await?);
+            bar.inc(1);
         }
-        #[allow(clippy::disallowed_methods)] // The load client measures wall time.
-        let t0 = Instant::now();
-        let (looked, _, pairings) =
-            matcher.pass_queue(&queue, now + 1).await.map_err(|e| e.to_string())?;
-        let ms = t0.elapsed().as_secs_f64() * 1000.0;
-        made.extend(pairings.iter().map(|p| p.match_id));
-        runs.push(json!({ "tickets": looked, "paired": pairings.len() * 2, "ms": (ms * 10.0).round() / 10.0 }));
-        // Undone, untimed: the tickets wait again, then are cancelled.
-        for m in made {
-            lobby.unpair(m, now).await.map_err(|e| e.to_string())?;
-        }
-        for t in lobby.waiting(&queue).await.map_err(|e| e.to_string())? {
-            lobby.cancel_ticket(t.id, t.player, now).await.map_err(|e| e.to_string())?;
-        }
-        bar.inc(1);
+        let mut ms: Vec<f64> = runs.iter().filter_map(|r| r["ms"].as_f64()).collect();
+        ms.sort_by(f64::total_cmp);
+        let median = ms.get(ms.len() / 2).copied().unwrap_or(0.0);
+        out.insert(shape.into(), json!({ "median_ms": median, "runs": runs }));
     }
     bar.finish_and_clear();
-    let mut ms: Vec<f64> = runs.iter().filter_map(|r| r["ms"].as_f64()).collect();
-    ms.sort_by(f64::total_cmp);
-    let median = ms.get(ms.len() / 2).copied().unwrap_or(0.0);
-    Ok(json!({ "tickets": args.pass_tickets, "median_ms": median, "runs": runs }))
+    out.insert("tickets".into(), json!(args.pass_tickets));
+    Ok(serde_json::Value::Object(out))
 }
 
-/// Waiting ticket number `i` of a pass benchmark: its own player, ratings spread around
-/// 1500 as a new population's are (all within the first gap of some neighbour).
-fn waiting(queue: &Queue, i: u64, now: u64) -> Ticket {
+/// One timed pass over a fresh queue of tickets rated `spacing` apart (in a shuffled
+/// order), then undone.
+async fn one_pass(
+    args: &LoadArgs,
+    lobby: &Arc<dyn LobbyStore>,
+    matcher: &match_maker::matcher::Matcher,
+    spacing: f64,
+    run: u64,
+) -> Result<serde_json::Value, String> {
+    let now = service_kit::time::now_ms();
+    // A queue of its own: a per-move time no one else uses.
+    let queue = Queue {
+        game: args.game.clone(),
+        options_json: "{}".into(),
+        move_time_ms: 60_000 + 1_000 * (now % 100_000) + run,
+        rated: false,
+    };
+    let n = args.pass_tickets;
+    for chunk in (0..n).collect::<Vec<_>>().chunks(256) {
+        let batch = chunk.iter().map(|i| {
+            // A permutation of 0..n, so neighbours in rating arrive apart.
+            let rank = (i.wrapping_mul(2_654_435_761)) % n.max(1);
+            let ticket = waiting(&queue, *i, 1000.0 + spacing * rank as f64, now);
+            let lobby = lobby.clone();
+            async move { lobby.create_ticket(&ticket).await }
+        });
+        for r in futures_util::future::join_all(batch).await {
+            r.map_err(|e| e.to_string())?;
+        }
+    }
+    // Where the time goes: the read alone, the ladder alone, then the whole pass.
+    #[allow(clippy::disallowed_methods)] // The load client measures wall time.
+    let t0 = Instant::now();
+    let read = lobby.waiting(&queue).await.map_err(|e| e.to_string())?;
+    let read_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    #[allow(clippy::disallowed_methods)]
+    let t0 = Instant::now();
+    let planned = match_maker::matcher::pairings(&read, now + 1).len();
+    let plan_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    #[allow(clippy::disallowed_methods)]
+    let t0 = Instant::now();
+    let (looked, _, pairings) =
+        matcher.pass_queue(&queue, now + 1).await.map_err(|e| e.to_string())?;
+    let ms = t0.elapsed().as_secs_f64() * 1000.0;
+    for p in &pairings {
+        lobby.unpair(p.match_id, now).await.map_err(|e| e.to_string())?;
+    }
+    for t in lobby.waiting(&queue).await.map_err(|e| e.to_string())? {
+        lobby.cancel_ticket(t.id, t.player, now).await.map_err(|e| e.to_string())?;
+    }
+    let round = |x: f64| (x * 10.0).round() / 10.0;
+    Ok(json!({
+        "tickets": looked,
+        "paired": pairings.len() * 2,
+        "planned_pairs": planned,
+        "ms": round(ms),
+        "read_ms": round(read_ms),
+        "plan_ms": round(plan_ms),
+    }))
+}
+
+/// Waiting ticket number `i` of a pass benchmark: its own player, rated `rating`.
+fn waiting(queue: &Queue, i: u64, rating: f64, now: u64) -> Ticket {
     Ticket {
         id: TicketId::random(),
         player: PlayerId::random(),
         queue: queue.clone(),
         seek: false,
-        rating: 1200.0 + (i.wrapping_mul(2_654_435_761) % 600) as f64,
+        rating,
         idempotency_key: format!("pass-{i}"),
         created_ms: now,
         expires_ms: now + 600_000,

@@ -28,6 +28,8 @@ pub const PASS_EVERY: Duration = Duration::from_millis(100);
 /// A pending pairing this old is finished by the lease holder: its maker died, or its
 /// engine call failed (a younger one may still be on its way).
 pub const TAKEOVER_AFTER_MS: u64 = 2_000;
+/// The most pairings stored by one store call (one Redis script).
+const PAIR_CHUNK: usize = 256;
 /// How many matches are being created at once.
 const CREATING_AT_ONCE: usize = 64;
 
@@ -155,9 +157,13 @@ impl Matcher {
         if pairings.is_empty() {
             return Ok((looked, gone, Vec::new()));
         }
-        let made = self.store.pair(&pairings, now).await?;
-        let made: Vec<Pairing> =
-            pairings.into_iter().zip(made).filter(|(_, made)| *made).map(|(p, _)| p).collect();
+        // In chunks: one script over thousands of pairings would hold Redis (and every
+        // other caller) for its whole run.
+        let mut made = Vec::with_capacity(pairings.len());
+        for chunk in pairings.chunks(PAIR_CHUNK) {
+            let ok = self.store.pair(chunk, now).await?;
+            made.extend(chunk.iter().zip(ok).filter(|(_, ok)| *ok).map(|(p, _)| p.clone()));
+        }
         service_kit::metrics::add(metrics::PAIRED, made.len() as i64);
         Ok((looked, gone, made))
     }
