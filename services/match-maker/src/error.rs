@@ -45,6 +45,8 @@ pub enum Error {
     BadQueue(String),
     /// Hashing a password failed (never with valid parameters).
     Hashing(String),
+    /// The ratings refused a result (a bug, or a corrupt stored rating).
+    Rating(String),
     /// The store failed.
     Store(StoreError),
     /// A rules engine did not answer or refused.
@@ -77,6 +79,7 @@ impl fmt::Display for Error {
             Error::NotOnBoard => f.write_str("the player is not on this board"),
             Error::BadQueue(what) => f.write_str(what),
             Error::Hashing(e) => write!(f, "password hashing: {e}"),
+            Error::Rating(e) => write!(f, "rating: {e}"),
             Error::Store(e) => write!(f, "store: {e}"),
             Error::Engine(e) => write!(f, "{e}"),
         }
@@ -149,7 +152,7 @@ impl From<Error> for Status {
             }
             Error::OwnSeek | Error::BadQueue(_) => status::refuse(Code::InvalidArgument, message),
             Error::NoSuchTicket | Error::NotOnBoard => status::refuse(Code::NotFound, message),
-            Error::Hashing(_) => status::internal(message),
+            Error::Hashing(_) | Error::Rating(_) => status::internal(message),
         }
     }
 }

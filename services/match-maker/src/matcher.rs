@@ -85,7 +85,12 @@ impl Matcher {
                     }
                 }
                 Err(e) => {
+                    // Not renewed: it may run out; another replica may hold it by now.
                     tracing::warn!(error = %e, "matcher lease not renewed");
+                    if leading {
+                        leading = false;
+                        service_kit::metrics::set(metrics::LEADER, 0);
+                    }
                     continue;
                 }
             }
@@ -121,6 +126,11 @@ impl Matcher {
         }
         for queue in self.store.waiting_queues().await? {
             let (looked, expired, made) = self.pass_queue(&queue, now).await?;
+            service_kit::metrics::set_with(
+                metrics::WAITING,
+                &[("game", &queue.game), ("rated", if queue.rated { "true" } else { "false" })],
+                (looked - expired - 2 * made.len()) as i64,
+            );
             done.waiting += looked;
             done.expired += expired;
             done.paired += made.len();

@@ -25,6 +25,9 @@ pub const RATED_AGAIN: &str = "colosseum_matchmaker_rated_again_total";
 pub const REGISTERED: &str = "colosseum_matchmaker_registered_total";
 /// Logins refused for bad credentials.
 pub const LOGIN_FAILED: &str = "colosseum_matchmaker_login_failed_total";
+/// Tickets left waiting after the last pass, by game and rated (the lease holder's view;
+/// a queue that empties keeps its last figure until it fills again).
+pub const WAITING: &str = "colosseum_matchmaker_waiting_tickets";
 /// Open WatchTickets streams.
 pub const WATCHES: &str = "colosseum_matchmaker_ticket_watches";
 
@@ -50,4 +53,9 @@ pub const ALL: &[Desc] = &[
     Desc { name: REGISTERED, kind: Kind::Counter, help: "Accounts registered" },
     Desc { name: LOGIN_FAILED, kind: Kind::Counter, help: "Logins refused for bad credentials" },
     Desc { name: WATCHES, kind: Kind::Gauge, help: "Open WatchTickets streams" },
+    Desc {
+        name: WAITING,
+        kind: Kind::Gauge,
+        help: "Tickets left waiting after the last pass, by game and rated",
+    },
 ];
