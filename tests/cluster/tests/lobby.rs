@@ -179,12 +179,13 @@ async fn cancel_expiry_and_seeks() {
     let mut stream = dave.client.watch_tickets().await.expect("watch");
     let t = dave.ticket_retrying(&queue("gops", true), "d-1").await;
     let other = dave.client.create_ticket(queue("gops", true), "d-2", 0).await;
-    let other = other.err().expect("one live ticket per queue");
+    let other = other.expect_err("one live ticket per queue");
     assert_eq!((other.code(), reason(&other).as_str()), (Code::AlreadyExists, "ticket_live"));
     let cancelled = dave.client.cancel_ticket(&t.ticket_id).await.expect("cancel");
     assert_eq!(cancelled.state, v1::TicketState::Cancelled as i32);
     let pushed = client::Client::assignment(&mut stream, &t.ticket_id).await;
     assert_status(pushed, Code::FailedPrecondition, "CANCELLED");
+    drop(stream);
 
     // The shortest time to live, 30 s: pushed as EXPIRED when it runs out.
     let req = v1::CreateTicketRequest {
@@ -246,7 +247,9 @@ async fn cancel_expiry_and_seeks() {
     let late = env.player("gina").await;
     assert_status(accept(&late, "g-1").await, Code::FailedPrecondition, "no longer open");
     let own = accept(&erin, "e-2").await;
-    assert!(own.is_err());
+    assert_status(own, Code::InvalidArgument, "your own seek");
+    // An open stream would hold the gateway's drain at shutdown.
+    drop(stream);
     env.shutdown().await;
 }
 
@@ -345,5 +348,69 @@ async fn leaderboard_pages_and_ranks_agree_across_gateways() {
         .client
         .leaderboard(v1::GetLeaderboardRequest { game: "chess".into(), ..Default::default() });
     assert_status(bad.await, Code::InvalidArgument, "no game");
+    env.shutdown().await;
+}
+
+/// A pairing stored by a match-maker that died before creating its match (or before
+/// telling anyone) is finished by whoever holds the lease: the match is created with both
+/// players seated, both tickets are assigned and pushed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pairing_left_pending_is_finished_by_the_next_match_maker() {
+    let env = Env::start().await;
+    let url = env.cluster.gateway_url();
+    let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
+    let (hana, ivan) = (Player::account(&url, "hana").await, Player::account(&url, "ivan").await);
+    let mut watch = hana.client.watch_tickets().await.expect("watch");
+    let now = service_kit::time::now_ms();
+    let q = events::Queue {
+        game: "gops".into(),
+        options_json: "{}".into(),
+        move_time_ms: 60_000,
+        rated: true,
+    };
+    // Rated far apart: the live matcher leaves them waiting (their gaps are 100 for now).
+    let ticket = |p: &Player, rating: f64| events::Ticket {
+        id: events::TicketId::random(),
+        player: p.id.parse().expect("id"),
+        queue: q.clone(),
+        seek: false,
+        rating,
+        idempotency_key: format!("{}-pending", p.name),
+        created_ms: now,
+        expires_ms: now + 300_000,
+        state: events::TicketState::Waiting,
+        changed_ms: now,
+    };
+    let (th, ti) = (ticket(&hana, 1500.0), ticket(&ivan, 2500.0));
+    for t in [&th, &ti] {
+        assert!(matches!(
+            store.create_ticket(t).await.expect("create"),
+            events::TicketCreated::Created(_)
+        ));
+    }
+    // What a match-maker that dies at once leaves: the pairing, pending, and no match.
+    let pairing = events::Pairing {
+        match_id: MatchId::random(),
+        queue: q.clone(),
+        tickets: [th.id, ti.id],
+        players: [th.player, ti.player],
+        paired_ms: now,
+    };
+    assert_eq!(store.pair(std::slice::from_ref(&pairing), now).await.expect("pair"), [true]);
+    assert!(store.meta(pairing.match_id).await.expect("meta").is_none(), "no match yet");
+    let (m, seat) = tokio::time::timeout(
+        Duration::from_secs(15),
+        client::Client::assignment(&mut watch, &th.id.to_string()),
+    )
+    .await
+    .expect("finished in time")
+    .expect("assigned");
+    assert_eq!((m.as_str(), seat), (pairing.match_id.to_string().as_str(), 0));
+    let meta = store.meta(pairing.match_id).await.expect("meta").expect("the match exists");
+    assert!(matches!(&meta.seats.0[1], events::SeatHolder::Player(p) if *p == ti.player));
+    assert!(store.pending_pairings().await.expect("read").is_empty());
+    assert!(store.rated_match(pairing.match_id).await.expect("read").is_some());
+    // An open stream would hold the gateway's drain at shutdown.
+    drop(watch);
     env.shutdown().await;
 }
