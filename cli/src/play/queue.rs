@@ -206,18 +206,33 @@ fn gap(gap: f64) -> String {
     }
 }
 
-/// Cancels the ticket after a ctrl-c; one paired first is a match already made, which is
-/// resigned (the person asked to leave).
+/// Cancels the ticket after a ctrl-c; one paired first is a match already made (or being
+/// made: its match follows within seconds), which is resigned (the person asked to leave).
 async fn cancel(client: &Client, ticket_id: &str) {
-    match client.cancel_ticket(ticket_id).await {
-        Ok(t) if t.state == i32::from(v1::TicketState::Assigned) => {
-            println!("Paired before the cancel: resigning match {}.", t.match_id);
-            if let Err(s) = client.resign(&t.match_id).await {
-                println!("Could not resign: {}", refused(s));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match client.cancel_ticket(ticket_id).await {
+            Ok(t) if t.state == i32::from(v1::TicketState::Assigned) => {
+                println!("Paired before the cancel: resigning match {}.", t.match_id);
+                if let Err(s) = client.resign(&t.match_id).await {
+                    println!("Could not resign: {}", refused(s));
+                }
             }
+            Ok(t)
+                if t.state == i32::from(v1::TicketState::Pairing) && Instant::now() < deadline =>
+            {
+                // Paired, its match not made yet: cancelling again answers it once made.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
+            Ok(t) if t.state == i32::from(v1::TicketState::Pairing) => println!(
+                "Paired before the cancel, the match not made yet: resign it when it shows \
+                 (colosseum play --join MATCH_ID)."
+            ),
+            Ok(_) => println!("Ticket {ticket_id} cancelled."),
+            Err(s) => println!("Could not cancel ticket {ticket_id}: {}", refused(s)),
         }
-        Ok(_) => println!("Ticket {ticket_id} cancelled."),
-        Err(s) => println!("Could not cancel ticket {ticket_id}: {}", refused(s)),
+        return;
     }
 }
 

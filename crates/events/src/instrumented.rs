@@ -8,9 +8,9 @@ use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId, TicketId};
 use crate::lobby::{
-    Account, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision, RatedMatch,
-    Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket, TicketCreated,
-    TicketFeed,
+    Account, AccountChange, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision,
+    RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket,
+    TicketCreated, TicketFeed,
 };
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
@@ -223,8 +223,12 @@ impl LobbyStore for Instrumented {
         timed("account", self.inner.account(player)).await
     }
 
-    async fn update_account(&self, account: &Account) -> Result<bool, StoreError> {
-        timed("update_account", self.inner.update_account(account)).await
+    async fn update_account(
+        &self,
+        player: PlayerId,
+        change: &AccountChange,
+    ) -> Result<bool, StoreError> {
+        timed("update_account", self.inner.update_account(player, change)).await
     }
 
     async fn delete_session(&self, token_sha256_hex: &str) -> Result<(), StoreError> {

@@ -202,8 +202,7 @@ pub const TICKET_CHANGES: &str = "colosseum:lobby:tickets";
 pub const LOBBY_PREFIX: &str = "colosseum:{lobby}:";
 
 fn sha256_hex(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    crate::model::token_digest(text)
 }
 
 /// The stream entry id of a version: `<version>-1`, so version 0 is `0-1` (Redis refuses

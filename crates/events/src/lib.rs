@@ -91,9 +91,9 @@ pub use error::StoreError;
 pub use feed::AppendFeed;
 pub use ids::{BadId, MatchId, PlayerId, TicketId};
 pub use lobby::{
-    Account, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision, RatedMatch,
-    Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket, TicketCreated,
-    TicketFeed, TicketState,
+    Account, AccountChange, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision,
+    RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket,
+    TicketCreated, TicketFeed, TicketState,
 };
 pub use memory::MemoryStore;
 pub use model::{

@@ -47,6 +47,47 @@ impl fmt::Debug for Account {
     }
 }
 
+/// A change to an account ([`LobbyStore::update_account`]): one part at a time.
+#[derive(Clone, PartialEq, Eq)]
+pub enum AccountChange {
+    /// A new password hash (PHC string).
+    Password(String),
+    /// A new display name and leaderboard opt-in.
+    Profile {
+        /// The display name.
+        display_name: String,
+        /// Whether the player appears on leaderboards.
+        leaderboard: bool,
+    },
+}
+
+impl AccountChange {
+    /// The stored fields it writes, as `(field, value)`.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        match self {
+            AccountChange::Password(phc) => vec![("password_phc", phc.clone())],
+            AccountChange::Profile { display_name, leaderboard } => vec![
+                ("display_name", display_name.clone()),
+                ("leaderboard", if *leaderboard { "1" } else { "0" }.to_string()),
+            ],
+        }
+    }
+}
+
+impl fmt::Debug for AccountChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // A hash belongs in no log line.
+            AccountChange::Password(_) => f.write_str("Password(<hash>)"),
+            AccountChange::Profile { display_name, leaderboard } => f
+                .debug_struct("Profile")
+                .field("display_name", display_name)
+                .field("leaderboard", leaderboard)
+                .finish(),
+        }
+    }
+}
+
 /// What [`LobbyStore::register`] did.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Registered {
@@ -73,15 +114,10 @@ impl Queue {
     /// The queue's name in keys: game, time, rated and a digest of the options (options
     /// are client text, never spelled in a key).
     pub fn key(&self) -> String {
-        use sha2::{Digest, Sha256};
-        let digest = Sha256::digest(self.options_json.as_bytes());
+        let digest = crate::model::token_digest(&self.options_json);
         let kind = if self.rated { "rated" } else { "casual" };
-        format!("{}:{}:{kind}:{}", self.game, self.move_time_ms, hex_prefix(&digest, 8))
+        format!("{}:{}:{kind}:{}", self.game, self.move_time_ms, &digest[..16])
     }
-}
-
-fn hex_prefix(bytes: &[u8], n: usize) -> String {
-    bytes.iter().take(n).map(|b| format!("{b:02x}")).collect()
 }
 
 /// Where a ticket is. Transitions: `Waiting -> Pairing -> Assigned`, `Waiting ->
@@ -198,6 +234,9 @@ pub enum SeekAccepted {
     /// The seek is no longer waiting (taken, cancelled, expired) or is no seek: it, as it
     /// is now; `None` if there is no such ticket. Nothing changed.
     Gone(Option<Ticket>),
+    /// The accepter has a live ticket in the seek's queue already (one per player per
+    /// queue): that ticket. Nothing changed.
+    LiveInQueue(Ticket),
 }
 
 /// A Glicko-2 rating as stored, on the Glicko scale.
@@ -354,12 +393,17 @@ pub trait LobbyStore: EventStore {
     /// [`StoreError::Redis`], [`StoreError::Corrupt`].
     async fn account(&self, player: PlayerId) -> Result<Option<Account>, StoreError>;
 
-    /// Replaces a stored account's password, display name, opt-in and bot flag (the email
-    /// and player stay). Returns false if the player has no account.
+    /// Changes one part of a stored account, leaving the rest as stored (so a password
+    /// change and a profile change that overlap never undo each other). Returns false if
+    /// the player has no account.
     ///
     /// # Errors
     /// [`StoreError::Redis`].
-    async fn update_account(&self, account: &Account) -> Result<bool, StoreError>;
+    async fn update_account(
+        &self,
+        player: PlayerId,
+        change: &AccountChange,
+    ) -> Result<bool, StoreError>;
 
     /// Removes a session (by the SHA-256 of its token, lower-case hex): the token is
     /// unknown from then on. Removing one that is not there is not an error.

@@ -245,9 +245,9 @@ pub struct Session {
     pub display_name: String,
 }
 
-/// A session token's key in the store: its SHA-256 in lower-case hex, so a store dump
-/// holds no usable token. Whoever issues or reads sessions (the gateway, the match-maker)
-/// derives the key here.
+/// SHA-256 of `token` in lower-case hex: a session token's key in the store (so a store
+/// dump holds no usable token; whoever issues or reads sessions derives it here), and the
+/// digest the lobby's keys use for client text they must not spell.
 pub fn token_digest(token: &str) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()

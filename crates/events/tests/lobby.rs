@@ -5,9 +5,10 @@
 //! are at the end.
 
 use events::{
-    Account, Board, Delivery, Finished, FullStore, MatchId, MemoryStore, Pairing, PlayerId, Queue,
-    RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, RedisStore, Registered,
-    SeekAccepted, StoreError, Ticket, TicketCreated, TicketFeed, TicketId, TicketState, keys,
+    Account, AccountChange, Board, Delivery, Finished, FullStore, MatchId, MemoryStore, Pairing,
+    PlayerId, Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded,
+    RedisStore, Registered, SeekAccepted, StoreError, Ticket, TicketCreated, TicketFeed, TicketId,
+    TicketState, keys,
 };
 use rules_core::Seat;
 use std::collections::BTreeSet;
@@ -248,28 +249,26 @@ async fn accounts(store: Store) {
     // A guest has no account.
     assert_eq!(store.account(PlayerId::random()).await, Ok(None));
 
-    // An update replaces the password, name and flags; the email and creation stay.
-    let changed = Account {
-        email: "other@example.com".into(),
+    // An update changes one part; the rest stays as stored.
+    let phc = AccountChange::Password("$argon2id$v=19$new".into());
+    assert_eq!(store.update_account(ada.player, &phc).await, Ok(true));
+    let profile = AccountChange::Profile { display_name: "Ada L.".into(), leaderboard: false };
+    assert_eq!(store.update_account(ada.player, &profile).await, Ok(true));
+    let expected = Account {
         password_phc: "$argon2id$v=19$new".into(),
         display_name: "Ada L.".into(),
         leaderboard: false,
-        bot: true,
-        created_ms: 5,
-        ..ada.clone()
-    };
-    assert_eq!(store.update_account(&changed).await, Ok(true));
-    let expected = Account {
-        password_phc: changed.password_phc.clone(),
-        display_name: changed.display_name.clone(),
-        leaderboard: false,
-        bot: true,
         ..ada.clone()
     };
     assert_eq!(store.account(ada.player).await, Ok(Some(expected.clone())));
-    assert_eq!(store.account_by_email(&ada.email).await, Ok(Some(expected)));
-    assert_eq!(store.account_by_email("other@example.com").await, Ok(None));
-    assert_eq!(store.update_account(&account("nobody@example.com")).await, Ok(false));
+    assert_eq!(store.account_by_email(&ada.email).await, Ok(Some(expected.clone())));
+    // A profile change after the password change keeps the new hash, and back.
+    let again = AccountChange::Profile { display_name: "Ada".into(), leaderboard: true };
+    assert_eq!(store.update_account(ada.player, &again).await, Ok(true));
+    let stored = store.account(ada.player).await.expect("read").expect("there");
+    assert_eq!(stored.password_phc, expected.password_phc);
+    assert_eq!((stored.display_name.as_str(), stored.leaderboard), ("Ada", true));
+    assert_eq!(store.update_account(PlayerId::random(), &phc).await, Ok(false));
 }
 
 async fn sessions_can_be_deleted(store: Store) {
@@ -609,6 +608,16 @@ async fn accept_seek_outcomes(store: Store) {
         Ok(SeekAccepted::Gone(Some(old.clone())))
     );
     assert_eq!(store.ticket(late.id).await, Ok(None));
+    // An accepter already waiting in the seek's queue keeps that one ticket: refused.
+    let fresh = created(&store, ticket_at(PlayerId::random(), &q, true, "s2", NOW)).await;
+    let busy = created(&store, ticket_at(PlayerId::random(), &q, false, "busy-1", NOW)).await;
+    let second = ticket_at(busy.player, &q, false, "busy-2", NOW + 1);
+    assert_eq!(
+        store.accept_seek(fresh.id, &second, &pairing(&fresh, &second, NOW + 2)).await,
+        Ok(SeekAccepted::LiveInQueue(busy.clone()))
+    );
+    assert_eq!(store.ticket(second.id).await, Ok(None));
+    assert_eq!(state_of(&store, fresh.id).await, TicketState::Waiting);
     // A pairing that does not seat the two is refused outright.
     let stray = Pairing { tickets: [old.id, TicketId::random()], ..pairing(&old, &late, NOW + 3) };
     assert!(matches!(
@@ -747,7 +756,8 @@ async fn the_ticket_feed_announces_the_players_of_each_change(store: Store) {
     let b = waiting_ticket(&store, &q).await;
     assert_eq!(next_players(&mut feed, 1).await, vec![b.player]);
     // Refused: nothing to announce.
-    let _ = store.create_ticket(&ticket(a.player, &q, "k")).await.expect("duplicate");
+    let again = store.create_ticket(&ticket(a.player, &q, "k")).await.expect("duplicate");
+    assert!(matches!(&again, TicketCreated::Duplicate(t) if t.id == a.id), "{again:?}");
     assert_eq!(store.cancel_ticket(a.id, b.player, NOW).await, Ok(None));
     assert!(quiet(&mut feed).await);
     let p = pairing(&a, &b, NOW + 1);

@@ -58,3 +58,16 @@ pub fn display_name(raw: &str) -> Result<String, FieldError> {
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
 }
+
+/// The token of an `authorization` value: the scheme is case-insensitive (RFC 7235
+/// section 2.1), so `bearer T` and `BEARER T` are `Bearer T`; an empty token is none.
+pub fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// The name a guest gets when it gives none: `guest-` and the start of its player id.
+pub fn guest_name(player: &str) -> String {
+    format!("guest-{}", player.get(..8).unwrap_or(player))
+}

@@ -7,6 +7,7 @@
 
 use crate::error::Error;
 use events::{EventStore, PlayerId};
+use fields::text::bearer;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -61,14 +62,6 @@ fn is_open(path: &str) -> bool {
         return !LOBBY_SESSION_METHODS.contains(&method);
     }
     true
-}
-
-/// The token of an `authorization` value: the scheme is case-insensitive (RFC 7235
-/// section 2.1), so `bearer T` and `BEARER T` are `Bearer T`.
-fn bearer(value: &str) -> Option<&str> {
-    let (scheme, token) = value.trim().split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 fn refuse(e: Error) -> http::Response<Body> {

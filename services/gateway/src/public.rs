@@ -125,7 +125,7 @@ impl srv::ColosseumService for Gateway {
         let name = crate::limits::display_name(&display_name)?;
         let player_id = PlayerId::random();
         let name =
-            if name.is_empty() { format!("guest-{}", &player_id.to_string()[..8]) } else { name };
+            if name.is_empty() { fields::text::guest_name(&player_id.to_string()) } else { name };
         let token = hex::encode(service_kit::time::os_random_32());
         self.store.put_session(&token_key(&token), player_id, &name).await.map_err(Error::from)?;
         tracing::info!(%player_id, "guest session created");

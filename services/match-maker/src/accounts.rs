@@ -25,6 +25,8 @@ pub const LOGIN_LIMIT_PER_ACCOUNT: u32 = 10;
 pub const LOGIN_LIMIT_PER_ADDRESS: u32 = 60;
 /// The rate-limit window, ms.
 pub const LOGIN_WINDOW_MS: u64 = 60_000;
+/// Registrations counted per client address in one window: each costs a password hash.
+pub const REGISTER_LIMIT_PER_ADDRESS: u32 = 120;
 
 /// How many hashes run at once (each takes 19 MiB and one core for tens of ms).
 const HASHING_PERMITS: usize = 2;
@@ -150,6 +152,18 @@ pub async fn count_login(store: &dyn LobbyStore, email: &str, address: &str) -> 
         }
     }
     Ok(())
+}
+
+/// Counts a registration from the client address; refuses once over its limit.
+///
+/// # Errors
+/// [`Error::RateLimited`], or the store's failure.
+pub async fn count_register(store: &dyn LobbyStore, address: &str) -> Result<(), Error> {
+    let b = bucket("register-address", address);
+    match store.rate_limit(&b, LOGIN_WINDOW_MS, REGISTER_LIMIT_PER_ADDRESS).await? {
+        RateDecision::Allowed => Ok(()),
+        RateDecision::Limited { retry_after_ms } => Err(Error::RateLimited { retry_after_ms }),
+    }
 }
 
 /// A display name given, or one made up from the player id.

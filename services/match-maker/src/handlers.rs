@@ -113,8 +113,7 @@ fn client_address(meta: &MetadataMap) -> String {
 /// The calling session's token, from the `authorization` the gateway passed on.
 fn token(meta: &MetadataMap) -> Option<String> {
     let value = meta.get("authorization")?.to_str().ok()?;
-    let (scheme, token) = value.trim().split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
+    fields::text::bearer(value).map(str::to_string)
 }
 
 fn check_key(key: &str) -> Result<(), Error> {
@@ -152,10 +151,12 @@ impl LobbyService for Lobby {
         &self,
         req: Request<v1::RegisterRequest>,
     ) -> Result<Response<v1::RegisterResponse>, Status> {
+        let address = client_address(req.metadata());
         let v1::RegisterRequest { email, password, display_name, leaderboard } = req.into_inner();
         let email = accounts::normalize_email(&email)?;
         accounts::check_new_password("password", &password)?;
         let name = fields::text::display_name(&display_name).map_err(Error::from)?;
+        accounts::count_register(&*self.store, &address).await?;
         let player = PlayerId::random();
         let account = Account {
             player,
@@ -209,7 +210,8 @@ impl LobbyService for Lobby {
         req: Request<v1::ChangePasswordRequest>,
     ) -> Result<Response<v1::ChangePasswordResponse>, Status> {
         let player = caller(req.metadata())?;
-        let v1::ChangePasswordRequest { old_password, new_password } = req.into_inner();
+        let (meta, _, r) = req.into_parts();
+        let v1::ChangePasswordRequest { old_password, new_password } = r;
         fields::text::at_most(
             "old_password",
             old_password.len(),
@@ -218,12 +220,15 @@ impl LobbyService for Lobby {
         )
         .map_err(Error::from)?;
         accounts::check_new_password("new_password", &new_password)?;
-        let mut account = self.account(player, "a password").await?;
+        let account = self.account(player, "a password").await?;
+        // Guessing the old password is a login attempt like any other.
+        accounts::count_login(&*self.store, &account.email, &client_address(&meta)).await?;
         if !self.passwords.verify(Some(account.password_phc.clone()), old_password).await {
             return Err(Error::WrongPassword.into());
         }
-        account.password_phc = self.passwords.hash(new_password).await?;
-        self.store.update_account(&account).await.map_err(Error::from)?;
+        let phc = self.passwords.hash(new_password).await?;
+        let change = events::AccountChange::Password(phc);
+        self.store.update_account(player, &change).await.map_err(Error::from)?;
         Ok(Response::new(v1::ChangePasswordResponse {}))
     }
 
@@ -241,18 +246,20 @@ impl LobbyService for Lobby {
         if let Some(name) = name {
             account.display_name = accounts::name_or_default(name, player);
         }
-        let moved = leaderboard.is_some_and(|l| l != account.leaderboard);
         if let Some(l) = leaderboard {
             account.leaderboard = l;
         }
-        self.store.update_account(&account).await.map_err(Error::from)?;
-        if moved {
-            // Onto the boards (or off them) in every game the player is rated in.
-            for g in games::GAMES {
-                if let Some(r) = self.store.rating(g.name, player).await.map_err(Error::from)? {
-                    let board = board_for(account.leaderboard, account.bot, &r);
-                    self.store.place(g.name, player, board, r.rating).await.map_err(Error::from)?;
-                }
+        let change = events::AccountChange::Profile {
+            display_name: account.display_name.clone(),
+            leaderboard: account.leaderboard,
+        };
+        self.store.update_account(player, &change).await.map_err(Error::from)?;
+        // Onto the boards (or off them) in every game the player is rated in, from the
+        // stored flag every time: a call cut short before this is mended by a retry.
+        for g in games::GAMES {
+            if let Some(r) = self.store.rating(g.name, player).await.map_err(Error::from)? {
+                let board = board_for(account.leaderboard, account.bot, &r);
+                self.store.place(g.name, player, board, r.rating).await.map_err(Error::from)?;
             }
         }
         Ok(Response::new(v1::UpdateProfileResponse { profile: Some(profile(&account)) }))
@@ -356,11 +363,13 @@ impl LobbyService for Lobby {
         };
         let game = (!game.is_empty()).then_some(game.as_str());
         let seeks = self.store.seeks(game, limit as usize).await.map_err(Error::from)?;
+        let now = now_ms();
         let mut out = Vec::with_capacity(seeks.len());
-        for t in seeks {
+        // One past its time is expired by the next pass; it is no longer offered.
+        for t in seeks.into_iter().filter(|t| t.expires_ms > now) {
             let name = match self.store.account(t.player).await.map_err(Error::from)? {
                 Some(a) => a.display_name,
-                None => format!("guest-{}", &t.player.to_string()[..8]),
+                None => fields::text::guest_name(&t.player.to_string()),
             };
             out.push(v1::Seek {
                 seek_id: t.id.to_string(),
@@ -417,8 +426,18 @@ impl LobbyService for Lobby {
                 }
                 accepter.id
             }
-            SeekAccepted::Duplicate(t) => t.id,
+            // The key answers only the ticket it made for this seek.
+            SeekAccepted::Duplicate(t) => {
+                let ours = matches!(t.state,
+                    TicketState::Pairing { match_id, .. } | TicketState::Assigned { match_id, .. }
+                        if match_id == pairing_of(&seek, &t, now).match_id);
+                if !ours {
+                    return Err(Error::KeyReused.into());
+                }
+                t.id
+            }
             SeekAccepted::Gone(_) => return Err(Error::SeekGone.into()),
+            SeekAccepted::LiveInQueue(t) => return Err(Error::TicketLive(t.id).into()),
         };
         let t = self.store.ticket(mine).await.map_err(Error::from)?.ok_or(Error::NoSuchTicket)?;
         Ok(Response::new(v1::AcceptSeekResponse { ticket: Some(ticket_proto(&t, now_ms())) }))

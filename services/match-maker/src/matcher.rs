@@ -10,11 +10,11 @@ use crate::metrics;
 use crate::queues::pairing_of;
 use api::internal;
 use engines::{CallError, Engines};
-use events::{LobbyStore, Pairing, Queue, SeatHolder, Ticket, TicketId};
+use events::{LobbyStore, MatchId, Pairing, Queue, SeatHolder, Ticket, TicketId};
 use ladder::pairing::Candidate;
 use service_kit::time::now_ms;
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -28,10 +28,15 @@ pub const PASS_EVERY: Duration = Duration::from_millis(100);
 /// A pending pairing this old is finished by the lease holder: its maker died, or its
 /// engine call failed (a younger one may still be on its way).
 pub const TAKEOVER_AFTER_MS: u64 = 2_000;
+/// A pairing still pending this long (its engine refusing or down all along) is undone:
+/// both tickets wait again (and expire if their time is up).
+pub const GIVE_UP_AFTER_MS: u64 = 10 * 60_000;
+/// The most seeks whose expiry one pass looks at (the oldest first: those expire first).
+const SEEKS_PER_PASS: usize = 1_000;
 /// The most pairings stored by one store call (one Redis script).
 const PAIR_CHUNK: usize = 256;
 /// How many matches are being created at once.
-const CREATING_AT_ONCE: usize = 64;
+const CREATING_AT_ONCE: usize = 128;
 
 /// What one pass did.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -53,6 +58,8 @@ pub struct Matcher {
     /// This process's name in the lease.
     holder: String,
     creating: Arc<Semaphore>,
+    /// The pairings being finished by this process now.
+    in_flight: Mutex<BTreeSet<MatchId>>,
 }
 
 impl Matcher {
@@ -63,6 +70,7 @@ impl Matcher {
             engines,
             holder: uuid::Uuid::new_v4().to_string(),
             creating: Arc::new(Semaphore::new(CREATING_AT_ONCE)),
+            in_flight: Mutex::default(),
         })
     }
 
@@ -118,24 +126,50 @@ impl Matcher {
         let now = now_ms();
         let mut done = Pass::default();
         for p in self.store.pending_pairings().await? {
-            if now.saturating_sub(p.paired_ms) >= TAKEOVER_AFTER_MS {
+            let age = now.saturating_sub(p.paired_ms);
+            if age >= GIVE_UP_AFTER_MS {
+                // Its engine never took it: both players wait again rather than for ever.
+                tracing::error!(match_id = %p.match_id, age_ms = age, "a pairing never finished: unpaired");
+                self.store.unpair(p.match_id, now).await?;
+                continue;
+            }
+            if age >= TAKEOVER_AFTER_MS {
                 done.resumed += 1;
                 tracing::info!(match_id = %p.match_id, "finishing a pairing left pending");
                 self.clone().spawn_finish(p).await;
             }
         }
+        // Seeks are listed, not queued: their expiry is looked at here.
+        let seeks = self.store.seeks(None, SEEKS_PER_PASS).await?;
+        let due: Vec<TicketId> =
+            seeks.iter().filter(|t| t.expires_ms <= now).map(|t| t.id).collect();
+        if !due.is_empty() {
+            let gone = self.store.expire(&due, now).await?.len();
+            done.expired += gone;
+            service_kit::metrics::add(metrics::EXPIRED, gone as i64);
+        }
+        let mut waiting: BTreeMap<(String, bool), i64> = BTreeMap::new();
         for queue in self.store.waiting_queues().await? {
             let (looked, expired, made) = self.pass_queue(&queue, now).await?;
-            service_kit::metrics::set_with(
-                metrics::WAITING,
-                &[("game", &queue.game), ("rated", if queue.rated { "true" } else { "false" })],
-                (looked - expired - 2 * made.len()) as i64,
-            );
+            *waiting.entry((queue.game.clone(), queue.rated)).or_default() +=
+                looked.saturating_sub(expired + 2 * made.len()) as i64;
             done.waiting += looked;
             done.expired += expired;
             done.paired += made.len();
             for p in made {
                 self.clone().spawn_finish(p).await;
+            }
+        }
+        // Every game's figure each pass, 0 for a queue that emptied.
+        for g in games::GAMES {
+            for rated in [false, true] {
+                let n = waiting.get(&(g.name.to_string(), rated)).copied().unwrap_or(0);
+                let rated = if rated { "true" } else { "false" };
+                service_kit::metrics::set_with(
+                    metrics::WAITING,
+                    &[("game", g.name), ("rated", rated)],
+                    n,
+                );
             }
         }
         Ok(done)
@@ -179,14 +213,19 @@ impl Matcher {
     }
 
     /// Finishes a pairing in a task of its own (a pass does not wait for the engines),
-    /// a bounded number at once.
+    /// a bounded number at once and each once at a time. With every permit taken, or
+    /// the pairing already on its way, it is left pending: a later pass takes it up.
     pub async fn spawn_finish(self: Arc<Self>, p: Pairing) {
-        let Ok(permit) = self.creating.clone().acquire_owned().await else { return };
+        let Ok(permit) = self.creating.clone().try_acquire_owned() else { return };
+        if !self.in_flight.lock().expect("the in-flight lock").insert(p.match_id) {
+            return;
+        }
         tokio::spawn(async move {
             let _permit = permit;
             if let Err(e) = self.finish(&p).await {
                 tracing::warn!(match_id = %p.match_id, error = %e, "pairing not finished yet");
             }
+            self.in_flight.lock().expect("the in-flight lock").remove(&p.match_id);
         });
     }
 

@@ -75,50 +75,78 @@ impl Ratings {
         Arc::new(Ratings { store, engines, consumer: uuid::Uuid::new_v4().to_string() })
     }
 
-    /// Reads and rates until `shutdown`.
+    /// Reads and rates until `shutdown`. The blocking read is never raced against other
+    /// work: entries it was handed when dropped would sit pending until claimed. Claiming
+    /// and the sweep run in tasks of their own.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let mut claim = tokio::time::interval(Duration::from_secs(10));
-        let mut sweep = tokio::time::interval(SWEEP_EVERY);
-        loop {
-            let read = tokio::select! {
-                _ = shutdown.cancelled() => return,
-                _ = claim.tick() => {
-                    self.store.lifecycle_claim(GROUP, &self.consumer, CLAIM_IDLE_MS, BATCH).await
+        let claimer = {
+            let (me, shutdown) = (self.clone(), shutdown.clone());
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_secs(10));
+                loop {
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return,
+                        _ = tick.tick() => {}
+                    }
+                    match me.store.lifecycle_claim(GROUP, &me.consumer, CLAIM_IDLE_MS, BATCH).await
+                    {
+                        Ok(d) => me.handle(d).await,
+                        Err(e) => tracing::warn!(error = %e, "lifecycle entries not claimed"),
+                    }
                 }
-                _ = sweep.tick() => {
-                    if let Err(e) = self.sweep().await {
+            })
+        };
+        let sweeper = {
+            let (me, shutdown) = (self.clone(), shutdown.clone());
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(SWEEP_EVERY);
+                loop {
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return,
+                        _ = tick.tick() => {}
+                    }
+                    if let Err(e) = me.sweep().await {
                         tracing::warn!(error = %e, "ratings sweep failed");
                     }
-                    continue;
                 }
+            })
+        };
+        loop {
+            let read = tokio::select! {
+                _ = shutdown.cancelled() => break,
                 r = self.store.lifecycle_read(GROUP, &self.consumer, BATCH, BLOCK_MS) => r,
             };
-            let deliveries = match read {
-                Ok(d) => d,
+            match read {
+                Ok(d) => self.handle(d).await,
                 Err(e) => {
                     tracing::warn!(error = %e, "lifecycle stream unreadable");
                     tokio::time::sleep(Duration::from_millis(500)).await;
-                    continue;
                 }
+            }
+        }
+        claimer.abort();
+        sweeper.abort();
+    }
+
+    /// Rates what was delivered and acknowledges what is done; the rest stays pending,
+    /// to be claimed and tried again.
+    async fn handle(&self, deliveries: Vec<events::Delivery>) {
+        let mut done = Vec::with_capacity(deliveries.len());
+        for d in deliveries {
+            let rated = match &d.finished {
+                // An entry no one can read is acknowledged: it would be claimed for ever.
+                None => Ok(()),
+                Some(f) => self.rate(f).await,
             };
-            let mut done = Vec::with_capacity(deliveries.len());
-            for d in deliveries {
-                let rated = match &d.finished {
-                    // An entry no one can read is acknowledged: it would be claimed for ever.
-                    None => Ok(()),
-                    Some(f) => self.rate(f).await,
-                };
-                match rated {
-                    Ok(()) => done.push(d.id),
-                    // Left pending: claimed and tried again later.
-                    Err(e) => tracing::warn!(entry = %d.id, error = %e, "result not rated yet"),
-                }
+            match rated {
+                Ok(()) => done.push(d.id),
+                Err(e) => tracing::warn!(entry = %d.id, error = %e, "result not rated yet"),
             }
-            if !done.is_empty()
-                && let Err(e) = self.store.lifecycle_ack(GROUP, &done).await
-            {
-                tracing::warn!(error = %e, "lifecycle entries not acknowledged (rated already; a replay changes nothing)");
-            }
+        }
+        if !done.is_empty()
+            && let Err(e) = self.store.lifecycle_ack(GROUP, &done).await
+        {
+            tracing::warn!(error = %e, "lifecycle entries not acknowledged (rated already; a replay changes nothing)");
         }
     }
 

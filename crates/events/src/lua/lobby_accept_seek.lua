@@ -9,7 +9,8 @@
 --
 -- Returns {0, ''} paired, {1, record} the accepter's key was used (that ticket), {2, ''}
 -- no such seek, {3, record} the seek is not waiting (or no seek): it, {4, ''} the seek is
--- of another player or queue than the pairing says, {5, ''} the accepter's id is taken.
+-- of another player or queue than the pairing says, {5, ''} the accepter's id is taken,
+-- {6, record} the accepter has a live ticket in the queue already: it.
 -- Only the paired case writes.
 local seek, id, record = ARGV[4], ARGV[5], ARGV[6]
 local match, now = ARGV[8], ARGV[11]
@@ -35,6 +36,13 @@ end
 if redis.call('HEXISTS', TICKETS, id) == 1 then
   return {5, ''}
 end
+local live = redis.call('HGET', LIVE, a.live)
+if live then
+  local r = redis.call('HGET', TICKETS, live)
+  if r then
+    return {6, r}
+  end
+end
 unlist(seek, s)
 s.state = 'pairing'
 s.match = match
@@ -43,7 +51,7 @@ s.changed = now
 save(seek, s)
 redis.call('HSET', TICKETS, id, record)
 redis.call('HSET', IDEM, a.idem, id)
-redis.call('HSETNX', LIVE, a.live, id)
+redis.call('HSET', LIVE, a.live, id)
 remember(KEYS[9], id, a)
 store_pairing(match, ARGV[9], ARGV[10])
 announce(s.player)

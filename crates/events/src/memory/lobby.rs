@@ -6,9 +6,10 @@ use super::MemoryStore;
 use crate::error::StoreError;
 use crate::ids::{MatchId, PlayerId, TicketId};
 use crate::lobby::{
-    self, Account, Board, Delivery, Finished, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing,
-    Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
-    SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
+    self, Account, AccountChange, Board, Delivery, Finished, HISTORY_KEPT, LIFECYCLE_KEPT,
+    LobbyStore, Pairing, Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate,
+    Recorded, Registered, SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed,
+    TicketState,
 };
 use crate::model::is_sha256_hex;
 use async_trait::async_trait;
@@ -339,13 +340,20 @@ impl LobbyStore for MemoryStore {
         Ok(self.lock().lobby.accounts.get(&player).cloned())
     }
 
-    async fn update_account(&self, account: &Account) -> Result<bool, StoreError> {
+    async fn update_account(
+        &self,
+        player: PlayerId,
+        change: &AccountChange,
+    ) -> Result<bool, StoreError> {
         let mut state = self.lock();
-        let Some(stored) = state.lobby.accounts.get_mut(&account.player) else { return Ok(false) };
-        stored.password_phc.clone_from(&account.password_phc);
-        stored.display_name.clone_from(&account.display_name);
-        stored.leaderboard = account.leaderboard;
-        stored.bot = account.bot;
+        let Some(stored) = state.lobby.accounts.get_mut(&player) else { return Ok(false) };
+        match change {
+            AccountChange::Password(phc) => stored.password_phc.clone_from(phc),
+            AccountChange::Profile { display_name, leaderboard } => {
+                stored.display_name.clone_from(display_name);
+                stored.leaderboard = *leaderboard;
+            }
+        }
         Ok(true)
     }
 
@@ -533,6 +541,12 @@ impl LobbyStore for MemoryStore {
         if t.by_id.contains_key(&accepter.id) {
             return Err(StoreError::InvalidArgument("the ticket id is taken"));
         }
+        if let Some(live) = t.live.get(&(accepter.player, accepter.queue.key())) {
+            let live = t.by_id.get(live).cloned();
+            return Ok(SeekAccepted::LiveInQueue(
+                live.ok_or_else(|| StoreError::Corrupt("a live ticket that is not stored".into()))?,
+            ));
+        }
         let now_ms = pairing.paired_ms;
         t.unlist(&listed);
         t.set_state(
@@ -547,7 +561,7 @@ impl LobbyStore for MemoryStore {
         };
         t.by_id.insert(stored.id, stored.clone());
         t.idem.insert(idem, stored.id);
-        t.live.entry((stored.player, stored.queue.key())).or_insert(stored.id);
+        t.live.insert((stored.player, stored.queue.key()), stored.id);
         t.remember(&stored);
         t.changed.insert(stored.player);
         t.store_pairing(&mut lobby.ratings, pairing);

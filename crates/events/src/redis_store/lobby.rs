@@ -45,9 +45,10 @@ use crate::error::StoreError;
 use crate::ids::{MatchId, PlayerId, TicketId};
 use crate::keys;
 use crate::lobby::{
-    self, Account, Board, Delivery, Finished, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing,
-    Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
-    SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
+    self, Account, AccountChange, Board, Delivery, Finished, HISTORY_KEPT, LIFECYCLE_KEPT,
+    LobbyStore, Pairing, Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate,
+    Recorded, Registered, SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed,
+    TicketState,
 };
 use crate::model::is_sha256_hex;
 use async_trait::async_trait;
@@ -478,14 +479,15 @@ impl LobbyStore for RedisStore {
         account_from(player, fields).map(Some)
     }
 
-    async fn update_account(&self, account: &Account) -> Result<bool, StoreError> {
+    async fn update_account(
+        &self,
+        player: PlayerId,
+        change: &AccountChange,
+    ) -> Result<bool, StoreError> {
         let mut call = self.lobby.update_account.prepare_invoke();
-        call.key(keys::account(account.player));
-        for (field, value) in account_fields(account) {
-            // The email and the creation time stay as registered.
-            if field != "email" && field != "created_ms" {
-                call.arg(field).arg(value);
-            }
+        call.key(keys::account(player));
+        for (field, value) in change.fields() {
+            call.arg(field).arg(value);
         }
         let updated: i64 = call.invoke_async(&mut self.conn()).await?;
         Ok(updated == 1)
@@ -678,6 +680,7 @@ impl LobbyStore for RedisStore {
                 Err(StoreError::InvalidArgument("the pairing names another seek's player or queue"))
             }
             5 => Err(StoreError::InvalidArgument("the ticket id is taken")),
+            6 => Ok(SeekAccepted::LiveInQueue(Record::ticket(&record)?)),
             other => Err(corrupt(keys::TICKETS, format!("accept script answered {other}"))),
         }
     }
