@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
-.PHONY: help build run test lint unit conformance bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
+.PHONY: help build run test lint unit conformance bench queue-load selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -91,11 +91,15 @@ chaos: release-services ## The long chaos trial: 600 s, a kill every 10 s (needs
 	$(TARGET_DIR)/release/colosseum chaos --duration 600 --kill-every 10 --matches 40
 
 bench: ## Criterion benchmarks (release)
-	$(CARGO) bench -p bots
+	$(CARGO) bench -p bots -p ladder
 
 load: ## The cluster benchmark of docs/benchmarks.md (needs redis-server on PATH)
 	$(CARGO) build --release -q -p colosseum
 	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum bash tools/load-bench.sh
+
+queue-load: ## The match-maker benchmark of docs/benchmarks.md (needs redis-server on PATH)
+	$(CARGO) build --release -q -p colosseum
+	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum bash tools/queue-bench.sh
 
 selfplay: ## The selfplay figures of docs/benchmarks.md
 	$(CARGO) build --release -q -p colosseum

@@ -306,6 +306,7 @@ async fn the_gateway_follows_grpc_conventions() {
         names,
         [
             "colosseum.v1.ColosseumService",
+            "colosseum.v1.LobbyService",
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",
             "grpc.reflection.v1alpha.ServerReflection",
