@@ -97,6 +97,12 @@ pub fn run(args: LeaderboardArgs) -> Result<ExitCode, String> {
         Ok::<_, String>(answer.into_inner())
     })?;
     print!("{}", table(&args.game, args.board, &page, saved.as_ref()));
+    if page.total == 0 && matches!(args.board, BoardArg::Rated) {
+        // New players stay provisional for their first matches: say where they are.
+        println!(
+            "New players are on the provisional board until their rating settles: --board provisional"
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,7 +9,10 @@ use tonic::Code;
 
 async fn redis(env: &Env) -> redis::aio::MultiplexedConnection {
     let client = redis::Client::open(env.redis.url()).expect("url");
-    client.get_multiplexed_async_connection().await.expect("connect")
+    // SAVE writes to disk: on a busy machine it can take longer than the default timeout.
+    let config = redis::AsyncConnectionConfig::new()
+        .set_response_timeout(Some(std::time::Duration::from_secs(30)));
+    client.get_multiplexed_async_connection_with_config(&config).await.expect("connect")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
