@@ -136,7 +136,7 @@ impl Matcher {
             if age >= TAKEOVER_AFTER_MS {
                 done.resumed += 1;
                 tracing::info!(match_id = %p.match_id, "finishing a pairing left pending");
-                self.clone().spawn_finish(p).await;
+                self.clone().spawn_finish(p, false).await;
             }
         }
         // Seeks are listed, not queued: their expiry is looked at here.
@@ -157,7 +157,7 @@ impl Matcher {
             done.expired += expired;
             done.paired += made.len();
             for p in made {
-                self.clone().spawn_finish(p).await;
+                self.clone().spawn_finish(p, true).await;
             }
         }
         // Every game's figure each pass, 0 for a queue that emptied.
@@ -213,10 +213,16 @@ impl Matcher {
     }
 
     /// Finishes a pairing in a task of its own (a pass does not wait for the engines),
-    /// a bounded number at once and each once at a time. With every permit taken, or
-    /// the pairing already on its way, it is left pending: a later pass takes it up.
-    pub async fn spawn_finish(self: Arc<Self>, p: Pairing) {
-        let Ok(permit) = self.creating.clone().try_acquire_owned() else { return };
+    /// a bounded number at once and each once at a time. A pairing just made waits for a
+    /// permit (the pass slows down as the engines do); one taken over is left pending if
+    /// none is free, or if it is already on its way: a later pass takes it up.
+    pub async fn spawn_finish(self: Arc<Self>, p: Pairing, wait: bool) {
+        let permit = if wait {
+            self.creating.clone().acquire_owned().await.ok()
+        } else {
+            self.creating.clone().try_acquire_owned().ok()
+        };
+        let Some(permit) = permit else { return };
         if !self.in_flight.lock().expect("the in-flight lock").insert(p.match_id) {
             return;
         }
