@@ -29,6 +29,9 @@ pub struct RegisterArgs {
     /// Appear on the leaderboards.
     #[arg(long)]
     pub leaderboard: bool,
+    /// The account is a bot's (a program): ranked on the bots' board, apart from people.
+    #[arg(long)]
+    pub bot: bool,
 }
 
 /// Options of `colosseum login`.
@@ -65,6 +68,7 @@ pub fn register(args: RegisterArgs) -> Result<ExitCode, String> {
             password,
             display_name: args.name.unwrap_or_default(),
             leaderboard: args.leaderboard,
+            bot: args.bot,
         };
         let answer = lobby.register(req).await.map_err(|s| refused_at(s, &gateway))?;
         answer.into_inner().session.ok_or_else(|| "the gateway answered no session".to_string())

@@ -23,6 +23,7 @@ impl Client {
             password: password.to_string(),
             display_name: display_name.to_string(),
             leaderboard,
+            bot: false,
         };
         let s = LobbyServiceClient::new(channel.clone()).register(req).await?.into_inner();
         let s = s.session.ok_or_else(|| Status::internal("Register answered no session"))?;

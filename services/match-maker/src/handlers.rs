@@ -152,7 +152,8 @@ impl LobbyService for Lobby {
         req: Request<v1::RegisterRequest>,
     ) -> Result<Response<v1::RegisterResponse>, Status> {
         let address = client_address(req.metadata());
-        let v1::RegisterRequest { email, password, display_name, leaderboard } = req.into_inner();
+        let v1::RegisterRequest { email, password, display_name, leaderboard, bot } =
+            req.into_inner();
         let email = accounts::normalize_email(&email)?;
         accounts::check_new_password("password", &password)?;
         let name = fields::text::display_name(&display_name).map_err(Error::from)?;
@@ -164,7 +165,7 @@ impl LobbyService for Lobby {
             password_phc: self.passwords.hash(password).await?,
             display_name: accounts::name_or_default(name, player),
             leaderboard,
-            bot: false,
+            bot,
             created_ms: now_ms(),
         };
         accounts::register(&*self.store, &account).await?;

@@ -122,6 +122,12 @@ impl Player {
         Player { client, id, name: name.to_string(), keys: Arc::default() }
     }
 
+    /// The player a session's client is, named `name`.
+    pub fn of(client: Client, name: &str) -> Player {
+        let id = client.player_id().to_string();
+        Player { client, id, name: name.to_string(), keys: Arc::default() }
+    }
+
     /// A new account (a random email, on the leaderboards) on the gateway at `url`,
     /// logged in.
     ///
@@ -132,8 +138,7 @@ impl Player {
         let client = Client::register(url, &email, "correct horse battery", name, true)
             .await
             .unwrap_or_else(|e| panic!("{name} registers: {e}"));
-        let id = client.player_id().to_string();
-        Player { client, id, name: name.to_string(), keys: Arc::default() }
+        Player::of(client, name)
     }
 
     /// A ticket in `queue` under `key`, retried while the answer is UNAVAILABLE or

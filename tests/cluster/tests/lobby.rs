@@ -278,6 +278,13 @@ async fn fifty_players_two_match_makers_one_crashed_everyone_paired_once() {
         }));
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
+    // Replica 0 started first and took the matcher lease: the crash takes the leader.
+    let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
+    let client = redis::Client::open(env.redis.url()).expect("url");
+    let mut conn = client.get_multiplexed_async_connection().await.expect("connect");
+    let lease = "colosseum:{lobby}:lease:matcher";
+    let leader: Option<String> =
+        redis::cmd("GET").arg(lease).query_async(&mut conn).await.expect("GET");
     env.cluster.crash_match_maker(0);
     let mut by_match: BTreeMap<String, Vec<(String, u32)>> = BTreeMap::new();
     let mut tickets = std::collections::BTreeSet::new();
@@ -287,7 +294,9 @@ async fn fifty_players_two_match_makers_one_crashed_everyone_paired_once() {
         by_match.entry(m).or_default().push((player, seat));
     }
     assert_eq!(by_match.len(), 25, "everyone paired exactly once: {by_match:?}");
-    let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
+    let after: Option<String> =
+        redis::cmd("GET").arg(lease).query_async(&mut conn).await.expect("GET");
+    assert!(leader.is_some() && after.is_some() && leader != after, "the lease changed hands");
     for (m, seated) in &by_match {
         assert_eq!(seated.len(), 2, "match {m}: {seated:?}");
         assert_ne!(seated[0].1, seated[1].1);
@@ -412,5 +421,57 @@ async fn a_pairing_left_pending_is_finished_by_the_next_match_maker() {
     assert!(store.rated_match(pairing.match_id).await.expect("read").is_some());
     // An open stream would hold the gateway's drain at shutdown.
     drop(watch);
+    env.shutdown().await;
+}
+
+/// A bot's account is labelled as one and ranked on the bots' board only, apart from
+/// people, whatever its opt-in says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bot_accounts_are_ranked_apart() {
+    let env = Env::start().await;
+    let url = env.cluster.gateway_url();
+    let human = Player::account(&url, "human").await;
+    let channel = client::channel(&url).expect("url");
+    let registered = api::v1::lobby_service_client::LobbyServiceClient::new(channel.clone())
+        .register(v1::RegisterRequest {
+            email: format!("bot-{}@example.org", cluster_tests::uuid_like()),
+            password: "correct horse battery".into(),
+            display_name: "botty".into(),
+            leaderboard: false,
+            bot: true,
+        })
+        .await
+        .expect("register")
+        .into_inner()
+        .session
+        .expect("session");
+    let bot = Player::of(
+        client::Client::with_token(channel, &registered.token, &registered.player_id)
+            .expect("client"),
+        "botty",
+    );
+    assert!(bot.client.profile().await.expect("profile").bot);
+    let q = queue("gops", true);
+    let (th, tb) = (human.ticket_retrying(&q, "h-1").await, bot.ticket_retrying(&q, "b-1").await);
+    let (m, sh) = human.assignment(&th.ticket_id, Duration::from_secs(10)).await;
+    let (mb, _) = bot.assignment(&tb.ticket_id, Duration::from_secs(10)).await;
+    assert_eq!(m, mb);
+    let seats = if sh == 0 { [&human, &bot] } else { [&bot, &human] };
+    play_out(seats, &m, &mut Picker::new(9), 100).await;
+    let rb = bot.rating_after("gops", 1).await;
+    let rh = human.rating_after("gops", 1).await;
+    assert_eq!(rb.board, v1::Board::Bots as i32);
+    assert_eq!(rh.board, v1::Board::Provisional as i32);
+    let board = |b: v1::Board| v1::GetLeaderboardRequest {
+        game: "gops".into(),
+        board: b as i32,
+        ..Default::default()
+    };
+    let bots = human.client.leaderboard(board(v1::Board::Bots)).await.expect("bots");
+    let names: Vec<&str> = bots.entries.iter().map(|e| e.display_name.as_str()).collect();
+    assert_eq!(names, ["botty"]);
+    let people = human.client.leaderboard(board(v1::Board::Provisional)).await.expect("people");
+    let names: Vec<&str> = people.entries.iter().map(|e| e.display_name.as_str()).collect();
+    assert_eq!(names, ["human"]);
     env.shutdown().await;
 }
