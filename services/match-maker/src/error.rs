@@ -33,6 +33,8 @@ pub enum Error {
     TicketLive(TicketId),
     /// The idempotency key was used for another queue or kind of ticket.
     KeyReused,
+    /// The player holds as many live tickets as one may.
+    TooManyTickets,
     /// No such ticket of the caller's.
     NoSuchTicket,
     /// The seek was taken, cancelled or expired first, or is no seek.
@@ -74,6 +76,11 @@ impl fmt::Display for Error {
                 f.write_str("the idempotency key was used for another queue or kind of ticket")
             }
             Error::NoSuchTicket => f.write_str("no such ticket of yours"),
+            Error::TooManyTickets => write!(
+                f,
+                "you hold {} live tickets already; cancel one first",
+                crate::handlers::MAX_LIVE_TICKETS
+            ),
             Error::SeekGone => f.write_str("the seek is no longer open"),
             Error::OwnSeek => f.write_str("you cannot accept your own seek"),
             Error::NotOnBoard => f.write_str("the player is not on this board"),
@@ -147,6 +154,7 @@ impl From<Error> for Status {
                 |_| {},
             ),
             Error::KeyReused => status::refuse(Code::AlreadyExists, message),
+            Error::TooManyTickets => status::refuse(Code::ResourceExhausted, message),
             Error::WrongPassword | Error::SeekGone => {
                 status::refuse(Code::FailedPrecondition, message)
             }

@@ -25,6 +25,8 @@ use tonic::{Request, Response, Status};
 pub const MAX_SEEKS: u32 = 200;
 /// ListSeeks' default.
 pub const DEFAULT_SEEKS: u32 = 50;
+/// The most live tickets (seeks included) a player may hold at once, across queues.
+pub const MAX_LIVE_TICKETS: usize = 10;
 
 /// The lobby service.
 pub struct Lobby {
@@ -68,6 +70,12 @@ impl Lobby {
             self.account(player, "rated play").await?;
         }
         let ttl = ttl_ms(ttl_seconds, &queue)?;
+        // Queues are many (every time control is one): a player's live tickets are not.
+        let live = self.store.tickets_of(player).await?;
+        let live = live.iter().filter(|t| t.state.is_live()).count();
+        if live >= MAX_LIVE_TICKETS {
+            return Err(Error::TooManyTickets);
+        }
         let rating = self.store.rating(&queue.game, player).await?.unwrap_or_else(initial);
         let now = now_ms();
         let ticket = Ticket {
