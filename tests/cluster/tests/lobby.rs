@@ -475,3 +475,22 @@ async fn bot_accounts_are_ranked_apart() {
     assert_eq!(names, ["human"]);
     env.shutdown().await;
 }
+
+/// Queues are many (every time control is one), a player's live tickets are not: the
+/// eleventh answers RESOURCE_EXHAUSTED, and a cancelled one makes room again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_holds_at_most_ten_live_tickets() {
+    let env = Env::start().await;
+    let kim = env.player("kim").await;
+    let spec = |i: u64| v1::QueueSpec { move_time_ms: 60_000 * (i + 1), ..queue("gops", false) };
+    let mut first = None;
+    for i in 0..10 {
+        let t = kim.client.create_ticket(spec(i), &format!("k-{i}"), 0).await.expect("a ticket");
+        first.get_or_insert(t.ticket.expect("ticket").ticket_id);
+    }
+    let eleventh = kim.client.create_ticket(spec(10), "k-10", 0).await;
+    assert_status(eleventh, Code::ResourceExhausted, "10 live tickets");
+    kim.client.cancel_ticket(&first.expect("a first ticket")).await.expect("cancel");
+    kim.client.create_ticket(spec(10), "k-10", 0).await.expect("room again");
+    env.shutdown().await;
+}
