@@ -4,17 +4,19 @@
 //! `test-harness`. The Redis-only checks (the key layout, an undecodable lifecycle entry)
 //! are at the end.
 
+mod common;
+
+use common::{cluster_fixture, memory_fixture, redis_fixture};
 use events::{
-    Account, AccountChange, Board, Delivery, Finished, FullStore, MatchId, MemoryStore, Pairing,
-    PlayerId, Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded,
-    RedisStore, Registered, SeekAccepted, StoreError, Ticket, TicketCreated, TicketFeed, TicketId,
-    TicketState, keys,
+    Account, AccountChange, Board, Delivery, Finished, FullStore, MatchId, Pairing, PlayerId,
+    Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
+    SeekAccepted, StoreError, Ticket, TicketCreated, TicketFeed, TicketId, TicketState, keys,
 };
 use rules_core::Seat;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
-use test_harness::{RedisCluster, RedisServer};
+use test_harness::RedisServer;
 use tokio_stream::StreamExt;
 
 type Store = Arc<dyn FullStore>;
@@ -157,28 +159,6 @@ fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
 
 fn ids(tickets: &[Ticket]) -> Vec<TicketId> {
     tickets.iter().map(|t| t.id).collect()
-}
-
-struct Fixture {
-    store: Store,
-    redis: Option<RedisServer>,
-    cluster: Option<RedisCluster>,
-}
-
-async fn memory_fixture() -> Fixture {
-    Fixture { store: Arc::new(MemoryStore::new()), redis: None, cluster: None }
-}
-
-async fn redis_fixture() -> Fixture {
-    let server = tokio::task::spawn_blocking(RedisServer::start).await.expect("start");
-    let store = RedisStore::connect(&server.url()).await.expect("connect");
-    Fixture { store: Arc::new(store), redis: Some(server), cluster: None }
-}
-
-async fn cluster_fixture() -> Fixture {
-    let cluster = tokio::task::spawn_blocking(|| RedisCluster::start(3)).await.expect("start");
-    let store = RedisStore::connect_cluster(&cluster.urls()).await.expect("connect");
-    Fixture { store: Arc::new(store), redis: None, cluster: Some(cluster) }
 }
 
 /// Runs each named test function (`async fn(Store)`) against the three stores.

@@ -6,10 +6,13 @@
 //! the deadline index and the feed's connection) and the cluster-only ones (matches on
 //! every node) are at the end.
 
+mod common;
+
+use common::{cluster_fixture, memory_fixture, redis_fixture, start_redis};
 use events::{
     AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, HostStore, MatchId,
-    MatchMeta, MatchSecret, MemoryStore, PlayerId, RedisStore, SeatHolder, Session, StoreError,
-    StoredEvent, keys,
+    MatchMeta, MatchSecret, PlayerId, RedisStore, SeatHolder, Session, StoreError, StoredEvent,
+    keys,
 };
 use rules_core::{Audience, PerSeat, Seat};
 use std::collections::BTreeMap;
@@ -86,36 +89,6 @@ fn versions(entries: &[Entry]) -> Vec<u64> {
 
 fn sha(n: u8) -> String {
     format!("{n:02x}").repeat(32)
-}
-
-struct Fixture {
-    store: Store,
-    redis: Option<RedisServer>,
-    cluster: Option<RedisCluster>,
-}
-
-async fn memory_fixture() -> Fixture {
-    Fixture { store: Arc::new(MemoryStore::new()), redis: None, cluster: None }
-}
-
-async fn start_redis(options: RedisOptions) -> RedisServer {
-    tokio::task::spawn_blocking(move || RedisServer::start_with(options)).await.expect("start")
-}
-
-async fn redis_fixture() -> Fixture {
-    let server = start_redis(RedisOptions::default()).await;
-    let store = RedisStore::connect(&server.url()).await.expect("connect");
-    Fixture { store: Arc::new(store), redis: Some(server), cluster: None }
-}
-
-async fn start_cluster() -> RedisCluster {
-    tokio::task::spawn_blocking(|| RedisCluster::start(3)).await.expect("start")
-}
-
-async fn cluster_fixture() -> Fixture {
-    let cluster = start_cluster().await;
-    let store = RedisStore::connect_cluster(&cluster.urls()).await.expect("connect");
-    Fixture { store: Arc::new(store), redis: None, cluster: Some(cluster) }
 }
 
 /// Runs each named test function (`async fn(Store)`) against the three stores, the
@@ -614,7 +587,8 @@ fn key_names_carry_the_match_hash_tag() {
 #[tokio::test]
 async fn redis_holds_exactly_the_documented_keys() {
     let fixture = redis_fixture().await;
-    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let (store, server) =
+        (&(fixture.store.clone() as Store), fixture.redis.as_ref().expect("redis"));
     let id = new_match(store).await;
     append_n(store, id, 1).await;
     store.put_snapshot(id, 1, b"s").await.expect("snapshot");
@@ -666,7 +640,8 @@ async fn redis_holds_exactly_the_documented_keys() {
 #[tokio::test]
 async fn redis_finds_the_seed_of_a_match_stored_before_the_secret_key() {
     let fixture = redis_fixture().await;
-    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let (store, server) =
+        (&(fixture.store.clone() as Store), fixture.redis.as_ref().expect("redis"));
     let id = new_match(store).await;
     // The layout before: no secret key, the seed in the meta's JSON.
     let mut conn = inspect(server).await;
@@ -721,7 +696,8 @@ async fn command_counts(conn: &mut redis::aio::MultiplexedConnection) -> (u64, u
 #[tokio::test]
 async fn append_is_one_evalsha_round_trip() {
     let fixture = redis_fixture().await;
-    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let (store, server) =
+        (&(fixture.store.clone() as Store), fixture.redis.as_ref().expect("redis"));
     let id = new_match(store).await;
     let mut conn = inspect(server).await;
     let before = command_counts(&mut conn).await;
@@ -748,7 +724,8 @@ async fn append_is_one_evalsha_round_trip() {
 #[tokio::test]
 async fn scripts_are_reloaded_after_script_flush() {
     let fixture = redis_fixture().await;
-    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let (store, server) =
+        (&(fixture.store.clone() as Store), fixture.redis.as_ref().expect("redis"));
     let id = new_match(store).await;
     let mut conn = inspect(server).await;
     let () = redis::cmd("SCRIPT").arg("FLUSH").query_async(&mut conn).await.expect("flush");
@@ -771,7 +748,8 @@ async fn scripts_are_reloaded_after_script_flush() {
 #[tokio::test]
 async fn corrupt_entries_are_typed_errors() {
     let fixture = redis_fixture().await;
-    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let (store, server) =
+        (&(fixture.store.clone() as Store), fixture.redis.as_ref().expect("redis"));
     let id = new_match(store).await;
     let mut conn = inspect(server).await;
     let _: String = redis::cmd("XADD")
@@ -859,7 +837,8 @@ async fn index(conn: &mut impl redis::aio::ConnectionLike) -> BTreeMap<MatchId, 
 #[tokio::test]
 async fn the_index_is_a_hint_that_reading_corrects() {
     let fixture = redis_fixture().await;
-    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let (store, server) =
+        (&(fixture.store.clone() as Store), fixture.redis.as_ref().expect("redis"));
     let mut conn = inspect(server).await;
     let [a, b, c] = [new_match(store).await, new_match(store).await, new_match(store).await];
     // A refused arming (a version conflict) leaves an index entry with no deadline.
@@ -898,7 +877,8 @@ async fn the_index_is_a_hint_that_reading_corrects() {
 #[tokio::test]
 async fn the_repair_restores_lost_and_late_index_entries() {
     let fixture = redis_fixture().await;
-    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let (store, server) =
+        (&(fixture.store.clone() as Store), fixture.redis.as_ref().expect("redis"));
     let mut conn = inspect(server).await;
     // More deadlines than one SCAN step looks at.
     let mut armed: Vec<Deadline> = (0..2_500u64)
@@ -1020,7 +1000,8 @@ async fn one_match_per_node(nodes: &mut [redis::aio::MultiplexedConnection]) -> 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn matches_on_every_node_share_deadlines_repair_and_feed() {
     let fixture = cluster_fixture().await;
-    let (store, cluster) = (&fixture.store, fixture.cluster.as_ref().expect("cluster"));
+    let (store, cluster) =
+        (&(fixture.store.clone() as Store), fixture.cluster.as_ref().expect("cluster"));
     let mut nodes = node_conns(cluster).await;
     let ids = one_match_per_node(&mut nodes).await;
     let mut feed = store.append_feed().await.expect("subscribe");
