@@ -240,6 +240,11 @@ impl Ratings {
     pub async fn sweep(&self) -> Result<usize, Error> {
         let mut found = 0;
         for (id, rated) in self.store.unrated_matches().await? {
+            // A match someone owes a move in has a deadline armed: still running. Only a
+            // match with none (over, or its creation not yet stored) costs an engine call.
+            if self.store.deadline(id).await?.is_some() {
+                continue;
+            }
             let Ok(engine) = self.engines.for_match(&rated.game, id) else { continue };
             let record = engine
                 .clone()

@@ -197,8 +197,21 @@ impl Player {
     /// # Panics
     /// If it does not.
     pub async fn rating_after(&self, game: &str, games: u64) -> v1::GetRatingResponse {
+        self.rating_after_within(game, games, Duration::from_secs(10)).await
+    }
+
+    /// [`Player::rating_after`], waiting at most `within`.
+    ///
+    /// # Panics
+    /// If the rating does not count `games` in time.
+    pub async fn rating_after_within(
+        &self,
+        game: &str,
+        games: u64,
+        within: Duration,
+    ) -> v1::GetRatingResponse {
         let mut last = None;
-        for _ in 0..200 {
+        for _ in 0..within.as_millis() / 50 {
             let r = self.client.rating(game, &self.id, 100).await.expect("GetRating");
             if r.games >= games {
                 return r;
@@ -379,7 +392,7 @@ pub fn accepted(r: v1::SubmitMoveResponse) -> Result<u64, Status> {
 }
 
 pub use client::requests::create as create_request;
-pub use client::requests::opponent::{bot, open};
+pub use client::requests::opponent::{bot, open, player as opponent_player};
 
 /// A GOPS bid.
 pub fn gops(card: i64) -> v1::Move {
