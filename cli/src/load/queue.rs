@@ -139,7 +139,7 @@ async fn arrive(
 async fn pass(args: &LoadArgs, store: Arc<dyn FullStore>) -> Result<serde_json::Value, String> {
     let lobby: Arc<dyn LobbyStore> = store;
     let engines = engines::Engines::new(&[], None).map_err(|e| e.to_string())?;
-    let matcher = match_maker::matcher::Matcher::new(lobby.clone(), engines);
+    let matcher = match_maker::matcher::Matcher::new(lobby.clone(), engines, "load");
     let bar = ProgressBar::new(2 * args.pass_runs);
     bar.set_style(ProgressStyle::with_template("{spinner} pass {pos}/{len}").expect("a template"));
     let mut out = serde_json::Map::new();

@@ -9,7 +9,7 @@ use api::v1::{self, lobby_service_client::LobbyServiceClient, lobby_service_serv
 use service_kit::internal::{CLIENT_HEADER, InternalToken, PLAYER_HEADER, Stamp};
 use service_kit::telemetry::TraceContext;
 use std::pin::Pin;
-use tokio_stream::Stream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
@@ -85,6 +85,17 @@ fn onward<T>(req: Request<T>) -> Request<T> {
     out
 }
 
+/// The match-maker's answer as the client gets it: its own refusals as they are; a
+/// transport failure (its replica down or restarting) as UNAVAILABLE, which the retry
+/// contract says to retry, as for the rules engines.
+fn relay(s: Status) -> Status {
+    if service_kit::status::is_transport_failure(&s) {
+        service_kit::status::unavailable(s)
+    } else {
+        s
+    }
+}
+
 type Watch = Pin<Box<dyn Stream<Item = Result<v1::WatchTicketsResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
@@ -93,91 +104,91 @@ impl LobbyService for LobbyFront {
         &self,
         req: Request<v1::RegisterRequest>,
     ) -> Result<Response<v1::RegisterResponse>, Status> {
-        self.client()?.register(onward(req)).await
+        self.client()?.register(onward(req)).await.map_err(relay)
     }
 
     async fn login(
         &self,
         req: Request<v1::LoginRequest>,
     ) -> Result<Response<v1::LoginResponse>, Status> {
-        self.client()?.login(onward(req)).await
+        self.client()?.login(onward(req)).await.map_err(relay)
     }
 
     async fn logout(
         &self,
         req: Request<v1::LogoutRequest>,
     ) -> Result<Response<v1::LogoutResponse>, Status> {
-        self.client()?.logout(onward(req)).await
+        self.client()?.logout(onward(req)).await.map_err(relay)
     }
 
     async fn change_password(
         &self,
         req: Request<v1::ChangePasswordRequest>,
     ) -> Result<Response<v1::ChangePasswordResponse>, Status> {
-        self.client()?.change_password(onward(req)).await
+        self.client()?.change_password(onward(req)).await.map_err(relay)
     }
 
     async fn update_profile(
         &self,
         req: Request<v1::UpdateProfileRequest>,
     ) -> Result<Response<v1::UpdateProfileResponse>, Status> {
-        self.client()?.update_profile(onward(req)).await
+        self.client()?.update_profile(onward(req)).await.map_err(relay)
     }
 
     async fn get_profile(
         &self,
         req: Request<v1::GetProfileRequest>,
     ) -> Result<Response<v1::GetProfileResponse>, Status> {
-        self.client()?.get_profile(onward(req)).await
+        self.client()?.get_profile(onward(req)).await.map_err(relay)
     }
 
     async fn create_ticket(
         &self,
         req: Request<v1::CreateTicketRequest>,
     ) -> Result<Response<v1::CreateTicketResponse>, Status> {
-        self.client()?.create_ticket(onward(req)).await
+        self.client()?.create_ticket(onward(req)).await.map_err(relay)
     }
 
     async fn cancel_ticket(
         &self,
         req: Request<v1::CancelTicketRequest>,
     ) -> Result<Response<v1::CancelTicketResponse>, Status> {
-        self.client()?.cancel_ticket(onward(req)).await
+        self.client()?.cancel_ticket(onward(req)).await.map_err(relay)
     }
 
     async fn create_seek(
         &self,
         req: Request<v1::CreateSeekRequest>,
     ) -> Result<Response<v1::CreateSeekResponse>, Status> {
-        self.client()?.create_seek(onward(req)).await
+        self.client()?.create_seek(onward(req)).await.map_err(relay)
     }
 
     async fn list_seeks(
         &self,
         req: Request<v1::ListSeeksRequest>,
     ) -> Result<Response<v1::ListSeeksResponse>, Status> {
-        self.client()?.list_seeks(onward(req)).await
+        self.client()?.list_seeks(onward(req)).await.map_err(relay)
     }
 
     async fn accept_seek(
         &self,
         req: Request<v1::AcceptSeekRequest>,
     ) -> Result<Response<v1::AcceptSeekResponse>, Status> {
-        self.client()?.accept_seek(onward(req)).await
+        self.client()?.accept_seek(onward(req)).await.map_err(relay)
     }
 
     async fn get_leaderboard(
         &self,
         req: Request<v1::GetLeaderboardRequest>,
     ) -> Result<Response<v1::GetLeaderboardResponse>, Status> {
-        self.client()?.get_leaderboard(onward(req)).await
+        self.client()?.get_leaderboard(onward(req)).await.map_err(relay)
     }
 
     async fn get_rating(
         &self,
         req: Request<v1::GetRatingRequest>,
     ) -> Result<Response<v1::GetRatingResponse>, Status> {
-        self.client()?.get_rating(onward(req)).await
+        self.client()?.get_rating(onward(req)).await.map_err(relay)
     }
 
     type WatchTicketsStream = Watch;
@@ -186,7 +197,25 @@ impl LobbyService for LobbyFront {
         &self,
         req: Request<v1::WatchTicketsRequest>,
     ) -> Result<Response<Watch>, Status> {
-        let stream = self.client()?.watch_tickets(onward(req)).await?.into_inner();
-        Ok(Response::new(Box::pin(stream)))
+        let stream = self.client()?.watch_tickets(onward(req)).await.map_err(relay)?.into_inner();
+        Ok(Response::new(Box::pin(stream.map(|m| m.map_err(relay)))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic::Code;
+
+    #[test]
+    fn a_transport_failure_is_unavailable_and_a_refusal_passes_as_it_is() {
+        let broken = Status::from_error(Box::new(std::io::Error::other("connection reset")));
+        assert_eq!(relay(broken).code(), Code::Unavailable);
+        let refused = Status::failed_precondition("the seek is no longer open");
+        let passed = relay(refused);
+        assert_eq!(
+            (passed.code(), passed.message()),
+            (Code::FailedPrecondition, "the seek is no longer open")
+        );
     }
 }

@@ -43,7 +43,8 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
     service_kit::metrics::describe(metrics::ALL);
-    let matcher = matcher::Matcher::new(store.clone(), engines.clone());
+    let name = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
+    let matcher = matcher::Matcher::new(store.clone(), engines.clone(), &name);
     let ratings = ratings::Ratings::new(store.clone(), engines);
     let hub = watch::TicketHub::new(store.clone());
     let tasks = [

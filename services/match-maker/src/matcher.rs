@@ -63,12 +63,14 @@ pub struct Matcher {
 }
 
 impl Matcher {
-    /// A matcher over `store`, creating matches through `engines`.
-    pub fn new(store: Arc<dyn LobbyStore>, engines: Engines) -> Arc<Matcher> {
+    /// A matcher over `store`, creating matches through `engines`; `name` (this
+    /// replica's address) starts its name in the lease, so an operator or a test can tell
+    /// which replica holds it.
+    pub fn new(store: Arc<dyn LobbyStore>, engines: Engines, name: &str) -> Arc<Matcher> {
         Arc::new(Matcher {
             store,
             engines,
-            holder: uuid::Uuid::new_v4().to_string(),
+            holder: format!("{name}/{}", uuid::Uuid::new_v4()),
             creating: Arc::new(Semaphore::new(CREATING_AT_ONCE)),
             in_flight: Mutex::default(),
         })

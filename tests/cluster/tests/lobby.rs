@@ -278,14 +278,20 @@ async fn fifty_players_two_match_makers_one_crashed_everyone_paired_once() {
         }));
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    // Replica 0 started first and took the matcher lease: the crash takes the leader.
+    // The crash takes the leader: the lease's holder is named after its replica's address.
     let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
     let client = redis::Client::open(env.redis.url()).expect("url");
     let mut conn = client.get_multiplexed_async_connection().await.expect("connect");
     let lease = "colosseum:{lobby}:lease:matcher";
     let leader: Option<String> =
         redis::cmd("GET").arg(lease).query_async(&mut conn).await.expect("GET");
-    env.cluster.crash_match_maker(0);
+    let holder = leader.clone().expect("a lease holder");
+    let urls = env.cluster.match_maker_urls();
+    let i = urls
+        .iter()
+        .position(|u| holder.starts_with(&format!("{}/", u.trim_start_matches("http://"))))
+        .unwrap_or_else(|| panic!("the lease holder {holder} is one of {urls:?}"));
+    env.cluster.crash_match_maker(i);
     let mut by_match: BTreeMap<String, Vec<(String, u32)>> = BTreeMap::new();
     let mut tickets = std::collections::BTreeSet::new();
     for t in tasks {
@@ -370,53 +376,22 @@ async fn a_pairing_left_pending_is_finished_by_the_next_match_maker() {
     let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
     let (hana, ivan) = (Player::account(&url, "hana").await, Player::account(&url, "ivan").await);
     let mut watch = hana.client.watch_tickets().await.expect("watch");
-    let now = service_kit::time::now_ms();
-    let q = events::Queue {
-        game: "gops".into(),
-        options_json: "{}".into(),
-        move_time_ms: 60_000,
-        rated: true,
-    };
-    // Rated far apart: the live matcher leaves them waiting (their gaps are 100 for now).
-    let ticket = |p: &Player, rating: f64| events::Ticket {
-        id: events::TicketId::random(),
-        player: p.id.parse().expect("id"),
-        queue: q.clone(),
-        seek: false,
-        rating,
-        idempotency_key: format!("{}-pending", p.name),
-        created_ms: now,
-        expires_ms: now + 300_000,
-        state: events::TicketState::Waiting,
-        changed_ms: now,
-    };
-    let (th, ti) = (ticket(&hana, 1500.0), ticket(&ivan, 2500.0));
-    for t in [&th, &ti] {
-        assert!(matches!(
-            store.create_ticket(t).await.expect("create"),
-            events::TicketCreated::Created(_)
-        ));
-    }
     // What a match-maker that dies at once leaves: the pairing, pending, and no match.
-    let pairing = events::Pairing {
-        match_id: MatchId::random(),
-        queue: q.clone(),
-        tickets: [th.id, ti.id],
-        players: [th.player, ti.player],
-        paired_ms: now,
-    };
-    assert_eq!(store.pair(std::slice::from_ref(&pairing), now).await.expect("pair"), [true]);
+    let pairing = left_pending(&store, [&hana, &ivan], MatchId::random()).await;
+    let (th, ti) = (pairing.tickets[0], pairing.tickets[1]);
     assert!(store.meta(pairing.match_id).await.expect("meta").is_none(), "no match yet");
     let (m, seat) = tokio::time::timeout(
         Duration::from_secs(15),
-        client::Client::assignment(&mut watch, &th.id.to_string()),
+        client::Client::assignment(&mut watch, &th.to_string()),
     )
     .await
     .expect("finished in time")
     .expect("assigned");
     assert_eq!((m.as_str(), seat), (pairing.match_id.to_string().as_str(), 0));
     let meta = store.meta(pairing.match_id).await.expect("meta").expect("the match exists");
-    assert!(matches!(&meta.seats.0[1], events::SeatHolder::Player(p) if *p == ti.player));
+    assert!(matches!(&meta.seats.0[1], events::SeatHolder::Player(p) if *p == pairing.players[1]));
+    let assigned = store.ticket(ti).await.expect("read").expect("stored").state;
+    assert!(matches!(assigned, events::TicketState::Assigned { .. }), "{assigned:?}");
     assert!(store.pending_pairings().await.expect("read").is_empty());
     assert!(store.rated_match(pairing.match_id).await.expect("read").is_some());
     // An open stream would hold the gateway's drain at shutdown.
@@ -520,38 +495,7 @@ async fn the_sweep_rates_a_finish_that_was_never_announced() {
     let winner = played.last.outcome.expect("an outcome").winner;
     // Now the match is known as rated, as a pairing made it: tickets rated far apart
     // (the live matcher leaves them be), paired into that match.
-    let now = service_kit::time::now_ms();
-    let q = events::Queue {
-        game: "gops".into(),
-        options_json: "{}".into(),
-        move_time_ms: 60_000,
-        rated: true,
-    };
-    let ticket = |p: &Player, rating: f64| events::Ticket {
-        id: events::TicketId::random(),
-        player: p.id.parse().expect("id"),
-        queue: q.clone(),
-        seek: false,
-        rating,
-        idempotency_key: format!("{}-sweep", p.name),
-        created_ms: now,
-        expires_ms: now + 300_000,
-        state: events::TicketState::Waiting,
-        changed_ms: now,
-    };
-    let (tl, to) = (ticket(&lena, 1500.0), ticket(&omar, 2500.0));
-    for t in [&tl, &to] {
-        store.create_ticket(t).await.expect("create");
-    }
-    let match_id: MatchId = id.parse().expect("id");
-    let pairing = events::Pairing {
-        match_id,
-        queue: q,
-        tickets: [tl.id, to.id],
-        players: [tl.player, to.player],
-        paired_ms: now,
-    };
-    assert_eq!(store.pair(std::slice::from_ref(&pairing), now).await.expect("pair"), [true]);
+    left_pending(&store, [&lena, &omar], id.parse().expect("id")).await;
     assert_eq!(store.unrated_matches().await.expect("read").len(), 1);
     // The sweep runs every 30 s.
     let rl = lena.rating_after_within("gops", 1, Duration::from_secs(45)).await;
@@ -564,4 +508,50 @@ async fn the_sweep_rates_a_finish_that_was_never_announced() {
     assert_eq!(rl.history[0].match_id, id);
     assert!(store.unrated_matches().await.expect("read").is_empty());
     env.shutdown().await;
+}
+
+/// What a match-maker that died at once leaves: `players`' tickets in the rated GOPS
+/// queue, rated far apart (the live matcher leaves them waiting: their gaps are 100 for
+/// now), paired into `match_id`, pending, and no match created. The pairing.
+async fn left_pending(
+    store: &RedisStore,
+    players: [&Player; 2],
+    match_id: MatchId,
+) -> events::Pairing {
+    let now = service_kit::time::now_ms();
+    let queue = events::Queue {
+        game: "gops".into(),
+        options_json: "{}".into(),
+        move_time_ms: 60_000,
+        rated: true,
+    };
+    let mut tickets = Vec::new();
+    for (p, rating) in players.into_iter().zip([1500.0, 2500.0]) {
+        let t = events::Ticket {
+            id: events::TicketId::random(),
+            player: p.id.parse().expect("id"),
+            queue: queue.clone(),
+            seek: false,
+            rating,
+            idempotency_key: format!("{}-left-pending", p.name),
+            created_ms: now,
+            expires_ms: now + 300_000,
+            state: events::TicketState::Waiting,
+            changed_ms: now,
+        };
+        assert!(matches!(
+            store.create_ticket(&t).await.expect("create"),
+            events::TicketCreated::Created(_)
+        ));
+        tickets.push(t);
+    }
+    let pairing = events::Pairing {
+        match_id,
+        queue,
+        tickets: [tickets[0].id, tickets[1].id],
+        players: [tickets[0].player, tickets[1].player],
+        paired_ms: now,
+    };
+    assert_eq!(store.pair(std::slice::from_ref(&pairing), now).await.expect("pair"), [true]);
+    pairing
 }

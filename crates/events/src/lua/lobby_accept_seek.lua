@@ -15,12 +15,9 @@
 local seek, id, record = ARGV[4], ARGV[5], ARGV[6]
 local match, now = ARGV[8], ARGV[11]
 local a = cjson.decode(record)
-local seen = redis.call('HGET', IDEM, a.idem)
-if seen then
-  local before = redis.call('HGET', TICKETS, seen)
-  if before then
-    return {1, before}
-  end
+local before = indexed(IDEM, a.idem)
+if before then
+  return {1, before}
 end
 local s = load(seek)
 if s == nil then
@@ -36,12 +33,9 @@ end
 if redis.call('HEXISTS', TICKETS, id) == 1 then
   return {5, ''}
 end
-local live = redis.call('HGET', LIVE, a.live)
+local live = indexed(LIVE, a.live)
 if live then
-  local r = redis.call('HGET', TICKETS, live)
-  if r then
-    return {6, r}
-  end
+  return {6, live}
 end
 unlist(seek, s)
 s.state = 'pairing'

@@ -8,19 +8,13 @@
 -- in the queue, {3, ''} the id is taken. Only the created case writes.
 local id, record = ARGV[4], ARGV[5]
 local r = cjson.decode(record)
-local seen = redis.call('HGET', IDEM, r.idem)
-if seen then
-  local before = redis.call('HGET', TICKETS, seen)
-  if before then
-    return {1, before}
-  end
+local before = indexed(IDEM, r.idem)
+if before then
+  return {1, before}
 end
-local live = redis.call('HGET', LIVE, r.live)
+local live = indexed(LIVE, r.live)
 if live then
-  local before = redis.call('HGET', TICKETS, live)
-  if before then
-    return {2, before}
-  end
+  return {2, live}
 end
 if redis.call('HEXISTS', TICKETS, id) == 1 then
   return {3, ''}

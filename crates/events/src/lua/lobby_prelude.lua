@@ -27,6 +27,15 @@ local function load(id)
   return nil
 end
 
+-- The stored record of the ticket an index hash (IDEM, LIVE) names under `field`, if any.
+local function indexed(hash, field)
+  local id = redis.call('HGET', hash, field)
+  if id then
+    return redis.call('HGET', TICKETS, id)
+  end
+  return false
+end
+
 local function save(id, r)
   local record = cjson.encode(r)
   redis.call('HSET', TICKETS, id, record)
