@@ -14,7 +14,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "colosseum/v1/colosseum.proto",
         "colosseum/v1/games.proto",
         "colosseum/v1/lobby.proto",
+        "colosseum/v1/tournaments.proto",
         "colosseum/internal/v1/engine.proto",
+        "colosseum/internal/v1/tenants.proto",
     ]
     .iter()
     .map(|f| root.join(f))

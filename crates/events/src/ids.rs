@@ -97,6 +97,18 @@ uuid_id!(
     "ticket id"
 );
 
+uuid_id!(
+    /// A tenant: an organiser on the platform API.
+    TenantId,
+    "tenant id"
+);
+
+uuid_id!(
+    /// A tournament.
+    TournamentId,
+    "tournament id"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

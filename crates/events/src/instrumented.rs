@@ -6,7 +6,7 @@
 
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
-use crate::ids::{MatchId, PlayerId, TicketId};
+use crate::ids::{MatchId, PlayerId, TenantId, TicketId, TournamentId};
 use crate::lobby::{
     Account, AccountChange, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket,
@@ -14,6 +14,9 @@ use crate::lobby::{
 };
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
+};
+use crate::platform::{
+    ApiKey, Append, Appended, Begun, PlatformStore, Stream, StreamEntry, Tenant, Unfinished,
 };
 use crate::store::{EventStore, FullStore, HostStore};
 use async_trait::async_trait;
@@ -397,6 +400,99 @@ impl LobbyStore for Instrumented {
 
     async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
         timed("lifecycle_ack", self.inner.lifecycle_ack(group, ids)).await
+    }
+}
+
+#[async_trait]
+impl PlatformStore for Instrumented {
+    async fn put_tenant(&self, tenant: &Tenant) -> Result<(), StoreError> {
+        timed("put_tenant", self.inner.put_tenant(tenant)).await
+    }
+
+    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
+        timed("tenants", self.inner.tenants()).await
+    }
+
+    async fn tenant(&self, id: TenantId) -> Result<Option<Tenant>, StoreError> {
+        timed("tenant", self.inner.tenant(id)).await
+    }
+
+    async fn put_api_key(&self, key: &ApiKey) -> Result<(), StoreError> {
+        timed("put_api_key", self.inner.put_api_key(key)).await
+    }
+
+    async fn api_key(&self, key_id: &str) -> Result<Option<ApiKey>, StoreError> {
+        timed("api_key", self.inner.api_key(key_id)).await
+    }
+
+    async fn api_keys_of(&self, tenant: TenantId) -> Result<Vec<ApiKey>, StoreError> {
+        timed("api_keys_of", self.inner.api_keys_of(tenant)).await
+    }
+
+    async fn audit(&self, tenant: TenantId, json: &str) -> Result<(), StoreError> {
+        timed("audit", self.inner.audit(tenant, json)).await
+    }
+
+    async fn audit_tail(&self, tenant: TenantId, limit: usize) -> Result<Vec<String>, StoreError> {
+        timed("audit_tail", self.inner.audit_tail(tenant, limit)).await
+    }
+
+    async fn begin(
+        &self,
+        kind: &str,
+        tenant: TenantId,
+        key: &str,
+        digest: &str,
+        record_json: &str,
+        owned: &[(MatchId, String)],
+        now_ms: u64,
+    ) -> Result<Begun, StoreError> {
+        timed("begin", self.inner.begin(kind, tenant, key, digest, record_json, owned, now_ms))
+            .await
+    }
+
+    async fn finish(
+        &self,
+        kind: &str,
+        tenant: TenantId,
+        key: &str,
+        events: &[String],
+        now_ms: u64,
+    ) -> Result<bool, StoreError> {
+        timed("finish", self.inner.finish(kind, tenant, key, events, now_ms)).await
+    }
+
+    async fn unfinished(&self, kind: &str, limit: usize) -> Result<Vec<Unfinished>, StoreError> {
+        timed("unfinished", self.inner.unfinished(kind, limit)).await
+    }
+
+    async fn owned(&self, id: MatchId) -> Result<Option<String>, StoreError> {
+        timed("owned", self.inner.owned(id)).await
+    }
+
+    async fn append_results(&self, append: &Append) -> Result<Appended, StoreError> {
+        timed("append_results", self.inner.append_results(append)).await
+    }
+
+    async fn read_results(
+        &self,
+        stream: Stream,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<StreamEntry>, StoreError> {
+        timed("read_results", self.inner.read_results(stream, after, limit)).await
+    }
+
+    async fn results_seq(&self, stream: Stream) -> Result<u64, StoreError> {
+        timed("results_seq", self.inner.results_seq(stream)).await
+    }
+
+    async fn tournaments_of(&self, tenant: TenantId, limit: usize) -> Result<Vec<TournamentId>, StoreError> {
+        timed("tournaments_of", self.inner.tournaments_of(tenant, limit)).await
+    }
+
+    async fn live_tournaments(&self) -> Result<Vec<(TenantId, TournamentId)>, StoreError> {
+        timed("live_tournaments", self.inner.live_tournaments()).await
     }
 }
 

@@ -44,6 +44,27 @@
 //! | `colosseum:{lobby}:lease:<name>` | string | the holder; expires with the lease |
 //! | `colosseum:lifecycle` | stream | field `f`: a `Finished` JSON per finished match; `MAXLEN ~ 1000000` |
 //! | `colosseum:lobby:tickets` | pub/sub channel | a player id whose ticket changed |
+//!
+//! # The platform
+//!
+//! The tournament service's keys share the hash tag `{platform}`, one slot, so each of its
+//! scripts (`src/lua/platform_*.lua`) is atomic on one node: a tournament's event and its
+//! tenant's copy are appended together. Client text (idempotency keys) never appears in a
+//! name: a SHA-256 digest does.
+//!
+//! | key | type | holds |
+//! | --- | --- | --- |
+//! | `colosseum:{platform}:tenants` | hash | tenant id -> `Tenant` JSON |
+//! | `colosseum:{platform}:keys` | hash | API key id -> `ApiKey` JSON (the key's SHA-256, never the key) |
+//! | `colosseum:{platform}:audit:<tenant>` | stream | field `f`: an audit entry JSON; `MAXLEN ~ 100000` |
+//! | `colosseum:{platform}:req:<kind>:<tenant>:<sha256-hex of the key>` | hash | `digest`, `record` (JSON), `done` (`0`/`1`), `begun` (ms), `tenant`, `key` |
+//! | `colosseum:{platform}:unfinished:<kind>` | sorted set | member: the request's key name; score: begun ms |
+//! | `colosseum:{platform}:owned` | hash | match id -> the tenant's record of it (JSON) |
+//! | `colosseum:{platform}:results:<tenant>` | stream | the tenant's results, id `<seq>-1`, field `f` |
+//! | `colosseum:{platform}:results:<tenant>:<tournament>` | stream | a tournament's results, the same way |
+//! | `colosseum:{platform}:tournaments:<tenant>` | sorted set | the tenant's tournaments; score: created ms |
+//! | `colosseum:{platform}:live` | set | `<tenant>/<tournament>` of every tournament not closed |
+//! | `colosseum:{platform}:once` | set | the `once` marks appended with (a finished match's) |
 
 use crate::ids::{MatchId, PlayerId};
 use crate::lobby::Board;
@@ -200,6 +221,54 @@ pub const TICKET_CHANGES: &str = "colosseum:lobby:tickets";
 
 /// Every key of the lobby starts with this (the `{lobby}` hash tag).
 pub const LOBBY_PREFIX: &str = "colosseum:{lobby}:";
+
+/// Every key of the platform starts with this (the `{platform}` hash tag).
+pub const PLATFORM_PREFIX: &str = "colosseum:{platform}:";
+
+/// The tenants.
+pub const TENANTS: &str = "colosseum:{platform}:tenants";
+
+/// The API keys.
+pub const API_KEYS: &str = "colosseum:{platform}:keys";
+
+/// A tenant's audit log.
+pub fn audit(tenant: crate::ids::TenantId) -> String {
+    format!("colosseum:{{platform}}:audit:{tenant}")
+}
+
+/// An idempotent request's record.
+pub fn request(kind: &str, tenant: crate::ids::TenantId, key: &str) -> String {
+    format!("colosseum:{{platform}}:req:{kind}:{tenant}:{}", sha256_hex(key))
+}
+
+/// The requests of a kind begun and not done.
+pub fn unfinished(kind: &str) -> String {
+    format!("colosseum:{{platform}}:unfinished:{kind}")
+}
+
+/// Each tenant match's record.
+pub const OWNED: &str = "colosseum:{platform}:owned";
+
+/// A results stream.
+pub fn results(stream: crate::platform::Stream) -> String {
+    match stream {
+        crate::platform::Stream::Tenant(t) => format!("colosseum:{{platform}}:results:{t}"),
+        crate::platform::Stream::Tournament(t, id) => {
+            format!("colosseum:{{platform}}:results:{t}:{id}")
+        }
+    }
+}
+
+/// A tenant's tournaments.
+pub fn tournaments(tenant: crate::ids::TenantId) -> String {
+    format!("colosseum:{{platform}}:tournaments:{tenant}")
+}
+
+/// The tournaments not closed.
+pub const LIVE_TOURNAMENTS: &str = "colosseum:{platform}:live";
+
+/// The marks appended with once.
+pub const ONCE: &str = "colosseum:{platform}:once";
 
 fn sha256_hex(text: &str) -> String {
     crate::model::token_digest(text)

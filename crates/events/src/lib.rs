@@ -21,6 +21,9 @@
 //!   all of them, which a process running several services upcasts to each one's part.
 //! - [`lobby`]: [`LobbyStore`], the match-maker's (accounts, tickets, ratings, the
 //!   lifecycle stream's consumer side), and its model.
+//! - [`platform`]: [`PlatformStore`], the tournament service's (tenants, API keys, audit
+//!   logs, idempotent requests, results streams); [`TenantStore`] is it with the lobby's
+//!   lease and lifecycle stream.
 //! - [`memory`]: [`MemoryStore`]. [`redis_store`]: [`RedisStore`], with its Lua scripts in
 //!   `src/lua/`. Each keeps its lobby part in a `lobby.rs` of its own.
 //! - [`keys`]: the Redis key layout (the table is there). [`codec`]: how records become
@@ -83,13 +86,14 @@ pub mod lobby;
 pub mod memory;
 pub mod model;
 pub mod open;
+pub mod platform;
 pub mod redis_store;
 mod sentinel;
 pub mod store;
 
 pub use error::StoreError;
 pub use feed::AppendFeed;
-pub use ids::{BadId, MatchId, PlayerId, TicketId};
+pub use ids::{BadId, MatchId, PlayerId, TenantId, TicketId, TournamentId};
 pub use lobby::{
     Account, AccountChange, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket,
@@ -103,5 +107,9 @@ pub use model::{
 pub use open::{
     description_from_env, open_from_env, open_full_store_from_env, open_host_store_from_env,
 };
+pub use platform::{
+    ApiKey, Append, Appended, Begun, PlatformStore, Stream as ResultsStream, StreamEntry, Tenant,
+    Unfinished,
+};
 pub use redis_store::RedisStore;
-pub use store::{EventStore, FullStore, HostStore};
+pub use store::{EventStore, FullStore, HostStore, TenantStore};

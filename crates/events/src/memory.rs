@@ -3,6 +3,7 @@
 //! durability. The lobby's part ([`crate::LobbyStore`]) is in `memory/lobby.rs`.
 
 mod lobby;
+mod platform;
 
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
@@ -54,6 +55,8 @@ struct State {
     players: BTreeSet<PlayerId>,
     /// Accounts, tickets, ratings, leases, the lifecycle stream.
     lobby: lobby::Lobby,
+    /// Tenants, keys, audit logs, requests, results streams.
+    platform: platform::Platform,
 }
 
 struct MatchState {

@@ -67,6 +67,7 @@
 //! have a connection of their own too (see `redis_store/lobby.rs`).
 
 mod lobby;
+mod platform;
 
 use crate::codec;
 use crate::error::StoreError;
@@ -299,6 +300,8 @@ pub struct RedisStore {
     scripts: Scripts,
     /// The lobby's scripts.
     lobby: lobby::Scripts,
+    /// The platform's scripts.
+    platform: platform::Scripts,
     /// The connection for blocking lifecycle reads, opened on the first (see
     /// `redis_store/lobby.rs`); a tokio mutex, since opening it awaits.
     blocking: tokio::sync::Mutex<Option<Conn>>,
@@ -371,6 +374,7 @@ impl RedisStore {
             nodes,
             scripts,
             lobby: lobby::Scripts::new(),
+            platform: platform::Scripts::new(),
             blocking: tokio::sync::Mutex::new(None),
         })
     }

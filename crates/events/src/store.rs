@@ -6,6 +6,7 @@ use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
 use crate::lobby::{Finished, LobbyStore};
+use crate::platform::PlatformStore;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
@@ -234,8 +235,14 @@ pub trait HostStore: EventStore {
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError>;
 }
 
+/// The tournament service's part: the platform's records, with the lobby's lease and
+/// lifecycle stream (and no seed: that is [`HostStore`]'s).
+pub trait TenantStore: LobbyStore + PlatformStore {}
+
+impl<T: LobbyStore + PlatformStore + ?Sized> TenantStore for T {}
+
 /// Everything a store is: what `colosseum run` and the in-process cluster hand to every
 /// service (each takes the part it may use, by upcasting). Both stores are one.
-pub trait FullStore: HostStore + LobbyStore {}
+pub trait FullStore: HostStore + TenantStore {}
 
-impl<T: HostStore + LobbyStore + ?Sized> FullStore for T {}
+impl<T: HostStore + TenantStore + ?Sized> FullStore for T {}

@@ -4,9 +4,10 @@
 //! `test-harness`. The Redis-only checks (the key layout, an undecodable lifecycle entry)
 //! are at the end.
 
+#[macro_use]
 mod common;
 
-use common::{cluster_fixture, memory_fixture, redis_fixture};
+use common::redis_fixture;
 use events::{
     Account, AccountChange, Board, Delivery, Finished, FullStore, MatchId, Pairing, PlayerId,
     Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
@@ -159,28 +160,6 @@ fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
 
 fn ids(tickets: &[Ticket]) -> Vec<TicketId> {
     tickets.iter().map(|t| t.id).collect()
-}
-
-/// Runs each named test function (`async fn(Store)`) against the three stores.
-macro_rules! suite {
-    ($($name:ident),* $(,)?) => {
-        suite!(@stores memory_store, memory_fixture, $($name,)*);
-        suite!(@stores redis_store, redis_fixture, $($name,)*);
-        suite!(@stores redis_cluster, cluster_fixture, $($name,)*);
-    };
-    (@stores $module:ident, $fixture:ident, $($name:ident,)*) => {
-        mod $module {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    let fixture = super::$fixture().await;
-                    super::$name(fixture.store.clone()).await;
-                    // The servers stop only after the test is done with them.
-                    drop((fixture.redis, fixture.cluster));
-                }
-            )*
-        }
-    };
 }
 
 suite!(

@@ -46,3 +46,25 @@ pub async fn cluster_fixture() -> Fixture {
     let store = RedisStore::connect_cluster(&cluster.urls()).await.expect("connect");
     Fixture { store: Arc::new(store), redis: None, cluster: Some(cluster) }
 }
+
+/// Runs each named test function (`async fn(Store)`) against the three stores.
+macro_rules! suite {
+    ($($name:ident),* $(,)?) => {
+        suite!(@stores memory_store, memory_fixture, $($name,)*);
+        suite!(@stores redis_store, redis_fixture, $($name,)*);
+        suite!(@stores redis_cluster, cluster_fixture, $($name,)*);
+    };
+    (@stores $module:ident, $fixture:ident, $($name:ident,)*) => {
+        mod $module {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let fixture = super::common::$fixture().await;
+                    super::$name(fixture.store.clone()).await;
+                    // The servers stop only after the test is done with them.
+                    drop((fixture.redis, fixture.cluster));
+                }
+            )*
+        }
+    };
+}
