@@ -27,6 +27,7 @@ mod play;
 mod run;
 mod selfplay;
 mod session;
+mod tenant;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -85,6 +86,8 @@ enum Command {
     Chaos(chaos::ChaosArgs),
     /// List the hosted games.
     Games,
+    /// Tenants of the platform API and their API keys (operators; internal secret).
+    Tenant(tenant::TenantArgs),
     /// Ask a server's grpc.health.v1 whether it serves (exit 0 when SERVING), for probes.
     Health(health::HealthArgs),
 }
@@ -105,6 +108,7 @@ fn main() -> ExitCode {
         Command::Logout => account::logout(),
         Command::Leaderboard(args) => leaderboard::run(args),
         Command::Chaos(args) => chaos::run(args),
+        Command::Tenant(args) => tenant::run(args),
         Command::Health(args) => health::run(args),
         Command::Games => {
             for g in games::GAMES {

@@ -32,6 +32,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             println!("  rules engine {f:<9}: {}", cluster.engine_url(f).unwrap_or_default());
         }
         println!("  match-maker           : {}", cluster.match_maker_urls().join(", "));
+        let tournaments = cluster.tournaments_urls().join(", ");
+        println!("  tournaments           : {tournaments}");
+        if let Some(dir) = crate::session::config_dir() {
+            let admin = crate::tenant::Admin {
+                url: cluster.tournaments_urls().first().cloned().unwrap_or_default(),
+                token: cluster.internal_token().expose().to_string(),
+            };
+            match crate::tenant::save_admin(&dir, &admin) {
+                Ok(()) => println!("  tenant admin          : colosseum tenant create --name NAME (secret in {})", crate::tenant::admin_path(&dir).display()),
+                Err(e) => eprintln!("  (tenant admin file not written: {e})"),
+            }
+        }
         println!("  event store: {}", events::description_from_env());
         println!();
         println!("Play in another terminal:  colosseum play --game gops --vs bot");

@@ -12,9 +12,11 @@
 //! - [`follow`]: what a player keeps while it follows a match: where its watch resumes
 //!   ([`Cursor`]) and which views ask it for a move ([`Turns`]).
 //! - [`lobby`]: accounts, tickets, seeks and leaderboards (LobbyService).
+//! - [`platform`]: the platform API (TournamentService) with a tenant's API key.
 
 pub mod follow;
 pub mod lobby;
+pub mod platform;
 pub mod requests;
 
 pub use follow::{Cursor, Turns};

@@ -16,7 +16,7 @@ use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
 use crate::platform::{
-    ApiKey, Append, Appended, Begun, PlatformStore, Stream, StreamEntry, Tenant, Unfinished,
+    ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant, Unfinished,
 };
 use crate::store::{EventStore, FullStore, HostStore};
 use async_trait::async_trait;
@@ -437,18 +437,8 @@ impl PlatformStore for Instrumented {
         timed("audit_tail", self.inner.audit_tail(tenant, limit)).await
     }
 
-    async fn begin(
-        &self,
-        kind: &str,
-        tenant: TenantId,
-        key: &str,
-        digest: &str,
-        record_json: &str,
-        owned: &[(MatchId, String)],
-        now_ms: u64,
-    ) -> Result<Begun, StoreError> {
-        timed("begin", self.inner.begin(kind, tenant, key, digest, record_json, owned, now_ms))
-            .await
+    async fn begin(&self, b: &Begin<'_>) -> Result<Begun, StoreError> {
+        timed("begin", self.inner.begin(b)).await
     }
 
     async fn finish(
@@ -487,7 +477,11 @@ impl PlatformStore for Instrumented {
         timed("results_seq", self.inner.results_seq(stream)).await
     }
 
-    async fn tournaments_of(&self, tenant: TenantId, limit: usize) -> Result<Vec<TournamentId>, StoreError> {
+    async fn tournaments_of(
+        &self,
+        tenant: TenantId,
+        limit: usize,
+    ) -> Result<Vec<TournamentId>, StoreError> {
         timed("tournaments_of", self.inner.tournaments_of(tenant, limit)).await
     }
 

@@ -108,8 +108,8 @@ pub use open::{
     description_from_env, open_from_env, open_full_store_from_env, open_host_store_from_env,
 };
 pub use platform::{
-    ApiKey, Append, Appended, Begun, PlatformStore, Stream as ResultsStream, StreamEntry, Tenant,
-    Unfinished,
+    ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream as ResultsStream, StreamEntry,
+    Tenant, Unfinished,
 };
 pub use redis_store::RedisStore;
 pub use store::{EventStore, FullStore, HostStore, TenantStore};

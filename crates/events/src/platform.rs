@@ -67,6 +67,25 @@ impl Stream {
     }
 }
 
+/// An idempotent request to begin ([`PlatformStore::begin`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Begin<'a> {
+    /// The kind of request (`bulk`, `tournament`): keys of two kinds never collide.
+    pub kind: &'a str,
+    /// The tenant.
+    pub tenant: TenantId,
+    /// The idempotency key.
+    pub key: &'a str,
+    /// The request's digest: the same key with another digest is another request.
+    pub digest: &'a str,
+    /// What the service keeps of the request.
+    pub record_json: &'a str,
+    /// The matches it makes, with the tenant's record of each.
+    pub owned: &'a [(MatchId, String)],
+    /// When, Unix ms.
+    pub now_ms: u64,
+}
+
 /// What [`PlatformStore::begin`] found.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Begun {
@@ -193,19 +212,11 @@ pub trait PlatformStore: EventStore {
     /// Begins an idempotent request: under (`kind`, tenant, `key`), stores `record_json`
     /// and `digest` unless the key was used, and writes each of `owned` (the matches it
     /// makes, for [`PlatformStore::owned`]) unless already written. Answers what it found.
+    /// See [`Begin`].
     ///
     /// # Errors
     /// [`StoreError::Redis`].
-    async fn begin(
-        &self,
-        kind: &str,
-        tenant: TenantId,
-        key: &str,
-        digest: &str,
-        record_json: &str,
-        owned: &[(MatchId, String)],
-        now_ms: u64,
-    ) -> Result<Begun, StoreError>;
+    async fn begin(&self, begin: &Begin<'_>) -> Result<Begun, StoreError>;
 
     /// Marks a begun request done and appends `events` to the tenant's stream, once: a
     /// request done before changes nothing (answers false).

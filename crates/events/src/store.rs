@@ -6,10 +6,10 @@ use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
 use crate::lobby::{Finished, LobbyStore};
-use crate::platform::PlatformStore;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
+use crate::platform::PlatformStore;
 use async_trait::async_trait;
 use rules_core::Seat;
 

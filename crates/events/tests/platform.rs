@@ -5,7 +5,7 @@
 mod common;
 
 use events::{
-    ApiKey, Append, Appended, Begun, FullStore, MatchId, ResultsStream, StreamEntry, Tenant,
+    ApiKey, Append, Appended, Begin, Begun, FullStore, MatchId, ResultsStream, StreamEntry, Tenant,
     TenantId, TournamentId,
 };
 use std::sync::Arc;
@@ -28,6 +28,18 @@ fn key(id: &str, tenant: TenantId, created_ms: u64) -> ApiKey {
         created_ms,
         revoked_ms: 0,
     }
+}
+
+fn begin<'a>(
+    kind: &'a str,
+    tenant: TenantId,
+    key: &'a str,
+    digest: &'a str,
+    record_json: &'a str,
+    owned: &'a [(MatchId, String)],
+    now_ms: u64,
+) -> Begin<'a> {
+    Begin { kind, tenant, key, digest, record_json, owned, now_ms }
 }
 
 fn events(n: usize, tag: &str) -> Vec<String> {
@@ -94,19 +106,25 @@ async fn begin_and_finish_are_idempotent(store: Store) {
     let t = TenantId::random();
     let m = MatchId::random();
     let owned = vec![(m, "{\"first\":1}".to_string())];
-    let begun = store.begin("bulk", t, "key-1", "d1", "{\"r\":1}", &owned, NOW).await;
+    let begun = store.begin(&begin("bulk", t, "key-1", "d1", "{\"r\":1}", &owned, NOW)).await;
     assert_eq!(begun, Ok(Begun::New));
     assert_eq!(store.owned(m).await.expect("owned").as_deref(), Some("{\"first\":1}"));
     // The same request again: its record, not done; the owned record is not overwritten.
     let again = vec![(m, "{\"second\":1}".to_string())];
-    let begun = store.begin("bulk", t, "key-1", "d1", "{\"r\":2}", &again, NOW + 1).await;
+    let begun = store.begin(&begin("bulk", t, "key-1", "d1", "{\"r\":2}", &again, NOW + 1)).await;
     assert_eq!(begun, Ok(Begun::Same { record_json: "{\"r\":1}".into(), done: false }));
     assert_eq!(store.owned(m).await.expect("owned").as_deref(), Some("{\"first\":1}"));
     // Another request under the key; the key of another kind or tenant is another key.
-    assert_eq!(store.begin("bulk", t, "key-1", "d2", "{}", &[], NOW).await, Ok(Begun::Mismatch));
-    assert_eq!(store.begin("tour", t, "key-1", "d2", "{}", &[], NOW).await, Ok(Begun::New));
+    assert_eq!(
+        store.begin(&begin("bulk", t, "key-1", "d2", "{}", &[], NOW)).await,
+        Ok(Begun::Mismatch)
+    );
+    assert_eq!(store.begin(&begin("tour", t, "key-1", "d2", "{}", &[], NOW)).await, Ok(Begun::New));
     let other = TenantId::random();
-    assert_eq!(store.begin("bulk", other, "key-1", "d2", "{}", &[], NOW + 2).await, Ok(Begun::New));
+    assert_eq!(
+        store.begin(&begin("bulk", other, "key-1", "d2", "{}", &[], NOW + 2)).await,
+        Ok(Begun::New)
+    );
     let unfinished = store.unfinished("bulk", 10).await.expect("unfinished");
     assert_eq!(unfinished.len(), 2);
     assert_eq!((unfinished[0].tenant, unfinished[0].key.as_str()), (t, "key-1"));
@@ -117,7 +135,7 @@ async fn begin_and_finish_are_idempotent(store: Store) {
     assert_eq!(store.finish("bulk", t, "key-1", &events(3, "s"), NOW).await, Ok(false));
     let tenant_stream = ResultsStream::Tenant(t);
     assert_eq!(store.results_seq(tenant_stream).await, Ok(3));
-    let begun = store.begin("bulk", t, "key-1", "d1", "{}", &[], NOW).await;
+    let begun = store.begin(&begin("bulk", t, "key-1", "d1", "{}", &[], NOW)).await;
     assert_eq!(begun, Ok(Begun::Same { record_json: "{\"r\":1}".into(), done: true }));
     let left = store.unfinished("bulk", 10).await.expect("unfinished");
     assert_eq!(left.iter().map(|u| u.tenant).collect::<Vec<_>>(), vec![other]);

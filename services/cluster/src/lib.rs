@@ -4,7 +4,7 @@
 //! tests start it on a real Redis and stop and restart single services mid-match. Each
 //! run makes its own internal secret and hands it to every piece.
 
-use events::{EventStore, FullStore, HostStore, LobbyStore};
+use events::{EventStore, FullStore, HostStore, LobbyStore, TenantStore};
 use games::Family;
 use rules_engine::engine::Engine;
 use service_kit::internal::InternalToken;
@@ -53,6 +53,8 @@ pub struct Cluster {
     clock: Option<Running>,
     /// The match-maker's replicas (the first started with the cluster).
     match_makers: Vec<EngineRunning>,
+    /// The tournament service's replicas (the first started with the cluster).
+    tournaments: Vec<EngineRunning>,
     gateway: Running,
     /// Gateways beside the first (see [`Cluster::start_second_gateway`]).
     more_gateways: Vec<Running>,
@@ -100,8 +102,9 @@ impl Cluster {
         let clock = Some(start_clock(store.clone(), &urls, &token).await?);
         let any = "127.0.0.1:0".parse().expect("an address");
         let match_makers = vec![start_match_maker(store.clone(), any, &urls, &token).await?];
-        let lobby = lobby_urls(&match_makers);
-        let gateway = serve_gateway(store.clone(), gateway_listener, &urls, &lobby, &token)?;
+        let tournaments = vec![start_tournaments(store.clone(), any, &urls, &token).await?];
+        let backends = Backends::of(&match_makers, &tournaments);
+        let gateway = serve_gateway(store.clone(), gateway_listener, &urls, &backends, &token)?;
         let more_gateways = Vec::new();
         Ok(Cluster {
             store,
@@ -109,6 +112,7 @@ impl Cluster {
             replicas,
             clock,
             match_makers,
+            tournaments,
             gateway,
             more_gateways,
             idle_ms,
@@ -140,16 +144,42 @@ impl Cluster {
 
     /// The match-makers' URLs.
     pub fn match_maker_urls(&self) -> Vec<String> {
-        lobby_urls(&self.match_makers)
+        running_urls(&self.match_makers)
+    }
+
+    /// Starts another tournament service replica on the same store, then restarts the
+    /// gateway (on its port) with every replica's URL; returns the replica's index.
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_tournaments_replica(&mut self) -> std::io::Result<usize> {
+        let any = "127.0.0.1:0".parse().expect("an address");
+        let urls = urls(&self.engines, &self.replicas);
+        let r = start_tournaments(self.store.clone(), any, &urls, &self.token).await?;
+        self.tournaments.push(r);
+        self.restart_gateway().await?;
+        Ok(self.tournaments.len() - 1)
+    }
+
+    /// Crashes tournament service replica `i` (as kill -9). Crashing it again does nothing.
+    pub fn crash_tournaments(&mut self, i: usize) {
+        if let Some(r) = self.tournaments.get_mut(i) {
+            r.crash();
+        }
+    }
+
+    /// The tournament services' URLs (for `colosseum tenant`, with the internal secret).
+    pub fn tournaments_urls(&self) -> Vec<String> {
+        running_urls(&self.tournaments)
     }
 
     async fn restart_gateway(&mut self) -> std::io::Result<()> {
         let urls = urls(&self.engines, &self.replicas);
         self.gateway.stop.cancel();
         let _ = (&mut self.gateway.task).await;
-        let lobby = lobby_urls(&self.match_makers);
+        let backends = Backends::of(&self.match_makers, &self.tournaments);
         self.gateway =
-            start_gateway(self.store.clone(), self.gateway.addr, &urls, &lobby, &self.token)
+            start_gateway(self.store.clone(), self.gateway.addr, &urls, &backends, &self.token)
                 .await?;
         Ok(())
     }
@@ -175,8 +205,8 @@ impl Cluster {
             }
         }
         self.replicas.entry(family).or_default().push(r);
-        let lobby = lobby_urls(&self.match_makers);
-        let gateway = start_gateway(self.store.clone(), any, &urls, &lobby, &self.token).await?;
+        let backends = Backends::of(&self.match_makers, &self.tournaments);
+        let gateway = start_gateway(self.store.clone(), any, &urls, &backends, &self.token).await?;
         let url = format!("http://{}", gateway.addr);
         self.more_gateways.push(gateway);
         Ok(url)
@@ -269,19 +299,27 @@ impl Cluster {
         for mut r in self.replicas.into_values().flatten() {
             r.crash();
         }
-        for mut r in self.match_makers {
+        for mut r in self.match_makers.into_iter().chain(self.tournaments) {
             r.crash();
         }
     }
 }
 
-/// The URLs of the running match-makers.
-fn lobby_urls(match_makers: &[EngineRunning]) -> Vec<String> {
-    match_makers
-        .iter()
-        .filter(|r| r.runtime.is_some())
-        .map(|r| format!("http://{}", r.addr))
-        .collect()
+/// Where a gateway sends what it fronts: the match-makers and the tournament services.
+struct Backends {
+    lobby: Vec<String>,
+    tournaments: Vec<String>,
+}
+
+impl Backends {
+    fn of(match_makers: &[EngineRunning], tournaments: &[EngineRunning]) -> Backends {
+        Backends { lobby: running_urls(match_makers), tournaments: running_urls(tournaments) }
+    }
+}
+
+/// The URLs of the running replicas of a service.
+fn running_urls(replicas: &[EngineRunning]) -> Vec<String> {
+    replicas.iter().filter(|r| r.runtime.is_some()).map(|r| format!("http://{}", r.addr)).collect()
 }
 
 /// Each family's engine URLs: the first engine's, then its replicas'.
@@ -320,10 +358,10 @@ async fn start_gateway(
     store: Arc<dyn EventStore>,
     addr: SocketAddr,
     urls: &[engines::EngineUrls],
-    lobby: &[String],
+    backends: &Backends,
     token: &InternalToken,
 ) -> std::io::Result<Running> {
-    serve_gateway(store, bind_again(addr).await?, urls, lobby, token)
+    serve_gateway(store, bind_again(addr).await?, urls, backends, token)
 }
 
 /// Serves a gateway on a bound listener.
@@ -331,21 +369,31 @@ fn serve_gateway(
     store: Arc<dyn EventStore>,
     (listener, addr): (tokio::net::TcpListener, SocketAddr),
     urls: &[engines::EngineUrls],
-    lobby: &[String],
+    backends: &Backends,
     token: &InternalToken,
 ) -> std::io::Result<Running> {
     let stop = CancellationToken::new();
     let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
-    let lobby = if lobby.is_empty() {
+    let lobby = if backends.lobby.is_empty() {
         None
     } else {
-        Some(gateway::lobby::client(lobby, Some(token)).map_err(std::io::Error::other)?)
+        Some(gateway::lobby::client(&backends.lobby, Some(token)).map_err(std::io::Error::other)?)
+    };
+    let tournaments = if backends.tournaments.is_empty() {
+        None
+    } else {
+        Some(
+            gateway::platform::client(&backends.tournaments, Some(token))
+                .map_err(std::io::Error::other)?,
+        )
     };
     let task = {
         let stop = stop.clone();
         tokio::spawn(async move {
             let public = format!("http://{addr}");
-            if let Err(e) = gateway::serve(listener, store, engines, lobby, public, stop).await {
+            if let Err(e) =
+                gateway::serve(listener, store, engines, lobby, tournaments, public, stop).await
+            {
                 tracing::error!(error = %e, "gateway stopped");
             }
         })
@@ -395,12 +443,42 @@ async fn start_match_maker(
     urls: &[engines::EngineUrls],
     token: &InternalToken,
 ) -> std::io::Result<EngineRunning> {
+    let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
     let token = token.clone();
-    let engines = engines::Engines::new(urls, Some(&token)).map_err(std::io::Error::other)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .thread_name("match-maker")
-        .enable_all()
-        .build()?;
+    start_service("match-maker", addr, move |listener, stop| {
+        match_maker::serve(listener, store, engines, Some(token), stop)
+    })
+    .await
+}
+
+async fn start_tournaments(
+    store: Arc<dyn TenantStore>,
+    addr: SocketAddr,
+    urls: &[engines::EngineUrls],
+    token: &InternalToken,
+) -> std::io::Result<EngineRunning> {
+    let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
+    let token = token.clone();
+    start_service("tournaments", addr, move |listener, stop| {
+        tournaments::serve(listener, store, engines, Some(token), stop)
+    })
+    .await
+}
+
+/// Serves `serve` on `addr` in a runtime of its own, which [`EngineRunning::crash`] drops
+/// (as kill -9).
+async fn start_service<F, Fut, E>(
+    name: &'static str,
+    addr: SocketAddr,
+    serve: F,
+) -> std::io::Result<EngineRunning>
+where
+    F: FnOnce(TcpListener, CancellationToken) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), E>> + Send + 'static,
+    E: std::fmt::Display,
+{
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().thread_name(name).enable_all().build()?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     runtime.spawn(async move {
         let (listener, addr) = match bind_again(addr).await {
@@ -411,14 +489,13 @@ async fn start_match_maker(
             }
         };
         let _ = tx.send(Ok(addr));
-        // Never cancelled: the match-maker stops only when its runtime is dropped.
-        let stop = CancellationToken::new();
-        if let Err(e) = match_maker::serve(listener, store, engines, Some(token), stop).await {
-            tracing::error!(error = %e, "match-maker stopped");
+        // Never cancelled: the service stops only when its runtime is dropped.
+        if let Err(e) = serve(listener, CancellationToken::new()).await {
+            tracing::error!(error = %e, service = name, "service stopped");
         }
     });
     let addr = rx.await.map_err(std::io::Error::other)??;
-    tracing::info!(%addr, "match-maker up");
+    tracing::info!(%addr, service = name, "up");
     Ok(EngineRunning { addr, runtime: Some(runtime) })
 }
 

@@ -11,6 +11,7 @@
 //! - [`hub`]: the fan-out of every watched match's new entries.
 //! - [`limits`]: the bound of every request field.
 //! - [`lobby`]: LobbyService, passed on to the match-maker.
+//! - [`platform`]: TournamentService, passed on to the tournament service.
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
 //! - [`error`]: what can go wrong, and the one match from it to a status.
 //! - [`bots`]: the bot runner.
@@ -23,6 +24,7 @@ pub mod hub;
 pub mod limits;
 pub mod lobby;
 pub mod metrics;
+pub mod platform;
 pub mod public;
 pub mod watch;
 
@@ -55,7 +57,8 @@ pub fn games_info() -> Vec<v1::GameInfo> {
 
 /// Serves the gateway on `listener` until `shutdown`; the bot runner connects back to
 /// `public_url` (this gateway's own address) once the server is up. LobbyService calls go
-/// to `lobby` (the match-maker), or answer UNAVAILABLE without one.
+/// to `lobby` (the match-maker), TournamentService calls to `tournaments` (the tournament
+/// service); either answers UNAVAILABLE without one.
 ///
 /// # Errors
 /// The server failed.
@@ -64,6 +67,7 @@ pub async fn serve(
     store: Arc<dyn EventStore>,
     engines: engines::Engines,
     lobby: Option<lobby::MatchMakerClient>,
+    tournaments: Option<platform::TournamentsClient>,
     public_url: String,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
@@ -93,7 +97,13 @@ pub async fn serve(
     }
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
         .with(gateway.into_service())
-        .with(v1::lobby_service_server::LobbyServiceServer::new(lobby::LobbyFront::new(lobby)));
+        .with(v1::lobby_service_server::LobbyServiceServer::new(lobby::LobbyFront::new(lobby)))
+        .with(
+            v1::tournament_service_server::TournamentServiceServer::new(
+                platform::PlatformFront::new(tournaments),
+            )
+            .max_decoding_message_size(8 * 1024 * 1024),
+        );
     // Inside the edge: every request is authenticated before any handler runs.
     service_kit::serve::serve(auth::AuthLayer::new(store), services, listener, shutdown).await
 }

@@ -27,6 +27,14 @@ pub fn client(
     urls: &[String],
     token: Option<&InternalToken>,
 ) -> Result<MatchMakerClient, service_kit::config::BadUrl> {
+    Ok(LobbyServiceClient::with_interceptor(balanced(urls)?, Stamp::new(token)))
+}
+
+/// One channel over every replica of a backend at `urls`, balanced past one that is down.
+///
+/// # Errors
+/// A URL that does not parse.
+pub fn balanced(urls: &[String]) -> Result<Channel, service_kit::config::BadUrl> {
     let endpoints = urls
         .iter()
         .map(|u| {
@@ -36,8 +44,7 @@ pub fn client(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let channel = Channel::balance_list(endpoints.into_iter());
-    Ok(LobbyServiceClient::with_interceptor(channel, Stamp::new(token)))
+    Ok(Channel::balance_list(endpoints.into_iter()))
 }
 
 /// The gateway's face of the lobby.
@@ -61,7 +68,7 @@ impl LobbyFront {
 }
 
 /// The request to send on: the message with only the metadata the match-maker may read.
-fn onward<T>(req: Request<T>) -> Request<T> {
+pub(crate) fn onward<T>(req: Request<T>) -> Request<T> {
     let caller = req.extensions().get::<Caller>().map(|c| c.player_id);
     let addr = req.remote_addr();
     let authorization = req.metadata().get("authorization").cloned();
@@ -88,7 +95,7 @@ fn onward<T>(req: Request<T>) -> Request<T> {
 /// The match-maker's answer as the client gets it: its own refusals as they are; a
 /// transport failure (its replica down or restarting) as UNAVAILABLE, which the retry
 /// contract says to retry, as for the rules engines.
-fn relay(s: Status) -> Status {
+pub(crate) fn relay(s: Status) -> Status {
     if service_kit::status::is_transport_failure(&s) {
         service_kit::status::unavailable(s)
     } else {

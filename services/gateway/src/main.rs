@@ -1,7 +1,7 @@
 //! `gateway`: the public API on `GATEWAY_ADDR`, forwarding to the rules engines at
 //! `ENGINE_URL` (or per family `ENGINE_GOOFSPIEL_URL`, `ENGINE_PLACEMENT_URL`,
 //! `ENGINE_DUEL_URL`; each a comma-separated list of a family's replicas), over Redis at
-//! `REDIS_URL` (in-memory when unset), and LobbyService to the match-maker at
+//! `REDIS_URL` (in-memory when unset), and TournamentService to the tournament service at `TOURNAMENTS_URL`, and LobbyService to the match-maker at
 //! `MATCHMAKER_URL` (its replicas, comma-separated); internal calls carry the shared
 //! secret of `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`).
 
@@ -26,9 +26,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             None
         }
     };
+    let tournaments = match service_kit::config::optional("TOURNAMENTS_URL") {
+        Some(v) => {
+            let urls = service_kit::config::url_list("TOURNAMENTS_URL", &v)?;
+            Some(gateway::platform::client(&urls, token.as_ref())?)
+        }
+        None => {
+            tracing::warn!("TOURNAMENTS_URL is not set: TournamentService answers UNAVAILABLE");
+            None
+        }
+    };
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let public = service_kit::config::string("GATEWAY_PUBLIC_URL", &format!("http://{addr}"));
     tracing::info!(%addr, "gateway listening");
-    gateway::serve(listener, store, engines, lobby, public, shutdown).await?;
+    gateway::serve(listener, store, engines, lobby, tournaments, public, shutdown).await?;
     Ok(())
 }

@@ -5,7 +5,7 @@ use super::MemoryStore;
 use crate::error::StoreError;
 use crate::ids::{MatchId, TenantId, TournamentId};
 use crate::platform::{
-    AUDIT_KEPT, ApiKey, Append, Appended, Begun, PlatformStore, Stream, StreamEntry, Tenant,
+    AUDIT_KEPT, ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant,
     Unfinished,
 };
 use async_trait::async_trait;
@@ -96,21 +96,12 @@ impl PlatformStore for MemoryStore {
         Ok(log.iter().skip(log.len().saturating_sub(limit)).cloned().collect())
     }
 
-    async fn begin(
-        &self,
-        kind: &str,
-        tenant: TenantId,
-        key: &str,
-        digest: &str,
-        record_json: &str,
-        owned: &[(MatchId, String)],
-        now_ms: u64,
-    ) -> Result<Begun, StoreError> {
+    async fn begin(&self, b: &Begin<'_>) -> Result<Begun, StoreError> {
         let mut state = self.lock();
         let p = &mut state.platform;
-        let name = (kind.to_string(), tenant, key.to_string());
+        let name = (b.kind.to_string(), b.tenant, b.key.to_string());
         if let Some(r) = p.requests.get(&name) {
-            return Ok(if r.digest == digest {
+            return Ok(if r.digest == b.digest {
                 Begun::Same { record_json: r.record.clone(), done: r.done }
             } else {
                 Begun::Mismatch
@@ -119,13 +110,13 @@ impl PlatformStore for MemoryStore {
         p.requests.insert(
             name,
             Request {
-                digest: digest.to_string(),
-                record: record_json.to_string(),
+                digest: b.digest.to_string(),
+                record: b.record_json.to_string(),
                 done: false,
-                begun_ms: now_ms,
+                begun_ms: b.now_ms,
             },
         );
-        for (id, json) in owned {
+        for (id, json) in b.owned {
             p.owned.entry(*id).or_insert_with(|| json.clone());
         }
         Ok(Begun::New)

@@ -19,7 +19,7 @@ use crate::error::StoreError;
 use crate::ids::{MatchId, TenantId, TournamentId};
 use crate::keys;
 use crate::platform::{
-    AUDIT_KEPT, ApiKey, Append, Appended, Begun, PlatformStore, Stream, StreamEntry, Tenant,
+    AUDIT_KEPT, ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant,
     Unfinished,
 };
 use async_trait::async_trait;
@@ -170,20 +170,13 @@ impl PlatformStore for RedisStore {
         Ok(tail)
     }
 
-    async fn begin(
-        &self,
-        kind: &str,
-        tenant: TenantId,
-        key: &str,
-        digest: &str,
-        record_json: &str,
-        owned: &[(MatchId, String)],
-        now_ms: u64,
-    ) -> Result<Begun, StoreError> {
+    async fn begin(&self, b: &Begin<'_>) -> Result<Begun, StoreError> {
         let mut call = self.platform.begin.prepare_invoke();
-        call.key(keys::request(kind, tenant, key)).key(keys::unfinished(kind)).key(keys::OWNED);
-        call.arg(digest).arg(record_json).arg(now_ms).arg(tenant.to_string()).arg(key);
-        for (id, json) in owned {
+        call.key(keys::request(b.kind, b.tenant, b.key))
+            .key(keys::unfinished(b.kind))
+            .key(keys::OWNED);
+        call.arg(b.digest).arg(b.record_json).arg(b.now_ms).arg(b.tenant.to_string()).arg(b.key);
+        for (id, json) in b.owned {
             call.arg(id.to_string()).arg(json);
         }
         let (code, record, done): (i64, Option<String>, Option<String>) =

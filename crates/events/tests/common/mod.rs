@@ -48,6 +48,7 @@ pub async fn cluster_fixture() -> Fixture {
 }
 
 /// Runs each named test function (`async fn(Store)`) against the three stores.
+#[allow(unused_macros)] // `tests/store.rs` runs its own.
 macro_rules! suite {
     ($($name:ident),* $(,)?) => {
         suite!(@stores memory_store, memory_fixture, $($name,)*);

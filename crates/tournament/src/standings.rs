@@ -1,0 +1,419 @@
+//! Standings, tie-breaks and the crosstable, each a pure function of the tournament state (so
+//! reading them between any two events is consistent), plus plain-text renderings of both.
+//!
+//! Units: points and Buchholz in half-points (a win is 2), Sonneborn-Berger in quarter-points,
+//! so that every figure is an integer.
+
+use crate::arena::arena_points;
+use crate::model::{BYE, Format, GameNo, Player, PlayerResult, Seat};
+use crate::tournament::Tournament;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::fmt::Write as _;
+
+/// One line of the standings.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Standing {
+    /// 1-based; no ties (the last tie-break is the seed).
+    pub rank: u32,
+    /// Who.
+    pub player: Player,
+    /// Seed (1 = top).
+    pub seed: u32,
+    /// Points in half-points: a win 2, a draw 1, a bye 2 (Swiss and round robin); in an arena
+    /// with the streak doubling; a knockout bye scores nothing.
+    pub points: u32,
+    /// Games with a result.
+    pub games: u32,
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Byes received.
+    pub byes: u32,
+    /// Games with a result played in seat 0 and in seat 1.
+    pub seats: [u32; 2],
+    /// Sum of the final points of the opponents met (half-points); a bye adds nothing.
+    pub buchholz: u32,
+    /// Sonneborn-Berger in quarter-points: the final points of each opponent beaten, plus half
+    /// those of each opponent drawn (a bye adds nothing).
+    pub sonneborn_berger: u32,
+    /// Knockout only (0 otherwise): the round reached, that is the round lost in, or the
+    /// bracket's rounds + 1 for the champion (a player through to a round not yet paired
+    /// counts as reaching it).
+    pub reached_round: u32,
+    /// Whether the player withdrew.
+    pub withdrawn: bool,
+}
+
+/// The crosstable: every player's games round by round, rows in standings order.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Crosstable {
+    /// Rounds begun (0 in an arena).
+    pub rounds: u32,
+    /// One row per player.
+    pub rows: Vec<CrosstableRow>,
+}
+
+/// One player's row of the crosstable.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct CrosstableRow {
+    /// Their rank in the standings.
+    pub rank: u32,
+    /// Who.
+    pub player: Player,
+    /// Their points (half-points).
+    pub points: u32,
+    /// Their games and byes in order (round, then game number; a bye last in its round).
+    pub cells: Vec<Cell>,
+}
+
+/// One game (or bye) in a crosstable row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Cell {
+    /// The round (0 in an arena).
+    pub round: u32,
+    /// The game; `None` for a bye.
+    pub game: Option<GameNo>,
+    /// The opponent; `None` for a bye.
+    pub opponent: Option<Player>,
+    /// The player's seat; `None` for a bye.
+    pub seat: Option<Seat>,
+    /// The result for this player, once recorded (a bye is a win).
+    pub result: Option<PlayerResult>,
+}
+
+/// Per player, what the standings are made of.
+#[derive(Clone, Default)]
+struct Tally {
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    byes: u32,
+    seats: [u32; 2],
+    /// Recorded games in order: opponent and result.
+    results: Vec<(Player, PlayerResult)>,
+}
+
+fn tallies(t: &Tournament) -> Vec<Tally> {
+    let mut tally = vec![Tally::default(); t.entrants()];
+    for g in t.games() {
+        let Some(outcome) = g.outcome else { continue };
+        for (s, p) in g.players.iter().enumerate() {
+            let seat = if s == 0 { Seat::Zero } else { Seat::One };
+            let r = outcome.for_seat(seat);
+            let e = &mut tally[p.index()];
+            e.games += 1;
+            e.seats[s] += 1;
+            match r {
+                PlayerResult::Win => e.wins += 1,
+                PlayerResult::Draw => e.draws += 1,
+                PlayerResult::Loss => e.losses += 1,
+            }
+            e.results.push((g.players[1 - s], r));
+        }
+    }
+    for r in t.rounds() {
+        for b in &r.byes {
+            tally[b.index()].byes += 1;
+        }
+    }
+    tally
+}
+
+fn points_of(t: &Tournament, tally: &[Tally]) -> Vec<u32> {
+    tally
+        .iter()
+        .map(|e| match t.format() {
+            Format::Arena { .. } => arena_points(e.results.iter().map(|&(_, r)| r)),
+            Format::Knockout { .. } => e.results.iter().map(|&(_, r)| r.points()).sum(),
+            Format::RoundRobin { .. } | Format::Swiss { .. } => {
+                e.results.iter().map(|&(_, r)| r.points()).sum::<u32>() + e.byes * BYE
+            }
+        })
+        .collect()
+}
+
+/// Every player's points, indexed by player.
+pub(crate) fn points_by_player(t: &Tournament) -> Vec<u32> {
+    points_of(t, &tallies(t))
+}
+
+/// The round each player reached in a knockout.
+fn knockout_rounds(t: &Tournament) -> Vec<u32> {
+    let mut reached = vec![0; t.entrants()];
+    for (r, matches) in t.knockout_matches().iter().enumerate() {
+        for m in matches {
+            for p in m.sides.iter().flatten() {
+                reached[p.index()] = reached[p.index()].max(r as u32 + 1);
+            }
+            if let Some(w) = m.winner {
+                reached[w.index()] = reached[w.index()].max(r as u32 + 2);
+            }
+        }
+    }
+    reached
+}
+
+impl Tournament {
+    /// The standings, best first. The order:
+    /// - Swiss: points, Buchholz, Sonneborn-Berger, wins, seed.
+    /// - Round robin: points, Sonneborn-Berger, wins, seed (Buchholz says nothing when
+    ///   everyone meets everyone).
+    /// - Knockout: the round reached, then seed.
+    /// - Arena: points (streaks included), wins, seed.
+    pub fn standings(&self) -> Vec<Standing> {
+        let tally = tallies(self);
+        let points = points_of(self, &tally);
+        let reached = match self.format() {
+            Format::Knockout { .. } => Some(knockout_rounds(self)),
+            _ => None,
+        };
+        let mut rows: Vec<Standing> = tally
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let player = Player(i as u32);
+                let buchholz = e.results.iter().map(|&(o, _)| points[o.index()]).sum();
+                let sonneborn_berger = e
+                    .results
+                    .iter()
+                    .map(|&(o, r)| match r {
+                        PlayerResult::Win => 2 * points[o.index()],
+                        PlayerResult::Draw => points[o.index()],
+                        PlayerResult::Loss => 0,
+                    })
+                    .sum();
+                Standing {
+                    rank: 0,
+                    player,
+                    seed: self.seed(player),
+                    points: points[i],
+                    games: e.games,
+                    wins: e.wins,
+                    draws: e.draws,
+                    losses: e.losses,
+                    byes: e.byes,
+                    seats: e.seats,
+                    buchholz,
+                    sonneborn_berger,
+                    reached_round: reached.as_ref().map_or(0, |r| r[i]),
+                    withdrawn: self.is_withdrawn(player),
+                }
+            })
+            .collect();
+        match self.format() {
+            Format::Swiss { .. } => rows.sort_by_key(|s| {
+                (
+                    Reverse(s.points),
+                    Reverse(s.buchholz),
+                    Reverse(s.sonneborn_berger),
+                    Reverse(s.wins),
+                    s.seed,
+                )
+            }),
+            Format::RoundRobin { .. } => rows.sort_by_key(|s| {
+                (Reverse(s.points), Reverse(s.sonneborn_berger), Reverse(s.wins), s.seed)
+            }),
+            Format::Knockout { .. } => rows.sort_by_key(|s| (Reverse(s.reached_round), s.seed)),
+            Format::Arena { .. } => {
+                rows.sort_by_key(|s| (Reverse(s.points), Reverse(s.wins), s.seed))
+            }
+        }
+        for (i, s) in rows.iter_mut().enumerate() {
+            s.rank = i as u32 + 1;
+        }
+        rows
+    }
+
+    /// The crosstable, rows in standings order.
+    pub fn crosstable(&self) -> Crosstable {
+        let mut cells: Vec<Vec<Cell>> = vec![Vec::new(); self.entrants()];
+        for g in self.games() {
+            for (s, p) in g.players.iter().enumerate() {
+                let seat = if s == 0 { Seat::Zero } else { Seat::One };
+                cells[p.index()].push(Cell {
+                    round: g.round,
+                    game: Some(g.no),
+                    opponent: Some(g.players[1 - s]),
+                    seat: Some(seat),
+                    result: g.outcome.map(|o| o.for_seat(seat)),
+                });
+            }
+        }
+        for r in self.rounds() {
+            for b in &r.byes {
+                cells[b.index()].push(Cell {
+                    round: r.round,
+                    game: None,
+                    opponent: None,
+                    seat: None,
+                    result: Some(PlayerResult::Win),
+                });
+            }
+        }
+        let rows = self
+            .standings()
+            .into_iter()
+            .map(|s| {
+                let mut c = std::mem::take(&mut cells[s.player.index()]);
+                c.sort_by_key(|c| (c.round, c.game.map_or(u32::MAX, |g| g.0)));
+                CrosstableRow { rank: s.rank, player: s.player, points: s.points, cells: c }
+            })
+            .collect();
+        Crosstable { rounds: self.round(), rows }
+    }
+
+    /// The standings as a text table, one line per player. Points and Buchholz are printed in
+    /// points (4.5), Sonneborn-Berger too (12.25); a knockout adds the round reached; a
+    /// withdrawn player is marked `(withdrawn)`.
+    pub fn standings_table(&self) -> String {
+        let knockout = matches!(self.format(), Format::Knockout { .. });
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{:>5} {:<8} {:>5} {:>7} {:>5} {:>4} {:>4} {:>4} {:>4} {:>7} {:>8} {:>8}",
+            "Rank",
+            "Player",
+            "Seed",
+            "Points",
+            "Games",
+            "W",
+            "D",
+            "L",
+            "Byes",
+            "Seats",
+            "Buchholz",
+            "SB"
+        );
+        if knockout {
+            let _ = write!(out, " {:>7}", "Reached");
+        }
+        out.push('\n');
+        for s in self.standings() {
+            let _ = write!(
+                out,
+                "{:>5} {:<8} {:>5} {:>7} {:>5} {:>4} {:>4} {:>4} {:>4} {:>7} {:>8} {:>8}",
+                s.rank,
+                s.player.to_string(),
+                s.seed,
+                half_points(s.points),
+                s.games,
+                s.wins,
+                s.draws,
+                s.losses,
+                s.byes,
+                format!("{}/{}", s.seats[0], s.seats[1]),
+                half_points(s.buchholz),
+                quarter_points(s.sonneborn_berger),
+            );
+            if knockout {
+                let _ = write!(out, " {:>7}", s.reached_round);
+            }
+            if s.withdrawn {
+                out.push_str(" (withdrawn)");
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The crosstable as text: one line per player in standings order, then per round the
+    /// games as `<result><opponent's rank>/<seat>`: `+3/0` a win against rank 3 in seat 0,
+    /// `=` a draw, `-` a loss, `?` no result yet; `bye` for a bye; several games of a round
+    /// (knockout replays) joined by commas. An arena lists the games in order instead.
+    pub fn crosstable_table(&self) -> String {
+        let table = self.crosstable();
+        let mut rank_of = vec![0; self.entrants()];
+        for row in &table.rows {
+            rank_of[row.player.index()] = row.rank;
+        }
+        let cell = |c: &Cell| match (c.opponent, c.seat) {
+            (Some(o), Some(s)) => {
+                let r = match c.result {
+                    Some(PlayerResult::Win) => '+',
+                    Some(PlayerResult::Draw) => '=',
+                    Some(PlayerResult::Loss) => '-',
+                    None => '?',
+                };
+                format!("{r}{}/{}", rank_of[o.index()], s.index())
+            }
+            _ => "bye".to_string(),
+        };
+        let columns: Vec<Vec<String>> = table
+            .rows
+            .iter()
+            .map(|row| {
+                if table.rounds == 0 {
+                    row.cells.iter().map(cell).collect()
+                } else {
+                    (1..=table.rounds)
+                        .map(|r| {
+                            let s: Vec<String> =
+                                row.cells.iter().filter(|c| c.round == r).map(cell).collect();
+                            s.join(",")
+                        })
+                        .collect()
+                }
+            })
+            .collect();
+        let width = columns.iter().flatten().map(String::len).max().unwrap_or(0).max(4);
+        let mut out = String::new();
+        let _ = write!(out, "{:>5} {:<8} {:>7} |", "Rank", "Player", "Points");
+        if table.rounds == 0 {
+            let _ = write!(out, " Games");
+        } else {
+            for r in 1..=table.rounds {
+                let _ = write!(out, " {:>width$}", format!("R{r}"));
+            }
+        }
+        out.push('\n');
+        for (row, cols) in table.rows.iter().zip(&columns) {
+            let _ = write!(
+                out,
+                "{:>5} {:<8} {:>7} |",
+                row.rank,
+                row.player.to_string(),
+                half_points(row.points)
+            );
+            for c in cols {
+                let _ = write!(out, " {c:>width$}");
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Half-points as points: 9 -> "4.5".
+fn half_points(h: u32) -> String {
+    if h % 2 == 0 { format!("{}", h / 2) } else { format!("{}.5", h / 2) }
+}
+
+/// Quarter-points as points: 49 -> "12.25".
+fn quarter_points(q: u32) -> String {
+    match q % 4 {
+        0 => format!("{}", q / 4),
+        1 => format!("{}.25", q / 4),
+        2 => format!("{}.5", q / 4),
+        _ => format!("{}.75", q / 4),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions() {
+        assert_eq!(half_points(0), "0");
+        assert_eq!(half_points(9), "4.5");
+        assert_eq!(quarter_points(49), "12.25");
+        assert_eq!(quarter_points(50), "12.5");
+        assert_eq!(quarter_points(51), "12.75");
+        assert_eq!(quarter_points(52), "13");
+    }
+}

@@ -1,0 +1,96 @@
+//! `colosseum.v1.TournamentService` at the gateway: every call passed on to the tournament
+//! service as it came, with the caller's `authorization` (the tenant's API key, checked
+//! there), the client's address and the trace context; the answer goes back as it is.
+
+use crate::lobby::{balanced, onward, relay};
+use api::v1::{
+    self, tournament_service_client::TournamentServiceClient,
+    tournament_service_server::TournamentService,
+};
+use service_kit::internal::{InternalToken, Stamp};
+use std::pin::Pin;
+use tokio_stream::{Stream, StreamExt};
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
+use tonic::{Request, Response, Status};
+
+/// A client of the tournament service's replicas, stamping every call with the secret.
+pub type TournamentsClient = TournamentServiceClient<InterceptedService<Channel, Stamp>>;
+
+/// A client over `urls` (every replica).
+///
+/// # Errors
+/// A URL that does not parse.
+pub fn client(
+    urls: &[String],
+    token: Option<&InternalToken>,
+) -> Result<TournamentsClient, service_kit::config::BadUrl> {
+    Ok(TournamentServiceClient::with_interceptor(balanced(urls)?, Stamp::new(token))
+        .max_decoding_message_size(8 * 1024 * 1024)
+        .max_encoding_message_size(8 * 1024 * 1024))
+}
+
+/// The gateway's face of the platform API.
+#[derive(Clone)]
+pub struct PlatformFront {
+    client: Option<TournamentsClient>,
+}
+
+impl PlatformFront {
+    /// Passes calls to `client`; without one, every call answers UNAVAILABLE.
+    pub fn new(client: Option<TournamentsClient>) -> PlatformFront {
+        PlatformFront { client }
+    }
+
+    fn client(&self) -> Result<TournamentsClient, Status> {
+        self.client.clone().ok_or_else(|| {
+            service_kit::status::unavailable("no tournament service configured (TOURNAMENTS_URL)")
+        })
+    }
+}
+
+type Watch = Pin<Box<dyn Stream<Item = Result<v1::WatchResultsResponse, Status>> + Send>>;
+
+/// The service: each unary method passed on and answered back, and the watch.
+macro_rules! platform_front {
+    ($($method:ident: $req:ident => $resp:ident;)*) => {
+        #[tonic::async_trait]
+        impl TournamentService for PlatformFront {
+            $(
+                async fn $method(
+                    &self,
+                    req: Request<v1::$req>,
+                ) -> Result<Response<v1::$resp>, Status> {
+                    self.client()?.$method(onward(req)).await.map_err(relay)
+                }
+            )*
+
+            type WatchResultsStream = Watch;
+
+            async fn watch_results(
+                &self,
+                req: Request<v1::WatchResultsRequest>,
+            ) -> Result<Response<Watch>, Status> {
+                let stream =
+                    self.client()?.watch_results(onward(req)).await.map_err(relay)?.into_inner();
+                Ok(Response::new(Box::pin(stream.map(|item| item.map_err(relay)))))
+            }
+        }
+    };
+}
+
+platform_front! {
+    create_matches: CreateMatchesRequest => CreateMatchesResponse;
+    get_match: GetMatchRequest => GetMatchResponse;
+    get_tenant_match_record: GetTenantMatchRecordRequest => GetTenantMatchRecordResponse;
+    create_tournament: CreateTournamentRequest => CreateTournamentResponse;
+    get_tournament: GetTournamentRequest => GetTournamentResponse;
+    list_tournaments: ListTournamentsRequest => ListTournamentsResponse;
+    start_round: StartRoundRequest => StartRoundResponse;
+    pause_tournament: PauseTournamentRequest => PauseTournamentResponse;
+    resume_tournament: ResumeTournamentRequest => ResumeTournamentResponse;
+    withdraw_player: WithdrawPlayerRequest => WithdrawPlayerResponse;
+    adjudicate_match: AdjudicateMatchRequest => AdjudicateMatchResponse;
+    get_standings: GetStandingsRequest => GetStandingsResponse;
+    export_tournament: ExportTournamentRequest => ExportTournamentResponse;
+}

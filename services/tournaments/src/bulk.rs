@@ -1,0 +1,453 @@
+//! CreateMatches: up to [`MAX_MATCHES`] matches, all or none. Every entry is checked before
+//! anything is stored (a bad one refuses the call, naming every bad entry); then the
+//! request is stored under its idempotency key with the tenant's record of each match (ids
+//! derived from the tenant, the key and the index, so a retry names the same matches), the
+//! matches are created, and the request is finished, announcing them on the tenant's
+//! stream once. A request whose caller died midway is finished by the driver
+//! ([`crate::driver`]), so what was acknowledged as begun always completes.
+
+use crate::error::Error;
+use crate::records::{Envelope, Event, GameSpec, OwnedMatch, State, derived_id};
+use api::{internal, v1};
+use engines::{CallError, Engines};
+use events::{
+    Append, Begin, Begun, MatchId, PlayerId, ResultsStream, SeatHolder, TenantId, TenantStore,
+};
+use futures_util::StreamExt;
+use prost::Message;
+use serde::{Deserialize, Serialize};
+use service_kit::time::now_ms;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// The request kind in the store.
+pub const KIND: &str = "bulk";
+/// The most matches one call creates.
+pub const MAX_MATCHES: usize = 10_000;
+/// The furthest ahead a match may be scheduled.
+pub const MAX_AHEAD_MS: u64 = 30 * 24 * 3600 * 1000;
+/// The longest label.
+pub const MAX_LABEL_BYTES: usize = 64;
+/// Matches created at once (engine calls in flight).
+const CREATING_AT_ONCE: usize = 64;
+/// Player lookups in flight.
+const CHECKING_AT_ONCE: usize = 64;
+/// The default time per move where the rules fix none.
+pub const DEFAULT_MOVE_TIME_MS: u64 = 60_000;
+/// The shortest time per move.
+pub const MIN_MOVE_TIME_MS: u64 = 1_000;
+/// The longest time per move.
+pub const MAX_MOVE_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
+
+/// What the store keeps of a bulk request.
+#[derive(Serialize, Deserialize)]
+struct Record {
+    /// The match ids, in the request's order.
+    ids: Vec<MatchId>,
+}
+
+/// An idempotency key: 1 to 64 bytes of `[A-Za-z0-9._:-]`.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn check_key(key: &str) -> Result<(), Error> {
+    let ok = (1..=64).contains(&key.len())
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b".-_:".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(fields::bad(
+            "idempotency_key",
+            "idempotency_key must be 1 to 64 bytes of letters, digits, '.', '_', ':' or '-'".into(),
+        )
+        .into())
+    }
+}
+
+/// A game spec checked as the rules engine would check it: the game, its options, the
+/// time per move (0: the rules' fixed time, or [`DEFAULT_MOVE_TIME_MS`]).
+///
+/// # Errors
+/// What is wrong, bounded (never the whole options text).
+pub fn check_game(spec: Option<&v1::GameSpec>) -> Result<GameSpec, String> {
+    let spec = spec.ok_or("game is required")?;
+    if spec.game.len() > fields::text::MAX_GAME_LEN || games::registry::info(&spec.game).is_none() {
+        return Err(format!(
+            "unknown game {:?} (the games: {})",
+            service_kit::status::clip(&spec.game),
+            games::registry::names()
+        ));
+    }
+    if spec.options_json.len() > fields::text::MAX_OPTIONS_JSON_BYTES {
+        return Err(format!(
+            "options_json is at most {} bytes",
+            fields::text::MAX_OPTIONS_JSON_BYTES
+        ));
+    }
+    games::host::start_text(&spec.game, &spec.options_json, rules_core::Seed::ZERO)
+        .map_err(|e| service_kit::status::clip(&format!("bad options: {e}")))?;
+    let options: serde_json::Value =
+        serde_json::from_str(&spec.options_json).unwrap_or(serde_json::Value::Null);
+    let move_time_ms = match (spec.move_time_ms, games::registry::move_time(&spec.game)) {
+        (0, Some(rules_core::MoveTime::Fixed { move_ms, .. })) => move_ms,
+        (0, _) => DEFAULT_MOVE_TIME_MS,
+        (ms, _) => ms,
+    };
+    if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
+        return Err(format!(
+            "move_time_ms {move_time_ms} is outside one second to one week \
+             ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
+        ));
+    }
+    games::registry::check_move_time(&spec.game, &options, move_time_ms)?;
+    Ok(GameSpec { game: spec.game.clone(), options_json: spec.options_json.clone(), move_time_ms })
+}
+
+/// Which of `players` exist (a session or an account was ever made for them).
+///
+/// # Errors
+/// The store failed.
+pub async fn missing_players(
+    store: &Arc<dyn TenantStore>,
+    players: BTreeSet<PlayerId>,
+) -> Result<BTreeSet<PlayerId>, Error> {
+    let checked: Vec<(PlayerId, Result<bool, events::StoreError>)> =
+        futures_util::stream::iter(players)
+            .map(|p| async move { (p, store.player_exists(p).await) })
+            .buffer_unordered(CHECKING_AT_ONCE)
+            .collect()
+            .await;
+    let mut missing = BTreeSet::new();
+    for (p, exists) in checked {
+        if !exists? {
+            missing.insert(p);
+        }
+    }
+    Ok(missing)
+}
+
+/// Creates a tenant match in its engine (a match already there is this one: its id is
+/// derived), answering its seed commitment.
+///
+/// # Errors
+/// The engine refused or did not answer.
+pub async fn create_in_engine(engines: &Engines, m: &OwnedMatch) -> Result<String, Error> {
+    let engine = engines.for_match(&m.game.game, m.match_id)?;
+    let seat = |i: usize| fields::holder_to_proto(&SeatHolder::Player(m.players[i]));
+    let created = engine
+        .clone()
+        .create_match(internal::CreateMatchRequest {
+            match_id: m.match_id.to_string(),
+            game: m.game.game.clone(),
+            options_json: m.game.options_json.clone(),
+            seat0: seat(0),
+            seat1: seat(1),
+            move_time_ms: m.game.move_time_ms,
+        })
+        .await
+        .map_err(CallError::from);
+    match created {
+        Ok(r) => Ok(r.into_inner().seed_commitment),
+        Err(CallError::Exists(_)) => {
+            let meta = engine
+                .clone()
+                .get_meta(internal::GetMetaRequest { match_id: m.match_id.to_string() })
+                .await
+                .map_err(CallError::from)?;
+            Ok(meta.into_inner().commitment)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The bulk creator.
+#[derive(Clone)]
+pub struct Bulk {
+    store: Arc<dyn TenantStore>,
+    engines: Engines,
+}
+
+impl Bulk {
+    /// Over `store`, creating through `engines`.
+    pub fn new(store: Arc<dyn TenantStore>, engines: Engines) -> Bulk {
+        Bulk { store, engines }
+    }
+
+    /// The engines it creates through.
+    pub fn engines(&self) -> &Engines {
+        &self.engines
+    }
+
+    /// CreateMatches for `tenant`: the ids, in order (none when `validate_only`).
+    ///
+    /// # Errors
+    /// [`Error::BadEntries`] naming every bad entry; [`Error::KeyReused`]; the store or an
+    /// engine failed (a retry with the same key finishes the call).
+    pub async fn create(
+        &self,
+        tenant: TenantId,
+        req: v1::CreateMatchesRequest,
+    ) -> Result<Vec<MatchId>, Error> {
+        check_key(&req.idempotency_key)?;
+        if req.matches.is_empty() || req.matches.len() > MAX_MATCHES {
+            return Err(fields::bad(
+                "matches",
+                format!("matches holds 1 to {MAX_MATCHES} entries, not {}", req.matches.len()),
+            )
+            .into());
+        }
+        let now = now_ms();
+        let mut bad: Vec<(String, String)> = Vec::new();
+        let mut checked_games: BTreeMap<(String, String, u64), Result<GameSpec, String>> =
+            BTreeMap::new();
+        let mut specs = Vec::with_capacity(req.matches.len());
+        let mut players_used = BTreeSet::new();
+        for (i, m) in req.matches.iter().enumerate() {
+            let mut entry_bad = |field: &str, why: String| {
+                bad.push((format!("matches[{i}].{field}"), why));
+            };
+            let game = match &m.game {
+                Some(g) => checked_games
+                    .entry((g.game.clone(), g.options_json.clone(), g.move_time_ms))
+                    .or_insert_with(|| check_game(Some(g)))
+                    .clone(),
+                None => Err("game is required".into()),
+            };
+            let game = game.map_err(|why| entry_bad("game", why)).ok();
+            let player = |field: &str, text: &str, bad: &mut dyn FnMut(&str, String)| {
+                text.parse::<PlayerId>()
+                    .map_err(|_| {
+                        bad(field, format!("{field} is not a player id (a hyphenated UUID)"))
+                    })
+                    .ok()
+            };
+            let p0 = player("seat0_player_id", &m.seat0_player_id, &mut entry_bad);
+            let p1 = player("seat1_player_id", &m.seat1_player_id, &mut entry_bad);
+            if let (Some(a), Some(b)) = (p0, p1)
+                && a == b
+            {
+                entry_bad("seat1_player_id", "the two seats name the same player".into());
+            }
+            if m.start_at_ms > now.saturating_add(MAX_AHEAD_MS) {
+                entry_bad("start_at_ms", "start_at_ms is more than 30 days ahead".into());
+            }
+            if m.label.len() > MAX_LABEL_BYTES {
+                entry_bad("label", format!("label is at most {MAX_LABEL_BYTES} bytes"));
+            }
+            if let (Some(game), Some(a), Some(b)) = (game, p0, p1) {
+                players_used.insert(a);
+                players_used.insert(b);
+                specs.push((game, [a, b], m.start_at_ms, m.label.clone()));
+            }
+        }
+        let missing = missing_players(&self.store, players_used).await?;
+        for (i, m) in req.matches.iter().enumerate() {
+            for (field, text) in
+                [("seat0_player_id", &m.seat0_player_id), ("seat1_player_id", &m.seat1_player_id)]
+            {
+                if text.parse::<PlayerId>().is_ok_and(|p| missing.contains(&p)) {
+                    bad.push((format!("matches[{i}].{field}"), format!("no player {text}")));
+                }
+            }
+        }
+        if !bad.is_empty() {
+            bad.sort_by_key(|(field, _)| index_of(field));
+            return Err(Error::BadEntries(bad));
+        }
+        if req.validate_only {
+            return Ok(Vec::new());
+        }
+        let key = req.idempotency_key.clone();
+        let ids: Vec<MatchId> = (0..specs.len())
+            .map(|i| {
+                MatchId(derived_id(&[
+                    b"bulk",
+                    tenant.to_string().as_bytes(),
+                    key.as_bytes(),
+                    &(i as u64).to_be_bytes(),
+                ]))
+            })
+            .collect();
+        let owned: Vec<OwnedMatch> = specs
+            .into_iter()
+            .zip(&ids)
+            .map(|((game, players, start_at_ms, label), &match_id)| OwnedMatch {
+                tenant,
+                match_id,
+                game,
+                players,
+                label,
+                tournament: None,
+                start_at_ms,
+                state: State::Scheduled,
+                commitment: String::new(),
+                result: None,
+            })
+            .collect();
+        let digest = request_digest(&req);
+        let record = serde_json::to_string(&Record { ids: ids.clone() }).expect("a record");
+        let rows: Vec<(MatchId, String)> = owned.iter().map(|m| (m.match_id, m.json())).collect();
+        let begin = Begin {
+            kind: KIND,
+            tenant,
+            key: &key,
+            digest: &digest,
+            record_json: &record,
+            owned: &rows,
+            now_ms: now,
+        };
+        match self.store.begin(&begin).await? {
+            Begun::Mismatch => return Err(Error::KeyReused),
+            Begun::Same { done: true, record_json } => return ids_of(&record_json),
+            Begun::Same { done: false, .. } | Begun::New => {}
+        }
+        self.run(tenant, &key, owned).await?;
+        Ok(ids)
+    }
+
+    /// Finishes a begun request: creates its due matches, announces them, and marks it
+    /// done once every match is created (a scheduled one waits for its time: the driver
+    /// comes back).
+    ///
+    /// # Errors
+    /// The store or an engine failed: the request stays unfinished.
+    pub async fn run(
+        &self,
+        tenant: TenantId,
+        key: &str,
+        all: Vec<OwnedMatch>,
+    ) -> Result<(), Error> {
+        let now = now_ms();
+        let (due, later): (Vec<OwnedMatch>, Vec<OwnedMatch>) =
+            all.into_iter().partition(|m| m.start_at_ms <= now);
+        let created: Vec<Result<(OwnedMatch, String), Error>> = futures_util::stream::iter(due)
+            .map(|m| async move {
+                let c = create_in_engine(&self.engines, &m).await?;
+                Ok((m, c))
+            })
+            .buffer_unordered(CREATING_AT_ONCE)
+            .collect()
+            .await;
+        let mut started = Vec::with_capacity(created.len());
+        for c in created {
+            let (mut m, commitment) = c?;
+            m.state = State::Running;
+            m.commitment = commitment;
+            started.push(m);
+        }
+        started.sort_by_key(|m| m.match_id);
+        let events: Vec<String> = started
+            .iter()
+            .map(|m| {
+                Envelope {
+                    at_ms: now,
+                    tournament: None,
+                    event: Event::MatchStarted { m: m.clone() },
+                }
+                .json()
+            })
+            .collect();
+        if later.is_empty() {
+            self.store.finish(KIND, tenant, key, &events, now).await?;
+            return Ok(());
+        }
+        // Some wait for their time: each started one is announced once, on its own.
+        for (m, e) in started.iter().zip(events) {
+            self.store
+                .append_results(&Append {
+                    stream: ResultsStream::Tenant(tenant),
+                    expect_seq: None,
+                    once: Some(format!("started:{}", m.match_id)),
+                    events: vec![e],
+                    owned: Vec::new(),
+                    at_ms: now,
+                    close: false,
+                })
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The matches of a begun request, read back from the store (a takeover, a retry).
+    ///
+    /// # Errors
+    /// The store failed, or a record is damaged.
+    pub async fn matches_of(&self, record_json: &str) -> Result<Vec<OwnedMatch>, Error> {
+        let ids = ids_of(record_json)?;
+        let read: Vec<Result<Option<String>, events::StoreError>> =
+            futures_util::stream::iter(ids.iter().copied())
+                .map(|id| async move { self.store.owned(id).await })
+                .buffered(CHECKING_AT_ONCE)
+                .collect()
+                .await;
+        let mut out = Vec::with_capacity(ids.len());
+        for r in read {
+            let json =
+                r?.ok_or_else(|| Error::Corrupt("a bulk match without its record".into()))?;
+            out.push(OwnedMatch::parse(&json)?);
+        }
+        Ok(out)
+    }
+}
+
+fn ids_of(record_json: &str) -> Result<Vec<MatchId>, Error> {
+    serde_json::from_str::<Record>(record_json)
+        .map(|r| r.ids)
+        .map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// The entry index in a field path `matches[<i>].<field>`, for ordering.
+fn index_of(field: &str) -> usize {
+    field
+        .strip_prefix("matches[")
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX)
+}
+
+/// The request's identity: its matches as encoded (the key names it; `validate_only` is
+/// not part of it).
+fn request_digest(req: &v1::CreateMatchesRequest) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for m in &req.matches {
+        let bytes = m.encode_to_vec();
+        h.update((bytes.len() as u64).to_be_bytes());
+        h.update(bytes);
+    }
+    hex::encode(h.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_games_are_checked() {
+        assert!(check_key("round-1:batch_2.a").is_ok());
+        for bad in ["", "has space", &"k".repeat(65), "é"] {
+            assert!(check_key(bad).is_err(), "{bad}");
+        }
+        let spec = |game: &str, options: &str, ms: u64| v1::GameSpec {
+            game: game.into(),
+            options_json: options.into(),
+            move_time_ms: ms,
+        };
+        let gops = check_game(Some(&spec("gops", "", 0))).expect("gops");
+        assert_eq!(gops.move_time_ms, DEFAULT_MOVE_TIME_MS);
+        assert!(check_game(Some(&spec("gops", "{\"cards\":5}", 5_000))).is_ok());
+        assert!(check_game(Some(&spec("nope", "", 0))).expect_err("game").contains("unknown"));
+        assert!(check_game(Some(&spec("gops", "{\"cards\":99}", 0))).is_err());
+        assert!(check_game(Some(&spec("gops", "", 10))).expect_err("time").contains("move_time"));
+        assert!(check_game(None).is_err());
+        let long = "x".repeat(5_000);
+        let why = check_game(Some(&spec(&long, "", 0))).expect_err("long");
+        assert!(why.len() < 600, "never the whole input: {}", why.len());
+    }
+
+    #[test]
+    fn violations_sort_by_entry() {
+        assert_eq!(index_of("matches[12].game"), 12);
+        assert_eq!(index_of("matches"), usize::MAX);
+    }
+}

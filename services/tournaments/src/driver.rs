@@ -1,0 +1,89 @@
+//! The driver: under a lease, one replica at a time finishes what callers left (a bulk
+//! request whose caller died, a scheduled bulk match whose time came, a pairing whose
+//! matches were not all created) and does what time decides (a round after its gap, an
+//! arena's end).
+
+use crate::bulk::{self, Bulk};
+use crate::metrics;
+use crate::tournaments::Tournaments;
+use events::TenantStore;
+use service_kit::time::now_ms;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The lease's name.
+pub const LEASE: &str = "tournaments";
+/// How long a lease lasts unless renewed.
+pub const LEASE_TTL_MS: u64 = 3_000;
+/// How often a pass runs.
+pub const PASS_EVERY: Duration = Duration::from_millis(500);
+/// A bulk request this old is its caller's no more: the driver finishes it.
+pub const TAKEOVER_AFTER_MS: u64 = 5_000;
+/// The most unfinished bulk requests one pass looks at.
+const BULKS_PER_PASS: usize = 100;
+
+/// Runs passes until `shutdown`, whenever this replica holds the lease.
+pub async fn run(
+    store: Arc<dyn TenantStore>,
+    bulk: Bulk,
+    tournaments: Arc<Tournaments>,
+    name: String,
+    shutdown: CancellationToken,
+) {
+    let holder = format!("{name}/{}", uuid::Uuid::new_v4());
+    let mut tick = tokio::time::interval(PASS_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut leading = false;
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let now_leading = store.lease(LEASE, &holder, LEASE_TTL_MS).await.unwrap_or(false);
+        if now_leading != leading {
+            tracing::info!(holder, leading = now_leading, "tournament driver lease");
+            leading = now_leading;
+            service_kit::metrics::set(metrics::LEADER, i64::from(leading));
+        }
+        if leading && let Err(e) = pass(&store, &bulk, &tournaments).await {
+            tracing::warn!(error = %e, "driver pass failed");
+        }
+    }
+}
+
+/// One pass. Public for tests.
+///
+/// # Errors
+/// The store failed (the next pass tries again).
+pub async fn pass(
+    store: &Arc<dyn TenantStore>,
+    bulk: &Bulk,
+    tournaments: &Tournaments,
+) -> Result<(), crate::error::Error> {
+    let now = now_ms();
+    let unfinished = store.unfinished(bulk::KIND, BULKS_PER_PASS).await?;
+    let live = store.live_tournaments().await?;
+    service_kit::metrics::set(metrics::LIVE, (unfinished.len() + live.len()) as i64);
+    for u in unfinished {
+        let matches = bulk.matches_of(&u.record_json).await?;
+        // A request with matches still to come is run when one falls due (its announced
+        // ones are created again harmlessly: their ids are taken); one with every match
+        // due is finished once its caller had time enough.
+        let due_later = matches.iter().any(|m| m.start_at_ms > now);
+        let just_due =
+            matches.iter().any(|m| m.start_at_ms <= now && m.start_at_ms + TAKEOVER_AFTER_MS > now);
+        let abandoned = !due_later && now.saturating_sub(u.begun_ms) >= TAKEOVER_AFTER_MS;
+        if (abandoned || just_due)
+            && let Err(e) = bulk.run(u.tenant, &u.key, matches).await
+        {
+            tracing::warn!(tenant = %u.tenant, error = %e, "an unfinished bulk request not finished yet");
+        }
+    }
+    for (tenant, id) in live {
+        if let Err(e) = tournaments.drive(tenant, id).await {
+            tracing::warn!(tournament = %id, error = %e, "a tournament not driven yet");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! What can go wrong in the tournament service, and the one match that turns each into
+//! the status a client receives (through the gateway, which passes it on).
+
+use engines::CallError;
+use events::StoreError;
+use fields::FieldError;
+use service_kit::status;
+use std::fmt;
+use tonic::{Code, Status};
+
+/// Why a platform request failed.
+#[derive(Debug)]
+pub enum Error {
+    /// A request field is malformed.
+    Field(FieldError),
+    /// No API key, or not one the platform knows (or revoked).
+    BadKey,
+    /// The key lacks the call's scope.
+    ScopeMissing(&'static str),
+    /// CreateMatches refused the whole call: every bad entry, as (field, reason).
+    BadEntries(Vec<(String, String)>),
+    /// The idempotency key was used for another request.
+    KeyReused,
+    /// No such thing of the caller's tenant (another tenant's is not found either).
+    NotFound(&'static str),
+    /// The tournament is not in a state for this; the text says why; the reason.
+    NotNow(&'static str, String),
+    /// Something the caller asked for cannot be (bad format, too many players...).
+    Invalid(String),
+    /// Another writer moved the tournament on first, too often: retry.
+    Busy,
+    /// The store failed.
+    Store(StoreError),
+    /// A rules engine did not answer or refused.
+    Engine(CallError),
+    /// A stored record could not be read (a bug or damage).
+    Corrupt(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Field(e) => write!(f, "{e}"),
+            Error::BadKey => f.write_str(
+                "no valid API key: send `authorization: Bearer ck_...` (colosseum tenant key create)",
+            ),
+            Error::ScopeMissing(scope) => write!(f, "this API key lacks the scope {scope}"),
+            Error::BadEntries(bad) => {
+                write!(f, "{} bad entries, none created; the first: ", bad.len())?;
+                match bad.first() {
+                    Some((field, why)) => write!(f, "{field}: {why}"),
+                    None => Ok(()),
+                }
+            }
+            Error::KeyReused => f.write_str("the idempotency key was used for another request"),
+            Error::NotFound(what) => write!(f, "no such {what}"),
+            Error::NotNow(_, why) | Error::Invalid(why) => f.write_str(why),
+            Error::Busy => f.write_str("the tournament is busy; retry"),
+            Error::Store(e) => write!(f, "store: {e}"),
+            Error::Engine(e) => write!(f, "{e}"),
+            Error::Corrupt(e) => write!(f, "corrupt record: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<FieldError> for Error {
+    fn from(e: FieldError) -> Self {
+        Error::Field(e)
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        Error::Store(e)
+    }
+}
+
+impl From<CallError> for Error {
+    fn from(e: CallError) -> Self {
+        Error::Engine(e)
+    }
+}
+
+/// How many bad entries a BadRequest lists (the count is in the message).
+const MAX_VIOLATIONS: usize = 10_000;
+
+/// The one mapping of the service's errors to statuses.
+impl From<Error> for Status {
+    fn from(e: Error) -> Status {
+        let message = e.to_string();
+        match e {
+            Error::Field(e) => e.into(),
+            Error::Engine(e) => e.into(),
+            Error::Store(e) => fields::store_status(e),
+            Error::BadKey => status::refuse(Code::Unauthenticated, message),
+            Error::ScopeMissing(scope) => status::refusal_status(
+                Code::PermissionDenied,
+                message,
+                "scope_missing",
+                &[("scope", scope.to_string())],
+                |_| {},
+            ),
+            Error::BadEntries(bad) => status::refusal_status(
+                Code::InvalidArgument,
+                message,
+                "bad_entries",
+                &[("bad_entries", bad.len().to_string())],
+                |details| {
+                    let violations: Vec<tonic_types::FieldViolation> = bad
+                        .into_iter()
+                        .take(MAX_VIOLATIONS)
+                        .map(|(field, why)| tonic_types::FieldViolation::new(field, why))
+                        .collect();
+                    details.set_bad_request(violations);
+                },
+            ),
+            Error::KeyReused => {
+                status::refusal_status(Code::AlreadyExists, message, "already_exists", &[], |_| {})
+            }
+            Error::NotFound(_) => status::refuse(Code::NotFound, message),
+            Error::NotNow(reason, _) => {
+                status::refusal_status(Code::FailedPrecondition, message, reason, &[], |_| {})
+            }
+            Error::Invalid(_) => status::refuse(Code::InvalidArgument, message),
+            Error::Busy => status::refuse(Code::Aborted, message),
+            Error::Corrupt(_) => status::internal(message),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic_types::StatusExt;
+
+    fn reason(s: &Status) -> String {
+        s.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn errors_map_to_the_codes_and_reasons_the_proto_documents() {
+        let s: Status = Error::ScopeMissing("matches:create").into();
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::PermissionDenied, "scope_missing"));
+        let bad = vec![
+            ("matches[3].game".to_string(), "unknown game".to_string()),
+            ("matches[9].seat1_player_id".to_string(), "the same player".to_string()),
+        ];
+        let s: Status = Error::BadEntries(bad).into();
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::InvalidArgument, "bad_entries"));
+        let violations = s.get_error_details().bad_request().cloned().expect("bad request");
+        let fields: Vec<&str> =
+            violations.field_violations.iter().map(|v| v.field.as_str()).collect();
+        assert_eq!(fields, ["matches[3].game", "matches[9].seat1_player_id"]);
+        assert!(s.message().starts_with("2 bad entries"), "{}", s.message());
+        let s: Status = Error::KeyReused.into();
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "already_exists"));
+        let s: Status = Error::NotNow("round_running", "round 2 is running".into()).into();
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::FailedPrecondition, "round_running"));
+        let s: Status = Error::Store(StoreError::Redis("10.0.0.7 refused".into())).into();
+        assert_eq!(s.code(), Code::Unavailable);
+        assert!(!s.message().contains("10.0.0.7"));
+    }
+}

@@ -1,0 +1,75 @@
+//! The tournament service: the platform API (`colosseum.v1.TournamentService`, fronted by
+//! the gateway) and tenant administration (`colosseum.internal.v1.TenantAdminService`, for
+//! operators). Stateless but for what the store holds: any replica answers any call; one
+//! at a time holds the driver lease.
+//!
+//! # Layout
+//! - [`handlers`]: the platform API's handlers.
+//! - [`auth`]: API keys and scopes.
+//! - [`admin`]: tenants, keys, the audit log.
+//! - [`bulk`]: CreateMatches, all or none.
+//! - [`tournaments`]: tournaments as folded results streams.
+//! - [`results`]: finished matches from the lifecycle stream, once; WatchResults.
+//! - [`driver`]: what callers left and what time decides, under the lease.
+//! - [`records`]: what is stored, and its protos.
+//! - [`error`], [`metrics`].
+
+pub mod admin;
+pub mod auth;
+pub mod bulk;
+pub mod driver;
+pub mod error;
+pub mod handlers;
+pub mod metrics;
+pub mod records;
+pub mod results;
+pub mod tournaments;
+
+use api::internal::tenant_admin_service_server::TenantAdminServiceServer;
+use api::v1::tournament_service_server::TournamentServiceServer;
+use events::TenantStore;
+use service_kit::internal::InternalToken;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// Serves the tournament service on `listener` until `shutdown`, with its results reader
+/// and driver beside the server; matches are created through `engines`.
+///
+/// # Errors
+/// The server failed.
+pub async fn serve(
+    listener: TcpListener,
+    store: Arc<dyn TenantStore>,
+    engines: engines::Engines,
+    token: Option<InternalToken>,
+    shutdown: CancellationToken,
+) -> Result<(), tonic::transport::Error> {
+    service_kit::metrics::describe(metrics::ALL);
+    let name = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
+    let keys = auth::Keys::new(store.clone());
+    let bulk = bulk::Bulk::new(store.clone(), engines.clone());
+    let tournaments = tournaments::Tournaments::new(store.clone(), engines.clone());
+    let results = results::Results::new(store.clone(), engines, tournaments.clone());
+    let tasks = [
+        tokio::spawn(results.run(shutdown.clone())),
+        tokio::spawn(driver::run(
+            store.clone(),
+            bulk.clone(),
+            tournaments.clone(),
+            name,
+            shutdown.clone(),
+        )),
+    ];
+    let platform =
+        handlers::Platform::new(store.clone(), keys.clone(), bulk, tournaments, shutdown.clone());
+    let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
+        .with(TournamentServiceServer::new(platform).max_decoding_message_size(8 * 1024 * 1024))
+        .with(TenantAdminServiceServer::new(admin::Admin::new(store, keys)));
+    let auth = service_kit::internal::InternalAuthLayer::new(token);
+    let result = service_kit::serve::serve(auth, services, listener, shutdown).await;
+    for t in tasks {
+        t.abort();
+    }
+    result
+}

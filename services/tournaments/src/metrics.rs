@@ -1,0 +1,29 @@
+//! What the tournament service counts, for the dashboards.
+
+use service_kit::metrics::{Desc, Kind};
+
+/// Matches created by CreateMatches.
+pub const BULK_CREATED: &str = "colosseum_tournaments_bulk_matches_total";
+/// Tenant matches whose finish was recorded.
+pub const FINISHED: &str = "colosseum_tournaments_finished_total";
+/// 1 while this replica holds the driver lease.
+pub const LEADER: &str = "colosseum_tournaments_driver_leader";
+/// Unfinished bulk requests and live tournaments the driver looked at in its last pass.
+pub const LIVE: &str = "colosseum_tournaments_live";
+
+/// Every metric of the service.
+pub const ALL: &[Desc] = &[
+    Desc { name: BULK_CREATED, kind: Kind::Counter, help: "Matches created by CreateMatches" },
+    Desc { name: FINISHED, kind: Kind::Counter, help: "Tenant matches whose finish was recorded" },
+    Desc { name: LEADER, kind: Kind::Gauge, help: "1 while this replica holds the driver lease" },
+    Desc {
+        name: LIVE,
+        kind: Kind::Gauge,
+        help: "Live tournaments and unfinished bulk requests the driver looked at",
+    },
+];
+
+/// A tenant match's finish recorded.
+pub fn finished() {
+    service_kit::metrics::add(FINISHED, 1);
+}

@@ -1,0 +1,274 @@
+//! Results: the lifecycle stream's finished matches become the tenant's `MatchFinished`
+//! (with the published seed) exactly once, through the consumer group `tournaments`
+//! (acknowledged only once stored; a once-mark per match makes a replay change nothing);
+//! a tournament's match goes to its tournament, which folds it into its standings. And
+//! WatchResults: a stream read from any sequence number, then followed live.
+
+use crate::error::Error;
+use crate::records::{Envelope, Event, MatchResult, OwnedMatch, State};
+use api::{internal, v1};
+use engines::{CallError, Engines};
+use events::{Append, Appended, Finished, MatchId, ResultsStream, TenantStore};
+use service_kit::time::now_ms;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The consumer group of the tournament service on the lifecycle stream.
+pub const GROUP: &str = "tournaments";
+/// An entry pending this long was left by a consumer that died: claimed.
+pub const CLAIM_IDLE_MS: u64 = 30_000;
+/// How long one read waits for a new entry.
+const BLOCK_MS: u64 = 1_000;
+/// Entries per read.
+const BATCH: usize = 100;
+/// How often a watch looks for new events when it has caught up.
+pub const WATCH_POLL: Duration = Duration::from_millis(100);
+/// Events per read of a watch.
+const WATCH_BATCH: usize = 500;
+
+/// Where a tournament's finished match goes.
+pub trait OnFinished: Send + Sync {
+    /// Records `m` (finished, with its result) in its tournament, once.
+    fn finished(
+        &self,
+        m: OwnedMatch,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send + '_>>;
+}
+
+/// The published seed of a finished match, from its record.
+///
+/// # Errors
+/// The engine failed, or the record has no seed.
+pub async fn published_seed(engines: &Engines, game: &str, id: MatchId) -> Result<String, Error> {
+    let record = engines
+        .for_match(game, id)?
+        .get_record(internal::GetRecordRequest { match_id: id.to_string() })
+        .await
+        .map_err(CallError::from)?
+        .into_inner()
+        .record
+        .map(|r| r.record_json)
+        .unwrap_or_default();
+    let record: serde_json::Value =
+        serde_json::from_str(&record).map_err(|e| Error::Corrupt(format!("a record: {e}")))?;
+    record
+        .get("seed")
+        .and_then(|s| s.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| Error::Corrupt("a record without its seed".into()))
+}
+
+/// Reads the lifecycle stream for the tenants' matches.
+pub struct Results {
+    store: Arc<dyn TenantStore>,
+    engines: Engines,
+    tournaments: Arc<dyn OnFinished>,
+    consumer: String,
+}
+
+impl Results {
+    /// Over `store`; seeds from `engines`; tournament matches to `tournaments`.
+    pub fn new(
+        store: Arc<dyn TenantStore>,
+        engines: Engines,
+        tournaments: Arc<dyn OnFinished>,
+    ) -> Arc<Results> {
+        Arc::new(Results {
+            store,
+            engines,
+            tournaments,
+            consumer: uuid::Uuid::new_v4().to_string(),
+        })
+    }
+
+    /// Reads and records until `shutdown`; entries a dead replica left are claimed in a
+    /// task of its own.
+    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        let claimer = self.clone();
+        let stop = shutdown.clone();
+        let claims = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(CLAIM_IDLE_MS / 3));
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tick.tick() => {}
+                }
+                match claimer
+                    .store
+                    .lifecycle_claim(GROUP, &claimer.consumer, CLAIM_IDLE_MS, BATCH)
+                    .await
+                {
+                    Ok(d) => claimer.handle(d).await,
+                    Err(e) => tracing::warn!(error = %e, "lifecycle claim failed"),
+                }
+            }
+        });
+        loop {
+            if shutdown.is_cancelled() {
+                break;
+            }
+            match self.store.lifecycle_read(GROUP, &self.consumer, BATCH, BLOCK_MS).await {
+                Ok(d) => self.handle(d).await,
+                Err(e) => {
+                    tracing::warn!(error = %e, "lifecycle read failed");
+                    tokio::select! {
+                        _ = shutdown.cancelled() => break,
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    }
+                }
+            }
+        }
+        claims.abort();
+    }
+
+    async fn handle(&self, deliveries: Vec<events::Delivery>) {
+        let mut done = Vec::with_capacity(deliveries.len());
+        for d in deliveries {
+            let ok = match &d.finished {
+                None => true,
+                Some(f) => match self.record(f).await {
+                    Ok(()) => true,
+                    Err(e) => {
+                        // Left pending: claimed again later.
+                        tracing::warn!(match_id = %f.match_id, error = %e, "a result not recorded yet");
+                        false
+                    }
+                },
+            };
+            if ok {
+                done.push(d.id);
+            }
+        }
+        if !done.is_empty()
+            && let Err(e) = self.store.lifecycle_ack(GROUP, &done).await
+        {
+            tracing::warn!(error = %e, "lifecycle ack failed");
+        }
+    }
+
+    /// Records one finished match, if a tenant made it.
+    ///
+    /// # Errors
+    /// The store or the engine failed.
+    pub async fn record(&self, f: &Finished) -> Result<(), Error> {
+        let Some(json) = self.store.owned(f.match_id).await? else { return Ok(()) };
+        let mut m = OwnedMatch::parse(&json)?;
+        if m.state == State::Finished {
+            return Ok(());
+        }
+        let seed_hex = published_seed(&self.engines, &m.game.game, m.match_id).await?;
+        m.state = State::Finished;
+        m.result = Some(MatchResult {
+            winner: f.winner.map(|s| s.index() as u8),
+            reason: f.reason.clone(),
+            seed_hex,
+            at_ms: f.at_ms,
+        });
+        crate::metrics::finished();
+        if m.tournament.is_some() {
+            return self.tournaments.finished(m).await;
+        }
+        let at_ms = now_ms();
+        let event =
+            Envelope { at_ms, tournament: None, event: Event::MatchFinished { m: m.clone() } };
+        self.store
+            .append_results(&Append {
+                stream: ResultsStream::Tenant(m.tenant),
+                expect_seq: None,
+                once: Some(format!("finished:{}", m.match_id)),
+                events: vec![event.json()],
+                owned: vec![(m.match_id, m.json())],
+                at_ms,
+                close: false,
+            })
+            .await?;
+        Ok(())
+    }
+}
+
+/// One stored event as WatchResults sends it.
+pub fn to_proto(seq: u64, e: &Envelope) -> v1::WatchResultsResponse {
+    use v1::watch_results_response::Event as E;
+    let event = match &e.event {
+        Event::MatchStarted { m } => {
+            E::MatchStarted(v1::TenantMatchStarted { r#match: Some(m.to_proto()) })
+        }
+        Event::MatchFinished { m } => {
+            E::MatchFinished(v1::TenantMatchFinished { r#match: Some(m.to_proto()) })
+        }
+        Event::Created { .. } => E::StateChanged(v1::TournamentStateChanged {
+            state: v1::TournamentState::Created as i32,
+        }),
+        Event::State { state, .. } => {
+            E::StateChanged(v1::TournamentStateChanged { state: state.to_proto() as i32 })
+        }
+        Event::Paired { round, games, byes } => E::RoundPaired(v1::RoundPaired {
+            round: *round,
+            pairings: games
+                .iter()
+                .map(|g| v1::Pairing {
+                    match_id: g.match_id.to_string(),
+                    seat0_player_id: g.players[0].to_string(),
+                    seat1_player_id: g.players[1].to_string(),
+                })
+                .collect(),
+            bye_player_ids: byes.iter().map(|(_, p)| p.to_string()).collect(),
+        }),
+        Event::Standings { rows } => E::StandingsChanged(v1::StandingsChanged {
+            standings: rows.iter().map(crate::records::Row::to_proto).collect(),
+        }),
+        Event::Withdrawn { player, .. } => {
+            E::PlayerWithdrawn(v1::PlayerWithdrawn { player_id: player.to_string() })
+        }
+    };
+    v1::WatchResultsResponse {
+        sequence: seq,
+        at_ms: e.at_ms,
+        tournament_id: e.tournament.map(|t| t.to_string()).unwrap_or_default(),
+        event: Some(event),
+    }
+}
+
+/// Follows `stream` from after `after` until the client goes or `shutdown`: every event in
+/// order, each once, then live. Sends into `tx`; ends when it closes.
+pub async fn follow(
+    store: Arc<dyn TenantStore>,
+    stream: ResultsStream,
+    mut after: u64,
+    tx: tokio::sync::mpsc::Sender<Result<v1::WatchResultsResponse, tonic::Status>>,
+    shutdown: CancellationToken,
+) {
+    loop {
+        let page = match store.read_results(stream, after, WATCH_BATCH).await {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = tx.send(Err(Error::Store(e).into())).await;
+                return;
+            }
+        };
+        let full = page.len() == WATCH_BATCH;
+        for entry in page {
+            let sent = match Envelope::parse(&entry.json) {
+                Ok(e) => tx.send(Ok(to_proto(entry.seq, &e))).await,
+                Err(e) => tx.send(Err(e.into())).await,
+            };
+            if sent.is_err() {
+                return;
+            }
+            after = entry.seq;
+        }
+        if !full {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tx.closed() => return,
+                _ = tokio::time::sleep(WATCH_POLL) => {}
+            }
+        }
+    }
+}
+
+/// Whether the append took (a conflict or a repeat did nothing).
+pub fn took(a: Appended) -> bool {
+    matches!(a, Appended::Done { .. })
+}

@@ -1,0 +1,1137 @@
+//! Tournaments. A tournament is its results stream: `Created` (everything it is), then
+//! what happened (`Paired`, `MatchStarted`, `MatchFinished`, `State`, `Withdrawn`, and the
+//! `Standings` lines each result changed). Folding the stream through the pure
+//! `tournament` crate rebuilds it, so any replica serves any tournament: a writer catches
+//! up, decides on what it read, and appends only if nobody appended since (the store's
+//! expected sequence number); otherwise it catches up and decides again. Standings are a
+//! function of the folded state, so a read never sees half a result.
+//!
+//! A game's match id is derived from the tournament and the game's number, so a pairing
+//! stored before its matches were created is finished by whoever comes next (the
+//! [`crate::driver`]) without creating anything twice.
+
+use crate::admin::audit;
+use crate::auth::Caller;
+use crate::bulk::{check_game, check_key, create_in_engine, missing_players};
+use crate::error::Error;
+use crate::records::{
+    Envelope, Event, GameSpec, MatchResult, OwnedMatch, PairedGame, Row, State, TournamentState,
+    derived_id,
+};
+use api::{internal, v1};
+use engines::Engines;
+use events::{
+    Append, Appended, Begun, MatchId, PlayerId, ResultsStream, TenantId, TenantStore, TournamentId,
+};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use service_kit::time::now_ms;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use tournament::{Outcome, Player, Tournament};
+
+/// The request kind of CreateTournament in the store.
+pub const KIND: &str = "tournament";
+/// The most entrants of a swiss or an arena.
+pub const MAX_ENTRANTS: usize = 10_000;
+/// The most entrants of a round robin or a knockout.
+pub const MAX_SMALL_ENTRANTS: usize = 1_024;
+/// The most swiss rounds.
+pub const MAX_ROUNDS: u32 = 50;
+/// The shortest and longest arena.
+pub const ARENA_MS: std::ops::RangeInclusive<u64> = 60_000..=24 * 3600 * 1000;
+/// How many times a writer decides again after another replica appended first.
+const ATTEMPTS: usize = 8;
+/// Matches created at once.
+const CREATING_AT_ONCE: usize = 64;
+/// Events read per catch-up page.
+const PAGE: usize = 1_000;
+
+/// A tournament as created.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct Spec {
+    /// Its id.
+    pub id: TournamentId,
+    /// Its tenant.
+    pub tenant: TenantId,
+    /// Its name.
+    pub name: String,
+    /// Its format.
+    pub format: tournament::Format,
+    /// Its game.
+    pub game: GameSpec,
+    /// The entrants, in entry order.
+    pub entrants: Vec<EntrantSpec>,
+    /// The gap between rounds that start by themselves (0: by StartRound only).
+    pub round_gap_ms: u64,
+    /// When it was created, Unix ms.
+    pub created_ms: u64,
+}
+
+/// An entrant as created.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct EntrantSpec {
+    /// The player.
+    pub player: PlayerId,
+    /// The seed rating.
+    pub seed_rating: Option<f64>,
+    /// The name for tables.
+    pub name: String,
+}
+
+/// A tournament folded from its stream.
+#[derive(Clone)]
+pub struct Loaded {
+    /// The last sequence number folded.
+    pub seq: u64,
+    /// What it is.
+    pub spec: Spec,
+    /// The rules' state.
+    pub t: Tournament,
+    /// Where it is.
+    pub state: TournamentState,
+    /// The state before a pause.
+    resume_to: TournamentState,
+    /// The games whose match is created.
+    started: BTreeSet<u32>,
+    /// An arena's end (0 until started).
+    pub ends_at_ms: u64,
+    /// When the last round ended (for `round_gap_ms`).
+    pub round_ended_ms: u64,
+}
+
+impl Loaded {
+    fn new(spec: Spec, seq: u64) -> Result<Loaded, Error> {
+        let entrants =
+            spec.entrants.iter().map(|e| tournament::Entrant { rating: e.seed_rating }).collect();
+        let t =
+            Tournament::new(spec.format, entrants).map_err(|e| Error::Invalid(e.to_string()))?;
+        Ok(Loaded {
+            seq,
+            spec,
+            t,
+            state: TournamentState::Created,
+            resume_to: TournamentState::Created,
+            started: BTreeSet::new(),
+            ends_at_ms: 0,
+            round_ended_ms: 0,
+        })
+    }
+
+    /// Folds one event (already stored: it cannot be refused now).
+    fn fold(&mut self, seq: u64, e: &Envelope) {
+        self.seq = seq;
+        let refused = |what: &str, err: tournament::Error| {
+            tracing::error!(seq, what, error = %err, "a stored tournament event did not fold");
+        };
+        match &e.event {
+            Event::Created { .. } | Event::Standings { .. } => {}
+            Event::Paired { round, games, byes } => {
+                let pairs: Vec<[Player; 2]> =
+                    games.iter().map(|g| [Player(g.seats[0]), Player(g.seats[1])]).collect();
+                let done = if *round == 0 {
+                    self.t.begin_games(&pairs).map(|_| ())
+                } else {
+                    let p = tournament::RoundPairing {
+                        round: *round,
+                        games: pairs,
+                        byes: byes.iter().map(|(n, _)| Player(*n)).collect(),
+                    };
+                    self.t.begin_round(&p).map(|_| ())
+                };
+                if let Err(err) = done {
+                    refused("paired", err);
+                }
+            }
+            Event::MatchStarted { m } => {
+                if let Some((_, g)) = m.tournament {
+                    self.started.insert(g);
+                }
+            }
+            Event::MatchFinished { m } => {
+                if let (Some((_, g)), Some(r)) = (m.tournament, &m.result) {
+                    let outcome = match r.winner {
+                        Some(0) => Outcome::Seat0,
+                        Some(_) => Outcome::Seat1,
+                        None => Outcome::Draw,
+                    };
+                    if let Err(err) = self.t.record(tournament::GameNo(g), outcome) {
+                        refused("finished", err);
+                    }
+                    if self.t.round_complete() {
+                        self.round_ended_ms = e.at_ms;
+                    }
+                }
+            }
+            Event::State { state, ends_at_ms } => {
+                if *state == TournamentState::Paused {
+                    self.resume_to = self.state;
+                }
+                self.state = *state;
+                if *ends_at_ms != 0 {
+                    self.ends_at_ms = *ends_at_ms;
+                }
+                if *state == TournamentState::Finished
+                    && matches!(self.spec.format, tournament::Format::Arena { .. })
+                {
+                    self.t.close();
+                }
+            }
+            Event::Withdrawn { entrant, .. } => {
+                if let Err(err) = self.t.withdraw(Player(*entrant)) {
+                    refused("withdrawn", err);
+                }
+            }
+        }
+    }
+
+    /// The match id of game `g`.
+    pub fn match_of(&self, g: u32) -> MatchId {
+        MatchId(derived_id(&[b"tournament", self.spec.id.to_string().as_bytes(), &g.to_be_bytes()]))
+    }
+
+    fn player(&self, p: Player) -> PlayerId {
+        self.spec.entrants[p.0 as usize].player
+    }
+
+    /// The tenant's record of game `g`'s match, as created.
+    pub fn owned(&self, g: &tournament::Game) -> OwnedMatch {
+        OwnedMatch {
+            tenant: self.spec.tenant,
+            match_id: self.match_of(g.no.0),
+            game: self.spec.game.clone(),
+            players: [self.player(g.players[0]), self.player(g.players[1])],
+            label: if g.round == 0 { "arena".into() } else { format!("round {}", g.round) },
+            tournament: Some((self.spec.id, g.no.0)),
+            start_at_ms: 0,
+            state: State::Scheduled,
+            commitment: String::new(),
+            result: None,
+        }
+    }
+
+    /// The games paired whose match is not created yet (a writer died between the two).
+    pub fn unstarted(&self) -> Vec<OwnedMatch> {
+        self.t
+            .games()
+            .iter()
+            .filter(|g| g.outcome.is_none() && !self.started.contains(&g.no.0))
+            .map(|g| self.owned(g))
+            .collect()
+    }
+
+    /// The standings lines.
+    pub fn rows(&self) -> Vec<Row> {
+        self.t
+            .standings()
+            .iter()
+            .map(|s| {
+                let e = &self.spec.entrants[s.player.0 as usize];
+                Row {
+                    rank: s.rank,
+                    entrant: s.player.0,
+                    player: e.player,
+                    name: e.name.clone(),
+                    points2: s.points,
+                    played: s.games,
+                    wins: s.wins,
+                    draws: s.draws,
+                    losses: s.losses,
+                    byes: s.byes,
+                    buchholz2: s.buchholz,
+                    sonneborn_berger4: s.sonneborn_berger,
+                    withdrawn: s.withdrawn,
+                    reached_round: s.reached_round,
+                }
+            })
+            .collect()
+    }
+
+    /// Rounds in all (0 for an arena).
+    pub fn rounds(&self) -> u32 {
+        self.t.total_rounds()
+    }
+
+    /// As the proto shows it.
+    pub fn to_proto(&self) -> v1::Tournament {
+        let games = self.t.games();
+        v1::Tournament {
+            tournament_id: self.spec.id.to_string(),
+            name: self.spec.name.clone(),
+            format: Some(format_to_proto(&self.spec.format)),
+            game: Some(self.spec.game.to_proto()),
+            state: self.state.to_proto() as i32,
+            round: self.t.round(),
+            rounds: self.rounds(),
+            players: self.spec.entrants.len() as u32,
+            matches_started: self.started.len() as u32,
+            matches_finished: games.iter().filter(|g| g.outcome.is_some()).count() as u32,
+            sequence: self.seq,
+            created_at_ms: self.spec.created_ms,
+            ends_at_ms: self.ends_at_ms,
+            round_gap_ms: self.spec.round_gap_ms,
+        }
+    }
+
+    /// The round's pairing as RoundPaired shows it.
+    fn round_paired(&self, round: u32) -> v1::RoundPaired {
+        let games: Vec<&tournament::Game> =
+            self.t.games().iter().filter(|g| g.round == round).collect();
+        let seated: BTreeSet<u32> =
+            games.iter().flat_map(|g| [g.players[0].0, g.players[1].0]).collect();
+        v1::RoundPaired {
+            round,
+            pairings: games
+                .iter()
+                .map(|g| v1::Pairing {
+                    match_id: self.match_of(g.no.0).to_string(),
+                    seat0_player_id: self.player(g.players[0]).to_string(),
+                    seat1_player_id: self.player(g.players[1]).to_string(),
+                })
+                .collect(),
+            bye_player_ids: self
+                .t
+                .byes_of(round)
+                .iter()
+                .filter(|p| !seated.contains(&p.0))
+                .map(|p| self.player(*p).to_string())
+                .collect(),
+        }
+    }
+
+    /// The players not in a game without a result, and not withdrawn (an arena's idle).
+    fn idle(&self) -> Vec<Player> {
+        let busy: BTreeSet<u32> = self
+            .t
+            .games()
+            .iter()
+            .filter(|g| g.outcome.is_none())
+            .flat_map(|g| [g.players[0].0, g.players[1].0])
+            .collect();
+        (0..self.spec.entrants.len() as u32)
+            .filter(|p| !busy.contains(p) && !self.t.is_withdrawn(Player(*p)))
+            .map(Player)
+            .collect()
+    }
+}
+
+/// The proto of a format.
+pub fn format_to_proto(f: &tournament::Format) -> v1::TournamentFormat {
+    use v1::tournament_format::Kind;
+    let kind = match *f {
+        tournament::Format::RoundRobin { double } => Kind::RoundRobin(v1::RoundRobin { double }),
+        tournament::Format::Swiss { rounds } => Kind::Swiss(v1::Swiss { rounds }),
+        tournament::Format::Knockout { draws } => Kind::Knockout(v1::Knockout {
+            draw: match draws {
+                tournament::DrawRule::Replay => v1::KnockoutDraw::Replay,
+                tournament::DrawRule::HigherSeed => v1::KnockoutDraw::HigherSeed,
+            } as i32,
+        }),
+        tournament::Format::Arena { duration_ms } => Kind::Arena(v1::Arena { duration_ms }),
+    };
+    v1::TournamentFormat { kind: Some(kind) }
+}
+
+fn format_from_proto(
+    f: Option<&v1::TournamentFormat>,
+    players: usize,
+) -> Result<tournament::Format, Error> {
+    use v1::tournament_format::Kind;
+    let bad = |why: String| Error::from(fields::bad("format", why));
+    let small = |n: usize| {
+        if n > MAX_SMALL_ENTRANTS {
+            Err(bad(format!(
+                "a round robin or knockout takes at most {MAX_SMALL_ENTRANTS} entrants"
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    match f.and_then(|f| f.kind.as_ref()) {
+        None => Err(bad("format is required: round_robin, swiss, knockout or arena".into())),
+        Some(Kind::RoundRobin(r)) => {
+            small(players)?;
+            Ok(tournament::Format::RoundRobin { double: r.double })
+        }
+        Some(Kind::Swiss(s)) => {
+            if s.rounds == 0 || s.rounds > MAX_ROUNDS || s.rounds as usize >= players {
+                return Err(bad(format!(
+                    "swiss rounds are 1 to {MAX_ROUNDS} and fewer than the entrants ({players})"
+                )));
+            }
+            Ok(tournament::Format::Swiss { rounds: s.rounds })
+        }
+        Some(Kind::Knockout(k)) => {
+            small(players)?;
+            let draws = if k.draw == v1::KnockoutDraw::HigherSeed as i32 {
+                tournament::DrawRule::HigherSeed
+            } else {
+                tournament::DrawRule::Replay
+            };
+            Ok(tournament::Format::Knockout { draws })
+        }
+        Some(Kind::Arena(a)) => {
+            if !ARENA_MS.contains(&a.duration_ms) {
+                return Err(bad("an arena lasts 1 minute to 24 hours (duration_ms)".into()));
+            }
+            Ok(tournament::Format::Arena { duration_ms: a.duration_ms })
+        }
+    }
+}
+
+/// One tournament's slot in the cache: folded state, one writer at a time.
+type Slot = Arc<tokio::sync::Mutex<Option<Loaded>>>;
+
+/// The tournaments.
+pub struct Tournaments {
+    store: Arc<dyn TenantStore>,
+    engines: Engines,
+    cache: Mutex<BTreeMap<TournamentId, Slot>>,
+}
+
+/// What a decision appends: the events, the matches whose record changes, a once mark,
+/// and whether the tournament closes.
+#[derive(Default)]
+struct Decision {
+    events: Vec<Event>,
+    owned: Vec<(MatchId, String)>,
+    once: Option<String>,
+    close: bool,
+}
+
+impl Tournaments {
+    /// Over `store`, creating matches through `engines`.
+    pub fn new(store: Arc<dyn TenantStore>, engines: Engines) -> Arc<Tournaments> {
+        Arc::new(Tournaments { store, engines, cache: Mutex::default() })
+    }
+
+    fn slot(&self, id: TournamentId) -> Slot {
+        self.cache.lock().expect("the cache lock").entry(id).or_default().clone()
+    }
+
+    /// Catches `slot` up with the stream; NOT_FOUND if the tenant has no such tournament.
+    async fn catch_up(
+        &self,
+        tenant: TenantId,
+        id: TournamentId,
+        slot: &mut Option<Loaded>,
+    ) -> Result<(), Error> {
+        let stream = ResultsStream::Tournament(tenant, id);
+        loop {
+            let after = slot.as_ref().map_or(0, |l| l.seq);
+            let page = self.store.read_results(stream, after, PAGE).await?;
+            let full = page.len() == PAGE;
+            for entry in page {
+                let e = Envelope::parse(&entry.json)?;
+                match (slot.as_mut(), &e.event) {
+                    (None, Event::Created { spec }) => {
+                        let mut l = Loaded::new(spec.clone(), entry.seq)?;
+                        l.fold(entry.seq, &e);
+                        *slot = Some(l);
+                    }
+                    (Some(l), _) => l.fold(entry.seq, &e),
+                    (None, _) => {
+                        return Err(Error::Corrupt(
+                            "a tournament stream not opened by Created".into(),
+                        ));
+                    }
+                }
+            }
+            if !full {
+                break;
+            }
+        }
+        if slot.is_none() {
+            return Err(Error::NotFound("tournament"));
+        }
+        Ok(())
+    }
+
+    /// The tournament, caught up (a copy: readers never hold the writer's lock long).
+    ///
+    /// # Errors
+    /// NOT_FOUND for another tenant's or none.
+    pub async fn read(&self, tenant: TenantId, id: TournamentId) -> Result<Loaded, Error> {
+        let slot = self.slot(id);
+        let mut held = slot.lock().await;
+        if held.as_ref().is_some_and(|l| l.spec.tenant != tenant) {
+            return Err(Error::NotFound("tournament"));
+        }
+        self.catch_up(tenant, id, &mut held).await?;
+        Ok(held.clone().expect("caught up"))
+    }
+
+    /// Decides with `decide` on the caught-up state and appends what it decides, again on
+    /// a conflict. Answers the state after (and whether anything was appended).
+    async fn write(
+        &self,
+        tenant: TenantId,
+        id: TournamentId,
+        decide: impl Fn(&Loaded) -> Result<Decision, Error>,
+    ) -> Result<(Loaded, bool), Error> {
+        let slot = self.slot(id);
+        let mut held = slot.lock().await;
+        for _ in 0..ATTEMPTS {
+            self.catch_up(tenant, id, &mut held).await?;
+            let loaded = held.as_ref().expect("caught up");
+            if loaded.spec.tenant != tenant {
+                return Err(Error::NotFound("tournament"));
+            }
+            let d = decide(loaded)?;
+            if d.events.is_empty() {
+                return Ok((loaded.clone(), false));
+            }
+            let at_ms = now_ms();
+            let envelopes: Vec<Envelope> = d
+                .events
+                .into_iter()
+                .map(|event| Envelope { at_ms, tournament: Some(id), event })
+                .collect();
+            let appended = self
+                .store
+                .append_results(&Append {
+                    stream: ResultsStream::Tournament(tenant, id),
+                    expect_seq: Some(loaded.seq),
+                    once: d.once,
+                    events: envelopes.iter().map(Envelope::json).collect(),
+                    owned: d.owned,
+                    at_ms,
+                    close: d.close,
+                })
+                .await?;
+            match appended {
+                Appended::Done { .. } => {
+                    // Folded from what was appended; were this future dropped here, the
+                    // next writer reads them back from the stream instead.
+                    let l = held.as_mut().expect("caught up");
+                    let mut seq = l.seq;
+                    for e in &envelopes {
+                        seq += 1;
+                        l.fold(seq, e);
+                    }
+                    return Ok((l.clone(), true));
+                }
+                Appended::Already => return Ok((loaded.clone(), false)),
+                Appended::Conflict { .. } => continue,
+            }
+        }
+        Err(Error::Busy)
+    }
+
+    /// CreateTournament.
+    ///
+    /// # Errors
+    /// A bad request, a reused key, the store.
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        req: v1::CreateTournamentRequest,
+    ) -> Result<Loaded, Error> {
+        check_key(&req.idempotency_key)?;
+        let name = req.name.trim().to_string();
+        if name.is_empty() || name.len() > 128 {
+            return Err(fields::bad("name", "name is 1 to 128 bytes".into()).into());
+        }
+        let n = req.entrants.len();
+        if !(2..=MAX_ENTRANTS).contains(&n) {
+            return Err(
+                fields::bad("entrants", format!("2 to {MAX_ENTRANTS} entrants, not {n}")).into()
+            );
+        }
+        let format = format_from_proto(req.format.as_ref(), n)?;
+        let game =
+            check_game(req.game.as_ref()).map_err(|why| Error::from(fields::bad("game", why)))?;
+        let mut entrants = Vec::with_capacity(n);
+        let mut seen = BTreeSet::new();
+        for (i, e) in req.entrants.iter().enumerate() {
+            let field = format!("entrants[{i}].player_id");
+            let player: PlayerId = e.player_id.parse().map_err(|_| {
+                Error::from(fields::bad(&field, format!("{field} is not a player id")))
+            })?;
+            if !seen.insert(player) {
+                return Err(fields::bad(&field, format!("{field} is entered twice")).into());
+            }
+            if e.seed_rating.is_some_and(|r| !r.is_finite()) {
+                return Err(fields::bad(
+                    &format!("entrants[{i}].seed_rating"),
+                    "not a number".into(),
+                )
+                .into());
+            }
+            if e.name.len() > 64 {
+                return Err(
+                    fields::bad(&format!("entrants[{i}].name"), "at most 64 bytes".into()).into()
+                );
+            }
+            let name = if e.name.trim().is_empty() {
+                player.to_string()[..8].to_string()
+            } else {
+                e.name.trim().to_string()
+            };
+            entrants.push(EntrantSpec { player, seed_rating: e.seed_rating, name });
+        }
+        let missing = missing_players(&self.store, seen).await?;
+        if let Some(p) = missing.first() {
+            return Err(Error::NotFound(if missing.len() == 1 { "player" } else { "players" }))
+                .inspect_err(|_| tracing::debug!(player = %p, "an entrant has no session"));
+        }
+        let tenant = caller.tenant;
+        let id = TournamentId(derived_id(&[
+            b"tournament",
+            tenant.to_string().as_bytes(),
+            req.idempotency_key.as_bytes(),
+        ]));
+        let spec = Spec {
+            id,
+            tenant,
+            name,
+            format,
+            game,
+            entrants,
+            round_gap_ms: req.round_gap_ms,
+            created_ms: now_ms(),
+        };
+        let digest = {
+            use prost::Message;
+            use sha2::{Digest, Sha256};
+            hex::encode(Sha256::digest(req.encode_to_vec()))
+        };
+        let record = serde_json::json!({ "id": id }).to_string();
+        let begin = events::Begin {
+            kind: KIND,
+            tenant,
+            key: &req.idempotency_key,
+            digest: &digest,
+            record_json: &record,
+            owned: &[],
+            now_ms: spec.created_ms,
+        };
+        match self.store.begin(&begin).await? {
+            Begun::Mismatch => return Err(Error::KeyReused),
+            Begun::New | Begun::Same { .. } => {}
+        }
+        // The first append opens the stream; a retry finds it there (a conflict at 0).
+        Loaded::new(spec.clone(), 0)?;
+        let at_ms = spec.created_ms;
+        let created = Envelope { at_ms, tournament: Some(id), event: Event::Created { spec } };
+        self.store
+            .append_results(&Append {
+                stream: ResultsStream::Tournament(tenant, id),
+                expect_seq: Some(0),
+                once: None,
+                events: vec![created.json()],
+                owned: Vec::new(),
+                at_ms,
+                close: false,
+            })
+            .await?;
+        self.store.finish(KIND, tenant, &req.idempotency_key, &[], at_ms).await?;
+        audit(
+            &self.store,
+            tenant,
+            &caller.actor(),
+            "CreateTournament",
+            serde_json::json!({"tournament_id": id}),
+        )
+        .await?;
+        self.read(tenant, id).await
+    }
+
+    /// StartRound: pairs round `round` and creates its matches (a round already started
+    /// answers its pairing again).
+    ///
+    /// # Errors
+    /// Not the next round, a round unfinished, paused, over; the store or engines.
+    pub async fn start_round(
+        &self,
+        tenant: TenantId,
+        id: TournamentId,
+        round: u32,
+    ) -> Result<v1::RoundPaired, Error> {
+        let (loaded, _) = self.write(tenant, id, |l| decide_round(l, round, now_ms())).await?;
+        self.start_matches(&loaded).await?;
+        if matches!(loaded.spec.format, tournament::Format::Arena { .. }) {
+            return Ok(loaded.round_paired(0));
+        }
+        Ok(loaded.round_paired(round))
+    }
+
+    /// Creates the matches of every game paired and not started, then announces them.
+    ///
+    /// # Errors
+    /// An engine or the store failed: the driver tries again.
+    pub async fn start_matches(&self, loaded: &Loaded) -> Result<(), Error> {
+        let todo = loaded.unstarted();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let created: Vec<Result<OwnedMatch, Error>> = futures_util::stream::iter(todo)
+            .map(|mut m| async move {
+                m.commitment = create_in_engine(&self.engines, &m).await?;
+                m.state = State::Running;
+                Ok(m)
+            })
+            .buffer_unordered(CREATING_AT_ONCE)
+            .collect()
+            .await;
+        let mut started = Vec::with_capacity(created.len());
+        for c in created {
+            started.push(c?);
+        }
+        started.sort_by_key(|m| m.tournament.map(|(_, g)| g));
+        let (tenant, id) = (loaded.spec.tenant, loaded.spec.id);
+        self.write(tenant, id, move |l| {
+            let mut d = Decision::default();
+            for m in &started {
+                let g = m.tournament.map_or(0, |(_, g)| g);
+                if !l.started.contains(&g) {
+                    d.owned.push((m.match_id, m.json()));
+                    d.events.push(Event::MatchStarted { m: m.clone() });
+                }
+            }
+            Ok(d)
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// A tournament match finished (or was adjudicated): recorded once, standings and the
+    /// round's state with it; an arena pairs its idle players again, a knockout replay is
+    /// started.
+    ///
+    /// # Errors
+    /// The store or engines failed (the lifecycle entry stays pending).
+    pub async fn record(&self, m: OwnedMatch) -> Result<(), Error> {
+        let Some((id, g)) = m.tournament else { return Ok(()) };
+        let tenant = m.tenant;
+        let (loaded, wrote) =
+            self.write(tenant, id, |l| decide_finished(l, &m, g, now_ms())).await?;
+        if wrote {
+            self.start_matches(&loaded).await?;
+        }
+        Ok(())
+    }
+
+    /// Pause, resume, withdraw: one event each, audited.
+    ///
+    /// # Errors
+    /// NOT_FOUND, over, the store.
+    pub async fn change(
+        &self,
+        caller: &Caller,
+        id: TournamentId,
+        change: Change,
+    ) -> Result<(), Error> {
+        let action = change.action();
+        let detail = serde_json::json!({"tournament_id": id, "change": format!("{change:?}")});
+        let (loaded, _) = self.write(caller.tenant, id, |l| decide_change(l, &change)).await?;
+        audit(&self.store, caller.tenant, &caller.actor(), action, detail).await?;
+        // A resumed arena pairs its idle players at once.
+        self.start_matches(&loaded).await?;
+        Ok(())
+    }
+
+    /// AdjudicateMatch: the organiser's result, recorded as the match's (its own finish,
+    /// if it comes later, changes nothing); a decisive one ends a running match by the
+    /// loser's resignation.
+    ///
+    /// # Errors
+    /// NOT_FOUND (no such match of the tournament), over, the store.
+    pub async fn adjudicate(
+        &self,
+        caller: &Caller,
+        id: TournamentId,
+        match_id: MatchId,
+        winner: Option<u32>,
+        note: &str,
+    ) -> Result<(), Error> {
+        let loaded = self.read(caller.tenant, id).await?;
+        let g = loaded
+            .t
+            .games()
+            .iter()
+            .find(|g| loaded.match_of(g.no.0) == match_id)
+            .copied()
+            .ok_or(Error::NotFound("match of this tournament"))?;
+        let winner = match winner {
+            None => None,
+            Some(w @ (0 | 1)) => Some(w as u8),
+            Some(_) => {
+                return Err(
+                    fields::bad("winner", "winner is 0 or 1, or absent for a draw".into()).into()
+                );
+            }
+        };
+        let mut m = loaded.owned(&g);
+        m.state = State::Finished;
+        m.result = Some(MatchResult {
+            winner,
+            reason: "adjudicated".into(),
+            seed_hex: String::new(),
+            at_ms: now_ms(),
+        });
+        if g.outcome.is_none() {
+            self.record(m).await?;
+        }
+        audit(
+            &self.store,
+            caller.tenant,
+            &caller.actor(),
+            "AdjudicateMatch",
+            serde_json::json!({"tournament_id": id, "match_id": match_id, "winner": winner, "note": note}),
+        )
+        .await?;
+        if let Some(w) = winner {
+            // Ends the match in its engine too: the loser resigns (already over: refused,
+            // which is fine).
+            let loser = 1 - u32::from(w);
+            if let Ok(engine) = self.engines.for_match(&loaded.spec.game.game, match_id) {
+                let _ = engine
+                    .clone()
+                    .apply_step(internal::ApplyStepRequest {
+                        match_id: match_id.to_string(),
+                        step: Some(internal::apply_step_request::Step::Resign(loser)),
+                        idempotency_key: format!("adjudicated:{match_id}"),
+                        traceparent: String::new(),
+                    })
+                    .await;
+            }
+        }
+        Ok(())
+    }
+
+    /// What the driver does for one live tournament: finish a pairing whose matches were
+    /// not all created, start a round whose gap is over, end an arena whose time is up.
+    ///
+    /// # Errors
+    /// The store or engines failed.
+    pub async fn drive(&self, tenant: TenantId, id: TournamentId) -> Result<(), Error> {
+        let now = now_ms();
+        let loaded = self.read(tenant, id).await?;
+        self.start_matches(&loaded).await?;
+        let (loaded, _) = self.write(tenant, id, |l| decide_due(l, now)).await?;
+        self.start_matches(&loaded).await
+    }
+}
+
+/// Pause, resume or withdraw.
+#[derive(Clone, Copy, Debug)]
+pub enum Change {
+    /// Pause.
+    Pause,
+    /// Resume.
+    Resume,
+    /// Withdraw an entrant.
+    Withdraw(PlayerId),
+}
+
+impl Change {
+    fn action(&self) -> &'static str {
+        match self {
+            Change::Pause => "PauseTournament",
+            Change::Resume => "ResumeTournament",
+            Change::Withdraw(_) => "WithdrawPlayer",
+        }
+    }
+}
+
+fn over(l: &Loaded) -> Result<(), Error> {
+    if l.state == TournamentState::Finished {
+        return Err(Error::NotNow("tournament_over", "the tournament is over".into()));
+    }
+    Ok(())
+}
+
+fn paired_games(l: &Loaded, games: &[[Player; 2]], first_no: u32) -> Vec<PairedGame> {
+    games
+        .iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let no = first_no + i as u32;
+            PairedGame {
+                game_no: no,
+                match_id: l.match_of(no),
+                seats: [pair[0].0, pair[1].0],
+                players: [l.player(pair[0]), l.player(pair[1])],
+            }
+        })
+        .collect()
+}
+
+/// The events of starting round `round` (or an arena), on `l`.
+fn decide_round(l: &Loaded, round: u32, now: u64) -> Result<Decision, Error> {
+    let arena = matches!(l.spec.format, tournament::Format::Arena { .. });
+    let current = if arena { u32::from(l.state != TournamentState::Created) } else { l.t.round() };
+    if round >= 1 && round <= current {
+        return Ok(Decision::default()); // Started before: answered again.
+    }
+    over(l)?;
+    if round != current + 1 {
+        return Err(Error::NotNow(
+            "failed_precondition",
+            format!("the next round is {}, not {round}", current + 1),
+        ));
+    }
+    if l.state == TournamentState::Paused {
+        return Err(Error::NotNow("paused", "the tournament is paused: resume it first".into()));
+    }
+    let first_no = l.t.games().len() as u32;
+    if arena {
+        let tournament::Format::Arena { duration_ms } = l.spec.format else { unreachable!() };
+        let pairs = l.t.pair_arena(&l.idle());
+        return Ok(Decision {
+            events: vec![
+                Event::State { state: TournamentState::Running, ends_at_ms: now + duration_ms },
+                Event::Paired {
+                    round: 0,
+                    games: paired_games(l, &pairs, first_no),
+                    byes: Vec::new(),
+                },
+            ],
+            ..Decision::default()
+        });
+    }
+    if !l.t.round_complete() {
+        return Err(Error::NotNow(
+            "round_running",
+            format!("round {current} is still being played"),
+        ));
+    }
+    let pairing =
+        l.t.pair_round().map_err(|e| Error::NotNow("failed_precondition", e.to_string()))?;
+    Ok(Decision {
+        events: vec![
+            Event::Paired {
+                round: pairing.round,
+                games: paired_games(l, &pairing.games, first_no),
+                byes: pairing.byes.iter().map(|p| (p.0, l.player(*p))).collect(),
+            },
+            Event::State { state: TournamentState::Running, ends_at_ms: 0 },
+        ],
+        ..Decision::default()
+    })
+}
+
+/// The events of game `g` finishing as `m` says.
+fn decide_finished(l: &Loaded, m: &OwnedMatch, g: u32, now: u64) -> Result<Decision, Error> {
+    let Some(game) = l.t.games().get(g as usize).copied() else {
+        return Err(Error::Corrupt(format!("no game {g} in the tournament")));
+    };
+    if game.outcome.is_some() {
+        return Ok(Decision::default());
+    }
+    let mut after = l.clone();
+    let at = Envelope {
+        at_ms: now,
+        tournament: Some(l.spec.id),
+        event: Event::MatchFinished { m: m.clone() },
+    };
+    after.fold(l.seq + 1, &at);
+    let mut events = vec![at.event];
+    let before: BTreeMap<u32, Row> = l.rows().into_iter().map(|r| (r.entrant, r)).collect();
+    let changed: Vec<Row> =
+        after.rows().into_iter().filter(|r| before.get(&r.entrant) != Some(r)).collect();
+    if !changed.is_empty() {
+        events.push(Event::Standings { rows: changed });
+    }
+    let mut close = false;
+    let arena = matches!(l.spec.format, tournament::Format::Arena { .. });
+    if arena {
+        if now < l.ends_at_ms && l.state == TournamentState::Running {
+            let pairs = after.t.pair_arena(&after.idle());
+            if !pairs.is_empty() {
+                let first = after.t.games().len() as u32;
+                events.push(Event::Paired {
+                    round: 0,
+                    games: paired_games(&after, &pairs, first),
+                    byes: Vec::new(),
+                });
+            }
+        } else if after.t.games().iter().all(|g| g.outcome.is_some()) {
+            events.push(Event::State { state: TournamentState::Finished, ends_at_ms: 0 });
+            close = true;
+        }
+    } else if after.t.round_complete() {
+        let state = if after.t.finished() {
+            TournamentState::Finished
+        } else {
+            TournamentState::BetweenRounds
+        };
+        close = state == TournamentState::Finished;
+        if l.state != TournamentState::Paused || close {
+            events.push(Event::State { state, ends_at_ms: 0 });
+        }
+    }
+    Ok(Decision {
+        events,
+        owned: vec![(m.match_id, m.json())],
+        once: Some(format!("finished:{}", m.match_id)),
+        close,
+    })
+}
+
+fn decide_change(l: &Loaded, change: &Change) -> Result<Decision, Error> {
+    over(l)?;
+    let event = match change {
+        Change::Pause if l.state == TournamentState::Paused => return Ok(Decision::default()),
+        Change::Pause => Event::State { state: TournamentState::Paused, ends_at_ms: 0 },
+        Change::Resume if l.state != TournamentState::Paused => return Ok(Decision::default()),
+        Change::Resume => {
+            let to = if l.resume_to == TournamentState::Running
+                && l.t.round_complete()
+                && !matches!(l.spec.format, tournament::Format::Arena { .. })
+            {
+                TournamentState::BetweenRounds
+            } else {
+                l.resume_to
+            };
+            let mut d = Decision {
+                events: vec![Event::State { state: to, ends_at_ms: 0 }],
+                ..Decision::default()
+            };
+            if to == TournamentState::Running
+                && matches!(l.spec.format, tournament::Format::Arena { .. })
+            {
+                let pairs = l.t.pair_arena(&l.idle());
+                if !pairs.is_empty() {
+                    let first = l.t.games().len() as u32;
+                    d.events.push(Event::Paired {
+                        round: 0,
+                        games: paired_games(l, &pairs, first),
+                        byes: Vec::new(),
+                    });
+                }
+            }
+            return Ok(d);
+        }
+        Change::Withdraw(player) => {
+            let Some(n) = l.spec.entrants.iter().position(|e| e.player == *player) else {
+                return Err(Error::NotFound("entrant"));
+            };
+            if l.t.is_withdrawn(Player(n as u32)) {
+                return Ok(Decision::default());
+            }
+            Event::Withdrawn { entrant: n as u32, player: *player }
+        }
+    };
+    Ok(Decision { events: vec![event], ..Decision::default() })
+}
+
+/// What is due by itself at `now`: a round after its gap, an arena's end.
+fn decide_due(l: &Loaded, now: u64) -> Result<Decision, Error> {
+    match l.state {
+        TournamentState::BetweenRounds
+            if l.spec.round_gap_ms > 0 && now >= l.round_ended_ms + l.spec.round_gap_ms =>
+        {
+            decide_round(l, l.t.round() + 1, now)
+        }
+        TournamentState::Running | TournamentState::Paused
+            if l.ends_at_ms != 0
+                && now >= l.ends_at_ms
+                && l.t.games().iter().all(|g| g.outcome.is_some()) =>
+        {
+            Ok(Decision {
+                events: vec![Event::State { state: TournamentState::Finished, ends_at_ms: 0 }],
+                close: true,
+                ..Decision::default()
+            })
+        }
+        _ => Ok(Decision::default()),
+    }
+}
+
+impl crate::results::OnFinished for Tournaments {
+    fn finished(
+        &self,
+        m: OwnedMatch,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send + '_>> {
+        Box::pin(self.record(m))
+    }
+}
+
+/// A tournament's export: standings, crosstable and matches as JSON, and standings and
+/// crosstable as a text table (names, not numbers).
+pub fn export(l: &Loaded) -> (String, String) {
+    let rows = l.rows();
+    let games = l.t.games();
+    let matches: Vec<serde_json::Value> = games
+        .iter()
+        .map(|g| {
+            serde_json::json!({
+                "match_id": l.match_of(g.no.0),
+                "round": g.round,
+                "seat0": l.player(g.players[0]),
+                "seat1": l.player(g.players[1]),
+                "result": match g.outcome {
+                    Some(Outcome::Seat0) => "1-0",
+                    Some(Outcome::Seat1) => "0-1",
+                    Some(Outcome::Draw) => "1/2-1/2",
+                    None => "*",
+                },
+            })
+        })
+        .collect();
+    // Crosstable: per entrant, per game in order: opponent's rank, seat, result.
+    let rank_of: BTreeMap<u32, u32> = rows.iter().map(|r| (r.entrant, r.rank)).collect();
+    let mut cross: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for g in games {
+        for seat in 0..2 {
+            let me = g.players[seat].0;
+            let them = g.players[1 - seat].0;
+            let mark = match (g.outcome, seat) {
+                (None, _) => "*",
+                (Some(Outcome::Draw), _) => "=",
+                (Some(Outcome::Seat0), 0) | (Some(Outcome::Seat1), 1) => "+",
+                _ => "-",
+            };
+            let colour = if seat == 0 { "w" } else { "b" };
+            cross
+                .entry(me)
+                .or_default()
+                .push(format!("{}{colour}{mark}", rank_of.get(&them).copied().unwrap_or(0)));
+        }
+    }
+    let json = serde_json::json!({
+        "tournament": {
+            "id": l.spec.id, "name": l.spec.name, "game": l.spec.game.game,
+            "format": format!("{:?}", l.spec.format), "round": l.t.round(), "rounds": l.rounds(),
+            "state": format!("{:?}", l.state), "sequence": l.seq,
+        },
+        "standings": rows.iter().map(|r| serde_json::json!({
+            "rank": r.rank, "player_id": r.player, "name": r.name, "points": f64::from(r.points2) / 2.0,
+            "played": r.played, "wins": r.wins, "draws": r.draws, "losses": r.losses, "byes": r.byes,
+            "buchholz": f64::from(r.buchholz2) / 2.0, "sonneborn_berger": f64::from(r.sonneborn_berger4) / 4.0,
+            "withdrawn": r.withdrawn, "crosstable": cross.get(&r.entrant).cloned().unwrap_or_default(),
+        })).collect::<Vec<_>>(),
+        "matches": matches,
+    });
+    let mut text = format!(
+        "{} ({}), round {} of {}\n",
+        l.spec.name,
+        l.spec.game.game,
+        l.t.round(),
+        l.rounds()
+    );
+    text.push_str(&format!(
+        "{:>4}  {:<24} {:>6} {:>4} {:>4} {:>4} {:>4} {:>8} {:>8}  crosstable\n",
+        "rank", "name", "points", "W", "D", "L", "bye", "buchholz", "s-b"
+    ));
+    for r in &rows {
+        let name: String = r.name.chars().take(24).collect();
+        text.push_str(&format!(
+            "{:>4}  {:<24} {:>6.1} {:>4} {:>4} {:>4} {:>4} {:>8.1} {:>8.2}  {}{}\n",
+            r.rank,
+            name,
+            f64::from(r.points2) / 2.0,
+            r.wins,
+            r.draws,
+            r.losses,
+            r.byes,
+            f64::from(r.buchholz2) / 2.0,
+            f64::from(r.sonneborn_berger4) / 4.0,
+            cross.get(&r.entrant).map(|c| c.join(" ")).unwrap_or_default(),
+            if r.withdrawn { "  (withdrawn)" } else { "" },
+        ));
+    }
+    (serde_json::to_string_pretty(&json).expect("an export encodes"), text)
+}
