@@ -28,6 +28,7 @@ mod run;
 mod selfplay;
 mod session;
 mod tenant;
+mod tournament;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -86,6 +87,8 @@ enum Command {
     Chaos(chaos::ChaosArgs),
     /// List the hosted games.
     Games,
+    /// Tournaments: run one with bots through the gateway, simulate one, pair a swiss round.
+    Tournament(tournament::TournamentArgs),
     /// Tenants of the platform API and their API keys (operators; internal secret).
     Tenant(tenant::TenantArgs),
     /// Ask a server's grpc.health.v1 whether it serves (exit 0 when SERVING), for probes.
@@ -109,6 +112,7 @@ fn main() -> ExitCode {
         Command::Leaderboard(args) => leaderboard::run(args),
         Command::Chaos(args) => chaos::run(args),
         Command::Tenant(args) => tenant::run(args),
+        Command::Tournament(args) => tournament::run(args),
         Command::Health(args) => health::run(args),
         Command::Games => {
             for g in games::GAMES {

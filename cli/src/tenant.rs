@@ -118,12 +118,12 @@ async fn connect(url: Option<String>) -> Result<Client, String> {
     let saved: Option<Admin> = crate::session::config_dir()
         .and_then(|d| std::fs::read_to_string(admin_path(&d)).ok())
         .and_then(|t| serde_json::from_str(&t).ok());
-    let token = match service_kit::internal::from_env().map_err(|e| e.to_string())? {
-        Some(t) => Some(t),
-        None => match &saved {
-            Some(a) => Some(InternalToken::new(&a.token)?),
-            None => None,
-        },
+    let from_env = ["INTERNAL_TOKEN", "INTERNAL_TOKEN_FILE", "INTERNAL_AUTH"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    let token = match (&saved, from_env) {
+        (Some(a), false) => Some(InternalToken::new(&a.token)?),
+        _ => service_kit::internal::from_env().map_err(|e| e.to_string())?,
     };
     let url = url
         .or_else(|| saved.map(|a| a.url))

@@ -98,6 +98,8 @@ pub struct Loaded {
     pub ends_at_ms: u64,
     /// When the last round ended (for `round_gap_ms`).
     pub round_ended_ms: u64,
+    /// An arena's players waiting for a game, with since when.
+    idle_since: BTreeMap<u32, u64>,
 }
 
 impl Loaded {
@@ -115,6 +117,7 @@ impl Loaded {
             started: BTreeSet::new(),
             ends_at_ms: 0,
             round_ended_ms: 0,
+            idle_since: BTreeMap::new(),
         })
     }
 
@@ -129,6 +132,10 @@ impl Loaded {
             Event::Paired { round, games, byes } => {
                 let pairs: Vec<[Player; 2]> =
                     games.iter().map(|g| [Player(g.seats[0]), Player(g.seats[1])]).collect();
+                for g in games {
+                    self.idle_since.remove(&g.seats[0]);
+                    self.idle_since.remove(&g.seats[1]);
+                }
                 let done = if *round == 0 {
                     self.t.begin_games(&pairs).map(|_| ())
                 } else {
@@ -157,6 +164,11 @@ impl Loaded {
                     };
                     if let Err(err) = self.t.record(tournament::GameNo(g), outcome) {
                         refused("finished", err);
+                    }
+                    if let Some(game) = self.t.games().get(g as usize) {
+                        for p in game.players {
+                            self.idle_since.insert(p.0, e.at_ms);
+                        }
                     }
                     if self.t.round_complete() {
                         self.round_ended_ms = e.at_ms;
@@ -477,7 +489,7 @@ impl Tournaments {
             if loaded.spec.tenant != tenant {
                 return Err(Error::NotFound("tournament"));
             }
-            let d = decide(loaded)?;
+            let mut d = decide(loaded)?;
             if d.events.is_empty() {
                 return Ok((loaded.clone(), false));
             }
@@ -487,6 +499,20 @@ impl Tournaments {
                 .into_iter()
                 .map(|event| Envelope { at_ms, tournament: Some(id), event })
                 .collect();
+            // The tenant's record of every game these events start is written with them,
+            // before its match can exist: a match that finishes at once is already known
+            // as the tenant's when the lifecycle stream says so.
+            let mut after = loaded.clone();
+            let mut seq = loaded.seq;
+            for e in &envelopes {
+                seq += 1;
+                after.fold(seq, e);
+            }
+            let known = loaded.t.games().len();
+            for g in &after.t.games()[known..] {
+                let m = after.owned(g);
+                d.owned.push((m.match_id, m.json()));
+            }
             let appended = self
                 .store
                 .append_results(&Append {
@@ -503,13 +529,8 @@ impl Tournaments {
                 Appended::Done { .. } => {
                     // Folded from what was appended; were this future dropped here, the
                     // next writer reads them back from the stream instead.
-                    let l = held.as_mut().expect("caught up");
-                    let mut seq = l.seq;
-                    for e in &envelopes {
-                        seq += 1;
-                        l.fold(seq, e);
-                    }
-                    return Ok((l.clone(), true));
+                    *held = Some(after.clone());
+                    return Ok((after, true));
                 }
                 Appended::Already => return Ok((loaded.clone(), false)),
                 Appended::Conflict { .. } => continue,
@@ -684,7 +705,8 @@ impl Tournaments {
             let mut d = Decision::default();
             for m in &started {
                 let g = m.tournament.map_or(0, |(_, g)| g);
-                if !l.started.contains(&g) {
+                let running = l.t.games().get(g as usize).is_some_and(|g| g.outcome.is_none());
+                if running && !l.started.contains(&g) {
                     d.owned.push((m.match_id, m.json()));
                     d.events.push(Event::MatchStarted { m: m.clone() });
                 }
@@ -937,17 +959,9 @@ fn decide_finished(l: &Loaded, m: &OwnedMatch, g: u32, now: u64) -> Result<Decis
     let mut close = false;
     let arena = matches!(l.spec.format, tournament::Format::Arena { .. });
     if arena {
-        if now < l.ends_at_ms && l.state == TournamentState::Running {
-            let pairs = after.t.pair_arena(&after.idle());
-            if !pairs.is_empty() {
-                let first = after.t.games().len() as u32;
-                events.push(Event::Paired {
-                    round: 0,
-                    games: paired_games(&after, &pairs, first),
-                    byes: Vec::new(),
-                });
-            }
-        } else if after.t.games().iter().all(|g| g.outcome.is_some()) {
+        // Paired again by the driver once a few are free (`arena_pairs`): paired at once,
+        // the two who just played would meet again and again.
+        if now >= l.ends_at_ms && after.t.games().iter().all(|g| g.outcome.is_some()) {
             events.push(Event::State { state: TournamentState::Finished, ends_at_ms: 0 });
             close = true;
         }
@@ -985,24 +999,11 @@ fn decide_change(l: &Loaded, change: &Change) -> Result<Decision, Error> {
             } else {
                 l.resume_to
             };
-            let mut d = Decision {
+            // A resumed arena's free players are paired by the driver's next pass.
+            return Ok(Decision {
                 events: vec![Event::State { state: to, ends_at_ms: 0 }],
                 ..Decision::default()
-            };
-            if to == TournamentState::Running
-                && matches!(l.spec.format, tournament::Format::Arena { .. })
-            {
-                let pairs = l.t.pair_arena(&l.idle());
-                if !pairs.is_empty() {
-                    let first = l.t.games().len() as u32;
-                    d.events.push(Event::Paired {
-                        round: 0,
-                        games: paired_games(l, &pairs, first),
-                        byes: Vec::new(),
-                    });
-                }
-            }
-            return Ok(d);
+            });
         }
         Change::Withdraw(player) => {
             let Some(n) = l.spec.entrants.iter().position(|e| e.player == *player) else {
@@ -1017,8 +1018,43 @@ fn decide_change(l: &Loaded, change: &Change) -> Result<Decision, Error> {
     Ok(Decision { events: vec![event], ..Decision::default() })
 }
 
-/// What is due by itself at `now`: a round after its gap, an arena's end.
+/// How many free players an arena pairs at once without waiting.
+pub const ARENA_BATCH: usize = 4;
+/// The longest an arena player waits for others to be free before being paired anyway.
+pub const ARENA_WAIT_MS: u64 = 2_000;
+
+/// An arena's free players to pair now: once [`ARENA_BATCH`] are free, or one has waited
+/// [`ARENA_WAIT_MS`] (then whoever is free: maybe the last opponent again).
+fn arena_pairs(l: &Loaded, now: u64) -> Vec<[Player; 2]> {
+    let idle = l.idle();
+    let waited = idle
+        .iter()
+        .filter_map(|p| l.idle_since.get(&p.0))
+        .any(|since| now.saturating_sub(*since) >= ARENA_WAIT_MS);
+    if idle.len() < 2 || (idle.len() < ARENA_BATCH && !waited) {
+        return Vec::new();
+    }
+    l.t.pair_arena(&idle)
+}
+
+/// What is due by itself at `now`: a round after its gap, an arena's pairings and end.
 fn decide_due(l: &Loaded, now: u64) -> Result<Decision, Error> {
+    let arena = matches!(l.spec.format, tournament::Format::Arena { .. });
+    if arena && l.state == TournamentState::Running && now < l.ends_at_ms {
+        let pairs = arena_pairs(l, now);
+        if pairs.is_empty() {
+            return Ok(Decision::default());
+        }
+        let first = l.t.games().len() as u32;
+        return Ok(Decision {
+            events: vec![Event::Paired {
+                round: 0,
+                games: paired_games(l, &pairs, first),
+                byes: Vec::new(),
+            }],
+            ..Decision::default()
+        });
+    }
     match l.state {
         TournamentState::BetweenRounds
             if l.spec.round_gap_ms > 0 && now >= l.round_ended_ms + l.spec.round_gap_ms =>
@@ -1105,13 +1141,12 @@ pub fn export(l: &Loaded) -> (String, String) {
         })).collect::<Vec<_>>(),
         "matches": matches,
     });
-    let mut text = format!(
-        "{} ({}), round {} of {}\n",
-        l.spec.name,
-        l.spec.game.game,
-        l.t.round(),
-        l.rounds()
-    );
+    let progress = if matches!(l.spec.format, tournament::Format::Arena { .. }) {
+        format!("arena, {} games", l.t.games().len())
+    } else {
+        format!("round {} of {}", l.t.round(), l.rounds())
+    };
+    let mut text = format!("{} ({}), {progress}\n", l.spec.name, l.spec.game.game);
     text.push_str(&format!(
         "{:>4}  {:<24} {:>6} {:>4} {:>4} {:>4} {:>4} {:>8} {:>8}  crosstable\n",
         "rank", "name", "points", "W", "D", "L", "bye", "buchholz", "s-b"

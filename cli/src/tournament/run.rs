@@ -1,0 +1,358 @@
+//! `colosseum tournament run`: a tournament through the platform API as a platform runs
+//! one: guest players for every seat, CreateTournament, each round started when the last
+//! ends, every match played by random-move bots through the public API, followed on the
+//! tournament's results stream (with a progress bar); then the standings table, and a
+//! check that they agree with every match's record (each record verified by replay).
+
+use api::v1;
+use clap::Args;
+use client::platform::Platform;
+use client::{Client, Cursor, Turns};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Options of `colosseum tournament run`. A file gives the tournament; flags override it.
+#[derive(Args)]
+pub struct RunArgs {
+    /// The tournament as TOML or JSON (name, game, options, move_time_ms, format, rounds,
+    /// players, duration_ms, knockout_draw).
+    #[arg(long)]
+    file: Option<std::path::PathBuf>,
+    /// The gateway.
+    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    url: String,
+    /// The tenant's API key (or COLOSSEUM_API_KEY); without one, a tenant and key are made
+    /// through the tournament service `colosseum run` wrote to admin.json.
+    #[arg(long)]
+    key: Option<String>,
+    /// swiss, round-robin, double-round-robin, knockout or arena.
+    #[arg(long)]
+    format: Option<String>,
+    /// Players (bots), one per seat.
+    #[arg(long)]
+    players: Option<u32>,
+    /// Swiss rounds.
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// The game.
+    #[arg(long)]
+    game: Option<String>,
+    /// The game's options as JSON.
+    #[arg(long)]
+    options: Option<String>,
+    /// An arena's length, ms.
+    #[arg(long)]
+    duration_ms: Option<u64>,
+    /// Print the export as JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The file's shape (every field optional; flags win).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    name: Option<String>,
+    game: Option<String>,
+    options: Option<String>,
+    move_time_ms: Option<u64>,
+    format: Option<String>,
+    rounds: Option<u32>,
+    players: Option<u32>,
+    duration_ms: Option<u64>,
+    knockout_draw: Option<String>,
+    round_gap_ms: Option<u64>,
+}
+
+fn config(args: &RunArgs) -> Result<Config, String> {
+    let Some(path) = &args.file else { return Ok(Config::default()) };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let is_json =
+        path.extension().is_some_and(|e| e == "json") || text.trim_start().starts_with('{');
+    if is_json {
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    } else {
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+fn format_proto(
+    name: &str,
+    rounds: u32,
+    duration_ms: u64,
+    higher_seed: bool,
+) -> Result<v1::TournamentFormat, String> {
+    use v1::tournament_format::Kind;
+    let kind = match super::format_of(name, rounds, duration_ms, higher_seed)? {
+        tournament::Format::Swiss { rounds } => Kind::Swiss(v1::Swiss { rounds }),
+        tournament::Format::RoundRobin { double } => Kind::RoundRobin(v1::RoundRobin { double }),
+        tournament::Format::Knockout { draws } => Kind::Knockout(v1::Knockout {
+            draw: match draws {
+                tournament::DrawRule::HigherSeed => v1::KnockoutDraw::HigherSeed,
+                tournament::DrawRule::Replay => v1::KnockoutDraw::Replay,
+            } as i32,
+        }),
+        tournament::Format::Arena { duration_ms } => Kind::Arena(v1::Arena { duration_ms }),
+    };
+    Ok(v1::TournamentFormat { kind: Some(kind) })
+}
+
+/// A key of a new tenant, through the admin `colosseum run` wrote.
+async fn new_key() -> Result<String, String> {
+    let out = |args: &[&str]| -> Result<String, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let o = std::process::Command::new(exe).args(args).output().map_err(|e| e.to_string())?;
+        if !o.status.success() {
+            return Err(String::from_utf8_lossy(&o.stderr).trim().to_string());
+        }
+        Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let tenant = out(&["tenant", "create", "--name", "colosseum tournament run"])?;
+    out(&["tenant", "key", "create", "--tenant", &tenant, "--label", "tournament run"])
+}
+
+fn fail(s: tonic::Status) -> String {
+    format!("{}: {}", service_kit::status::code_name(s.code()), s.message())
+}
+
+/// Runs it.
+pub fn run(args: RunArgs) -> Result<ExitCode, String> {
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    rt.block_on(run_async(args))
+}
+
+async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
+    let c = config(&args)?;
+    let format_name = args.format.clone().or(c.format).unwrap_or_else(|| "swiss".into());
+    let n = args.players.or(c.players).unwrap_or(16);
+    let rounds = args.rounds.or(c.rounds).unwrap_or(5);
+    let duration_ms = args.duration_ms.or(c.duration_ms).unwrap_or(60_000);
+    let game = args.game.clone().or(c.game).unwrap_or_else(|| "gops".into());
+    let options = args.options.clone().or(c.options).unwrap_or_default();
+    let higher_seed = c.knockout_draw.as_deref() == Some("higher-seed");
+    let format = format_proto(&format_name, rounds, duration_ms, higher_seed)?;
+    let key = match args.key.clone().or_else(|| std::env::var("COLOSSEUM_API_KEY").ok()) {
+        Some(k) => k,
+        None => {
+            new_key().await.map_err(|e| format!("no --key, and no tenant could be made: {e}"))?
+        }
+    };
+    let p = Platform::connect(&args.url, &key).map_err(|e| e.to_string())?;
+    eprintln!("{n} bots join...");
+    let mut players = BTreeMap::new();
+    for i in 0..n {
+        let c = Client::guest(&args.url, &format!("bot{i:03}")).await.map_err(|e| e.to_string())?;
+        players.insert(c.player_id().to_string(), c);
+    }
+    let entrants = players
+        .keys()
+        .enumerate()
+        .map(|(i, id)| v1::Entrant {
+            player_id: id.clone(),
+            seed_rating: Some(2000.0 - f64::from(i as u32)),
+            name: format!("bot{i:03}"),
+        })
+        .collect();
+    let t = p
+        .api()
+        .create_tournament(p.request(v1::CreateTournamentRequest {
+            idempotency_key: format!("run-{}", uuid::Uuid::new_v4()),
+            name: c.name.unwrap_or_else(|| format!("{format_name} of {n} bots")),
+            format: Some(format),
+            game: Some(v1::GameSpec {
+                game: game.clone(),
+                options_json: options,
+                move_time_ms: c.move_time_ms.unwrap_or(0),
+            }),
+            entrants,
+            round_gap_ms: c.round_gap_ms.unwrap_or(0),
+        }))
+        .await
+        .map_err(fail)?
+        .into_inner()
+        .tournament
+        .ok_or("no tournament answered")?;
+    let tid = t.tournament_id.clone();
+    eprintln!("tournament {tid}: {} rounds, {} players", t.rounds, t.players);
+    let bar = ProgressBar::new(expected_matches(&format_name, n, t.rounds));
+    bar.set_style(
+        ProgressStyle::with_template("round {msg} {bar:40} {pos}/{len} matches, {elapsed}")
+            .expect("a template"),
+    );
+    let mut watch = p
+        .api()
+        .watch_results(
+            p.request(v1::WatchResultsRequest { tournament_id: tid.clone(), after_sequence: 0 }),
+        )
+        .await
+        .map_err(fail)?
+        .into_inner();
+    start_round(&p, &tid, 1).await?;
+    let mut round = 1;
+    bar.set_message("1");
+    let mut bots = tokio::task::JoinSet::new();
+    loop {
+        let e = match tokio::time::timeout(Duration::from_secs(600), watch.message()).await {
+            Ok(Ok(Some(e))) => e,
+            Ok(Ok(None)) => return Err("the results stream ended".into()),
+            Ok(Err(s)) => return Err(fail(s)),
+            Err(_) => return Err("no result for 10 minutes".into()),
+        };
+        use v1::watch_results_response::Event;
+        match e.event {
+            Some(Event::MatchStarted(m)) => {
+                let m = m.r#match.ok_or("a start without its match")?;
+                for seat in [&m.seat0_player_id, &m.seat1_player_id] {
+                    let c = players
+                        .get(seat)
+                        .ok_or("a match of a player not in the tournament")?
+                        .clone();
+                    bots.spawn(play_seat(c, m.match_id.clone()));
+                }
+            }
+            Some(Event::MatchFinished(_)) => bar.inc(1),
+            Some(Event::StateChanged(s))
+                if s.state == v1::TournamentState::BetweenRounds as i32 =>
+            {
+                round += 1;
+                bar.set_message(round.to_string());
+                start_round(&p, &tid, round).await?;
+            }
+            Some(Event::StateChanged(s)) if s.state == v1::TournamentState::Finished as i32 => {
+                break;
+            }
+            _ => {}
+        }
+        while let Some(done) = bots.try_join_next() {
+            done.map_err(|e| e.to_string())??;
+        }
+    }
+    bar.finish_and_clear();
+    while let Some(done) = bots.join_next().await {
+        done.map_err(|e| e.to_string())??;
+    }
+    let export = p
+        .api()
+        .export_tournament(p.request(v1::ExportTournamentRequest { tournament_id: tid.clone() }))
+        .await
+        .map_err(fail)?
+        .into_inner();
+    let checked = check_against_records(&p, &export.json).await?;
+    if args.json {
+        println!("{}", export.json);
+    } else {
+        print!("{}", export.text);
+    }
+    eprintln!("{checked} match records verified by replay; the standings agree with them");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn start_round(p: &Platform, tid: &str, round: u32) -> Result<(), String> {
+    p.api()
+        .start_round(p.request(v1::StartRoundRequest { tournament_id: tid.to_string(), round }))
+        .await
+        .map_err(fail)?;
+    Ok(())
+}
+
+/// How many matches the format plays (replays and arenas aside: the bar is a guide).
+fn expected_matches(format: &str, n: u32, rounds: u32) -> u64 {
+    let n = u64::from(n);
+    match format {
+        "round-robin" => n * (n - 1) / 2,
+        "double-round-robin" => n * (n - 1),
+        "knockout" => n - 1,
+        "arena" => 0,
+        _ => u64::from(rounds) * (n / 2),
+    }
+}
+
+/// One seat of one match: random legal moves until the end, driven by the match's
+/// watch stream (views included), so a move costs one SubmitMove.
+async fn play_seat(c: Client, id: String) -> Result<(), String> {
+    let mut events = c.watch(&id, Cursor::START, true).await.map_err(fail)?;
+    let mut rng = bots::BotRng::from_seed(service_kit::time::os_random_32());
+    let mut turns = Turns::default();
+    while let Some(m) = events.message().await.map_err(fail)? {
+        let Some(view) = m.view else { continue };
+        if view.outcome.is_some() {
+            return Ok(());
+        }
+        if !turns.owed(&view) || view.legal_moves.is_empty() {
+            continue;
+        }
+        let mv = view.legal_moves[rng.below(view.legal_moves.len() as u32) as usize].clone();
+        let key = format!("bot:{}:{}", view.version, uuid::Uuid::new_v4());
+        match c.submit(&id, Some(mv), &key).await {
+            Ok(_) => {}
+            // The match moved on meanwhile (a deadline): the stream brings the next view.
+            Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
+            Err(s) => return Err(fail(s)),
+        }
+        turns.acted(view.version);
+    }
+    Ok(())
+}
+
+/// Checks the export against every match's record: each record replays (its seed
+/// commitment, events and result check out), its result is the export's, and each
+/// player's points recomputed from the records are the standings'. Answers how many.
+async fn check_against_records(p: &Platform, export: &str) -> Result<usize, String> {
+    let export: serde_json::Value = serde_json::from_str(export).map_err(|e| e.to_string())?;
+    let matches = export["matches"].as_array().ok_or("an export without matches")?;
+    let mut points: BTreeMap<String, f64> = BTreeMap::new();
+    for m in matches {
+        let id = m["match_id"].as_str().ok_or("a match without its id")?;
+        let record = p
+            .api()
+            .get_tenant_match_record(
+                p.request(v1::GetTenantMatchRecordRequest { match_id: id.into() }),
+            )
+            .await
+            .map_err(fail)?
+            .into_inner()
+            .record_json;
+        let r = games::Record::parse(&record).map_err(|e| format!("match {id}: {e:?}"))?;
+        r.verify().map_err(|e| format!("match {id} does not replay: {e:?}"))?;
+        let result: serde_json::Value = serde_json::from_str(&record).map_err(|e| e.to_string())?;
+        let winner = result["result"]["winner"].as_u64();
+        let expected = match winner {
+            Some(0) => "1-0",
+            Some(_) => "0-1",
+            None => "1/2-1/2",
+        };
+        if m["result"] != expected {
+            return Err(format!(
+                "match {id}: the export says {}, the record {expected}",
+                m["result"]
+            ));
+        }
+        let (a, b) =
+            (m["seat0"].as_str().unwrap_or_default(), m["seat1"].as_str().unwrap_or_default());
+        let (pa, pb) = match winner {
+            Some(0) => (1.0, 0.0),
+            Some(_) => (0.0, 1.0),
+            None => (0.5, 0.5),
+        };
+        *points.entry(a.into()).or_default() += pa;
+        *points.entry(b.into()).or_default() += pb;
+    }
+    let format = export["tournament"]["format"].as_str().unwrap_or_default();
+    if format.starts_with("Swiss") || format.starts_with("RoundRobin") {
+        for s in export["standings"].as_array().ok_or("an export without standings")? {
+            let id = s["player_id"].as_str().unwrap_or_default();
+            let byes = s["byes"].as_f64().unwrap_or(0.0);
+            let expected = points.get(id).copied().unwrap_or(0.0) + byes;
+            if (s["points"].as_f64().unwrap_or(-1.0) - expected).abs() > 1e-9 {
+                return Err(format!(
+                    "{}: standings say {} points, the records {expected}",
+                    s["name"], s["points"]
+                ));
+            }
+        }
+    }
+    Ok(matches.len())
+}
