@@ -15,6 +15,12 @@ import sys
 OUT = pathlib.Path(__file__).resolve().parent / "dashboards"
 DS = {"type": "prometheus", "uid": "${datasource}"}
 RATE = "$__rate_interval"
+# A lease gauge's stat: red at 0 holders, green at 1.
+LEASE_THRESHOLDS = {"fieldConfig": {"defaults": {"unit": "short", "thresholds": {
+    "mode": "absolute", "steps": [{"color": "red", "value": None}, {"color": "green", "value": 1}]}}, "overrides": []}}
+# The lease holder's count of live tournaments and unfinished bulk requests: a replica that
+# lost the lease keeps its last value, so only the holder's is read.
+LIVE = "sum(colosseum_tournaments_live and on (instance) (colosseum_tournaments_driver_leader == 1))"
 
 
 class Board:
@@ -151,7 +157,7 @@ def overview() -> Board:
     ], unit="reqps", legend=["{{component}}", "gateway feed reads failed"])
     b.add("timeseries", "Gateway streams", ["sum(colosseum_gateway_watch_streams)", "sum(colosseum_gateway_watched_matches)"],
           legend=["WatchMatch streams open", "matches watched"])
-    b.add("table", "Services up", "sum by (component, family, instance) (up{component=~\"gateway|rules-engine|clock|match-maker\"})",
+    b.add("table", "Services up", "sum by (component, family, instance) (up{component=~\"gateway|rules-engine|clock|match-maker|tournaments\"})",
           description="1: scraped; 0: the target is down.")
     process_panels(b, "")
     b.add("stat", "Tickets/s", f"sum(rate(colosseum_matchmaker_tickets_total[{RATE}]))", w=6, h=4, unit="reqps",
@@ -159,9 +165,16 @@ def overview() -> Board:
     b.add("stat", "Pairings/s", f"sum(rate(colosseum_matchmaker_pairings_total[{RATE}]))", w=6, h=4, unit="reqps")
     b.add("stat", "Matcher lease holders", "sum(colosseum_matchmaker_leader)", w=6, h=4,
           description="Match-makers holding the matcher lease: 1 in a healthy cluster; 0 means nobody pairs tickets.",
-          extra={"fieldConfig": {"defaults": {"unit": "short", "thresholds": {
-              "mode": "absolute", "steps": [{"color": "red", "value": None}, {"color": "green", "value": 1}]}}, "overrides": []}})
+          extra=LEASE_THRESHOLDS)
     b.add("stat", "Rated results/s", f"sum(rate(colosseum_matchmaker_rated_total[{RATE}]))", w=6, h=4, unit="reqps")
+    b.add("stat", "Tenant matches created/s", f"sum(rate(colosseum_tournaments_bulk_matches_total[{RATE}]))", w=6, h=4, unit="reqps",
+          description="Matches organisers created with CreateMatches.")
+    b.add("stat", "Tenant matches finished/s", f"sum(rate(colosseum_tournaments_finished_total[{RATE}]))", w=6, h=4, unit="reqps")
+    b.add("stat", "Driver lease holders", "sum(colosseum_tournaments_driver_leader)", w=6, h=4,
+          description="Tournament service replicas holding the driver lease: 1 in a healthy cluster; 0 means scheduled matches and rounds wait.",
+          extra=LEASE_THRESHOLDS)
+    b.add("stat", "Live tournaments and bulk requests", LIVE, w=6, h=4,
+          description="What the driver lease holder looked at in its last pass: live tournaments and unfinished bulk requests.")
     return b
 
 
@@ -283,8 +296,7 @@ def match_maker() -> Board:
     b.add("timeseries", "Refusals/s by method and code", f'sum by (method, code) (rate(colosseum_grpc_requests_total{{component="match-maker",code!="OK"}}[{RATE}]))',
           unit="reqps", legend=["{{method}} {{code}}"])
     b.add("stat", "Lease holders", "sum(colosseum_matchmaker_leader)", w=6,
-          extra={"fieldConfig": {"defaults": {"unit": "short", "thresholds": {
-              "mode": "absolute", "steps": [{"color": "red", "value": None}, {"color": "green", "value": 1}]}}, "overrides": []}})
+          extra=LEASE_THRESHOLDS)
     b.add("stat", "Match-makers up", "sum(up{component=\"match-maker\"})", w=6)
     b.add("stat", "Panics (1h)", "sum(increase(colosseum_panics_total{component=\"match-maker\"}[1h]))", w=6)
     b.add("stat", "Tickets expired (1h)", "sum(increase(colosseum_matchmaker_expired_total[1h]))", w=6)
@@ -293,9 +305,36 @@ def match_maker() -> Board:
     return b
 
 
+def tournaments() -> Board:
+    b = Board("colosseum-tournaments", "Colosseum: tournaments",
+              "The platform API for organisers: matches created in bulk, tenant matches finished, the driver lease, "
+              "live tournaments.")
+    b.add("timeseries", "Bulk matches created/s", f"sum(rate(colosseum_tournaments_bulk_matches_total[{RATE}]))",
+          unit="reqps", legend=["created"], description="Matches created by CreateMatches (by the caller, or by the driver finishing what a caller left).")
+    b.add("timeseries", "Tenant matches finished/s", f"sum(rate(colosseum_tournaments_finished_total[{RATE}]))",
+          unit="reqps", legend=["finished"],
+          description="Tenant matches (bulk and tournament ones) whose finish was recorded from the lifecycle stream, once each.")
+    b.add("timeseries", "Driver lease holder", "max by (instance) (colosseum_tournaments_driver_leader)",
+          legend=["{{instance}}"], description="1 on the replica holding the driver lease; exactly one should at any time.")
+    b.add("timeseries", "Live tournaments and unfinished bulk requests", LIVE, legend=["live"],
+          description="What the lease holder's driver looked at in its last pass (every 500 ms).")
+    b.add("timeseries", "Request latency p99 by method", q(0.99, "colosseum_grpc_request_duration_seconds", "method", '{component="tournaments"}'),
+          unit="s", legend=["{{method}}"])
+    b.add("timeseries", "Refusals/s by method and code", f'sum by (method, code) (rate(colosseum_grpc_requests_total{{component="tournaments",code!="OK"}}[{RATE}]))',
+          unit="reqps", legend=["{{method}} {{code}}"], description="UNAUTHENTICATED here: API keys refused (unknown, revoked) or calls without the internal secret.")
+    b.add("stat", "Lease holders", "sum(colosseum_tournaments_driver_leader)", w=6, extra=LEASE_THRESHOLDS)
+    b.add("stat", "Tournament replicas up", "sum(up{component=\"tournaments\"})", w=6)
+    b.add("stat", "Panics (1h)", "sum(increase(colosseum_panics_total{component=\"tournaments\"}[1h]))", w=6)
+    b.add("stat", "Unauthenticated calls (1h)", "sum(increase(colosseum_engine_unauthenticated_total{component=\"tournaments\"}[1h]))", w=6,
+          description="Calls without the internal secret: a service with another secret, or a stranger.")
+    store_panels(b, "tournaments")
+    process_panels(b, "tournaments")
+    return b
+
+
 # Not match-maker.json: .gitignore drops match-*.json (the match records `colosseum play` saves).
 BOARDS = {"overview.json": overview, "gateway.json": gateway, "rules-engine.json": engines, "clock.json": clock,
-          "matchmaker.json": match_maker}
+          "matchmaker.json": match_maker, "tournaments.json": tournaments}
 
 
 def render() -> dict[str, str]:

@@ -11,9 +11,9 @@ example values file (charts/colosseum/ci/*.yaml); a typo in values must fail; ev
 rendered manifest validated with kubernetes-validate --strict against two Kubernetes
 versions; what no schema says (probes, resources, securityContext, graceful stop, env
 vars the binaries read, Service ports that name container ports, engine URLs that reach
-an engine of the right family and the gateway's MATCHMAKER_URL the match-maker,
-NetworkPolicies that let each caller reach what it calls and nothing else in, identical
-bytes on a second render); the compose file cross-checked the same way (healthchecks and
+an engine of the right family and the gateway's MATCHMAKER_URL the match-maker and
+TOURNAMENTS_URL the tournament service, NetworkPolicies that let each caller reach what
+it calls and nothing else in, identical bytes on a second render); the compose file cross-checked the same way (healthchecks and
 start order included) and against the Compose Specification; every
 PromQL expression of the dashboards and alert rules parsed, panel types and datasources
 checked; with promtool (required), the Prometheus config and rules checked and the
@@ -24,13 +24,16 @@ one per replica (at most --max-replicas), with their command, args, env and moun
 Secrets; each Service is a loopback port that hands each new connection to the next
 replica (kube-proxy's balancing), a StatefulSet's pods are reached by name; the Redis is
 the rendered one, or a redis-server (a Redis Cluster for mode cluster) standing in for
-the values' own. Every probe is run, the engines and the match-maker must refuse a call
-without the secret, matches of every family are played through the rendered gateway with
-the `colosseum` CLI, a deadline is left to the clock, LobbyService is called through the
-gateway (an empty leaderboard, two guests queued and paired into a match the match-maker
-created through the engines), exactly one match-maker holds the matcher lease, each
-process must stop within its termination grace, and every metric the dashboards and
-rules name must be exported.
+the values' own. Every probe is run, the engines, the match-maker and the tournament
+service must refuse a call without the secret, matches of every family are played through
+the rendered gateway with the `colosseum` CLI, a deadline is left to the clock,
+LobbyService is called through the gateway (an empty leaderboard, two guests queued and
+paired into a match the match-maker created through the engines), the tournament service
+answers health through its Service, a tenant and an API key are made with `colosseum
+tenant` and the internal secret, and that key lists no tournament through the gateway;
+exactly one match-maker holds the matcher lease and one tournament service the driver
+lease (each holder killed with -9: another takes over), each process must stop within
+its termination grace, and every metric the dashboards and rules name must be exported.
 
 What each binary reads is derived from the Rust sources (see `env_vars_read`), so the
 check follows the code. Exit status 1 on any failure; every failure is printed.
@@ -62,18 +65,27 @@ CHART = ROOT / "charts" / "colosseum"
 DEPLOY = ROOT / "deploy"
 K8S_VERSIONS = ["1.36.0", "1.37.0"]
 # The binaries the image ships, by the path the chart and compose run them at.
-OUR_BINARIES = {"gateway", "rules-engine", "clock", "match-maker", "colosseum"}
+OUR_BINARIES = {"gateway", "rules-engine", "clock", "match-maker", "tournaments", "colosseum"}
 # The variable each service listens on for gRPC, and its port in the chart and compose.
-LISTEN_VAR = {"gateway": "GATEWAY_ADDR", "rules-engine": "ENGINE_ADDR", "clock": "CLOCK_ADDR", "match-maker": "MATCHMAKER_ADDR"}
+LISTEN_VAR = {"gateway": "GATEWAY_ADDR", "rules-engine": "ENGINE_ADDR", "clock": "CLOCK_ADDR", "match-maker": "MATCHMAKER_ADDR",
+              "tournaments": "TOURNAMENTS_ADDR"}
+# What the gateway fronts: the variable naming a backend's replicas, that backend's binary,
+# and the service that answers UNAVAILABLE without it.
+FRONTED = {"MATCHMAKER_URL": ("match-maker", "LobbyService"), "TOURNAMENTS_URL": ("tournaments", "TournamentService")}
 # Who may call each component's gRPC port inside the release (the NetworkPolicies): the
-# engines take the gateway, the clock and the match-maker; the match-maker the gateway
-# only (it fronts LobbyService); the clock nobody. The gateway is open to its clients.
+# engines take the gateway, the clock, the match-maker and the tournament service; the
+# match-maker and the tournament service the gateway only (it fronts LobbyService and
+# TournamentService; operators reach TenantAdminService by port-forward, which no
+# NetworkPolicy sees); the clock nobody. The gateway is open to its clients.
 CALLERS = {
-    "rules-engine": {"gateway", "clock", "match-maker"},
+    "rules-engine": {"gateway", "clock", "match-maker", "tournaments"},
     "match-maker": {"gateway"},
+    "tournaments": {"gateway"},
     "clock": set(),
-    "redis": {"gateway", "rules-engine", "clock", "match-maker"},
+    "redis": {"gateway", "rules-engine", "clock", "match-maker", "tournaments"},
 }
+# The binaries that create matches through the engines (ENGINE_<FAMILY>_URL).
+ENGINE_CALLERS = ("gateway", "clock", "match-maker", "tournaments")
 FAMILIES = {"goofspiel", "placement", "duel"}
 # A game per family, played in the live check.
 GAME_OF_FAMILY = {"goofspiel": "gops", "placement": "cure-plague", "duel": "masterminds"}
@@ -513,15 +525,17 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                         sts = next(t for t in workloads if t["metadata"]["name"] == sts_name)
                         if len(named) != sts["spec"]["replicas"]:
                             problems.append(f"{cn}: {var} lists {len(named)} of the {sts['spec']['replicas']} pods of {sts_name}")
-                # The gateway passes LobbyService on to match-makers at MATCHMAKER_URL.
+                # The gateway passes LobbyService on to match-makers at MATCHMAKER_URL, and
+                # TournamentService to the tournament service at TOURNAMENTS_URL.
                 if binary == "gateway":
-                    mm_urls = [u for u in (env.get("MATCHMAKER_URL") or "").split(",") if u.strip()]
-                    if not mm_urls:
-                        problems.append(f"{cn}: no MATCHMAKER_URL: LobbyService would answer UNAVAILABLE")
-                    for url in mm_urls:
-                        why = reaches(url, "match-maker")
-                        if why:
-                            problems.append(f"{cn}: MATCHMAKER_URL={url} {why}")
+                    for var, (backend, service) in FRONTED.items():
+                        urls = [u for u in (env.get(var) or "").split(",") if u.strip()]
+                        if not urls:
+                            problems.append(f"{cn}: no {var}: {service} would answer UNAVAILABLE")
+                        for url in urls:
+                            why = reaches(url, backend)
+                            if why:
+                                problems.append(f"{cn}: {var}={url} {why}")
                 # Each *_ADDR a service listens on is a container port.
                 for var in (*LISTEN_VAR.values(), "METRICS_ADDR"):
                     if env.get(var):
@@ -646,8 +660,9 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
     }
     if families_run != FAMILIES:
         problems.append(f"engines serve {sorted(families_run)}, not every family {sorted(FAMILIES)}")
-    if not any(binary_of(spec["containers"][0]) == "match-maker" for _, spec in pod_specs(docs)):
-        problems.append("no match-maker runs: LobbyService would answer UNAVAILABLE")
+    for backend, service in FRONTED.values():
+        if not any(binary_of(spec["containers"][0]) == backend for _, spec in pod_specs(docs)):
+            problems.append(f"no {backend} runs: {service} would answer UNAVAILABLE")
     r.check(not problems, f"{label}: probes, resources, securityContext, graceful stop, env, ports, wiring, policies", "\n      " + "\n      ".join(problems))
 
 
@@ -726,6 +741,8 @@ def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]
         ({"gateway": {"replica": 3}}, "an unknown gateway key"),
         ({"matchMaker": {"replicas": -1}}, "a negative match-maker replica count"),
         ({"matchMaker": {"resource": {}}}, "an unknown matchMaker key"),
+        ({"tournaments": {"replicas": -1}}, "a negative tournament service replica count"),
+        ({"tournaments": {"autoscaling": {"enable": True}}}, "an unknown tournaments.autoscaling key"),
         ({"redis": {"mode": "replicated"}}, "a Redis mode the binaries lack"),
         ({"redis": {"mode": "sentinel", "internal": {"enabled": False}, "sentinel": {"urls": ["redis://s:26379"]}}}, "Sentinel without the master's name"),
         ({"engines": {"families": [{"name": "goofspiel"}, {"name": "duel"}]}}, "a family left out"),
@@ -804,7 +821,7 @@ def check_compose(r: Report, env_read) -> None:
             if [str(x) for x in (s.get("healthcheck") or {}).get("test", [])] != want:
                 problems.append(f"{name}: healthcheck is not {want}")
         # What it calls is healthy before it starts.
-        called = [v for k, v in env.items() if re.fullmatch(r"ENGINE_[A-Z]+_URL|MATCHMAKER_URL", k)]
+        called = [v for k, v in env.items() if re.fullmatch(r"ENGINE_[A-Z]+_URL", k) or k in FRONTED]
         deps = s.get("depends_on") or {}
         for url in called:
             host = re.sub(r"^http://([^:/]+).*$", r"\1", url)
@@ -819,13 +836,14 @@ def check_compose(r: Report, env_read) -> None:
         if not m or m.group(1) not in services:
             problems.append(f"{name}: REDIS_URL={env.get('REDIS_URL')!r} names no compose service")
         if binary == "gateway":
-            um = re.fullmatch(r"http://([^:/]+):(\d+)", env.get("MATCHMAKER_URL", ""))
-            target = services.get(um.group(1)) if um else None
-            tenv = {k: str(v) for k, v in ((target or {}).get("environment") or {}).items()}
-            if not (target and (target.get("command") or [""])[0].endswith("/match-maker")
-                    and tenv.get("MATCHMAKER_ADDR", "").endswith(f":{um.group(2)}")):
-                problems.append(f"{name}: MATCHMAKER_URL={env.get('MATCHMAKER_URL')!r} does not reach a match-maker")
-        if binary in ("gateway", "clock", "match-maker"):
+            for var, (backend, _) in FRONTED.items():
+                um = re.fullmatch(r"http://([^:/]+):(\d+)", env.get(var, ""))
+                target = services.get(um.group(1)) if um else None
+                tenv = {k: str(v) for k, v in ((target or {}).get("environment") or {}).items()}
+                if not (target and (target.get("command") or [""])[0].endswith(f"/{backend}")
+                        and tenv.get(LISTEN_VAR[backend], "").endswith(f":{um.group(2)}")):
+                    problems.append(f"{name}: {var}={env.get(var)!r} does not reach a {backend}")
+        if binary in ENGINE_CALLERS:
             for fam in FAMILIES:
                 var = f"ENGINE_{fam.upper()}_URL"
                 um = re.fullmatch(r"http://([^:/]+):(\d+)", env.get(var, ""))
@@ -860,7 +878,7 @@ def check_compose(r: Report, env_read) -> None:
             src = str(v).split(":")[0]
             if src.startswith("./") and not (DEPLOY / src).exists():
                 problems.append(f"a volume mounts {src}, which does not exist")
-    r.check(not problems, f"compose: {len(listen)} Colosseum services: commands, ports, env, engine and match-maker URLs, healthchecks, start order, secrets, Redis AOF, scrape targets",
+    r.check(not problems, f"compose: {len(listen)} Colosseum services: commands, ports, env, engine, match-maker and tournaments URLs, healthchecks, start order, secrets, Redis AOF, scrape targets",
             "\n      " + "\n      ".join(problems))
 
 
@@ -962,7 +980,7 @@ def check_observability(r: Report, promql) -> set[str]:
         f = DEPLOY / "grafana" / "dashboards" / name
         if not f.exists() or f.read_text() != text:
             problems.append(f"{name} differs from what deploy/grafana/generate.py writes: run it")
-    needed = {"overview.json", "gateway.json", "rules-engine.json", "clock.json", "matchmaker.json"}
+    needed = {"overview.json", "gateway.json", "rules-engine.json", "clock.json", "matchmaker.json", "tournaments.json"}
     missing = needed - {f.name for f in files}
     if missing:
         problems.append(f"missing dashboards: {sorted(missing)}")
@@ -1474,22 +1492,32 @@ def start_redis(r: Report, work: pathlib.Path, cluster: bool) -> tuple[list[subp
 
 
 # A call each internal server authenticates: an empty request, refused for its argument
-# (or answered) only after the secret was checked.
+# (or answered) only after the secret was checked. (The tournament service's
+# TournamentService would refuse the gateway's secret alone for want of an API key:
+# TenantAdminService takes the secret alone.)
 AUTHENTICATED_CALL = {
     "rules-engine": "/colosseum.internal.v1.RulesEngineService/GetMeta",
     "match-maker": "/colosseum.v1.LobbyService/GetLeaderboard",
+    "tournaments": "/colosseum.internal.v1.TenantAdminService/ListTenants",
 }
 
 
-def check_internal_auth(r: Report, live: "Live") -> None:
-    """The engines and the match-makers refuse a call without the secret and take one with
-    the secret the chart mounted into the gateway (a raw call of AUTHENTICATED_CALL)."""
-    import grpc
-    gw_inst, gw = next((i, w) for i, w in live.instances if w["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/component") == "gateway")
-    c = gw["spec"]["template"]["spec"]["containers"][0]
+def mounted_token(live: "Live", component: str) -> str:
+    """The internal secret the chart mounted into the first instance of `component` (as
+    its INTERNAL_TOKEN_FILE names it)."""
+    inst, w = next((i, w) for i, w in live.instances if w["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/component") == component)
+    c = w["spec"]["template"]["spec"]["containers"][0]
     token_file = next(e for e in c["env"] if e["name"] == "INTERNAL_TOKEN_FILE")["value"]
     mount = next(m for m in c["volumeMounts"] if token_file.startswith(m["mountPath"] + "/"))
-    token = (live.work / gw_inst / "vol" / mount["name"] / token_file[len(mount["mountPath"]) + 1:]).read_text().strip()
+    return (live.work / inst / "vol" / mount["name"] / token_file[len(mount["mountPath"]) + 1:]).read_text().strip()
+
+
+def check_internal_auth(r: Report, live: "Live") -> None:
+    """The engines, the match-makers and the tournament services refuse a call without the
+    secret and take one with the secret the chart mounted into the gateway (a raw call of
+    AUTHENTICATED_CALL)."""
+    import grpc
+    token = mounted_token(live, "gateway")
     for inst, w in live.instances:
         path = AUTHENTICATED_CALL.get(binary_of(w["spec"]["template"]["spec"]["containers"][0]))
         if not path:
@@ -1583,21 +1611,31 @@ def check_lobby(r: Report, gateway: str) -> None:
                 f"each guest's GetView shows its seat", f"GetView seats: {views}")
 
 
-def check_lease(r: Report, live: "Live") -> None:
-    """The matcher lease is held by exactly one match-maker. With two or more, its holder
-    is killed (-9, no goodbye): another takes the lease once it expires (3 s TTL, a pass
-    every 100 ms), and the killed one, restarted as Kubernetes would, becomes ready again
-    without taking the lease back."""
-    mms = [(inst, w) for inst, w in live.instances if binary_of(w["spec"]["template"]["spec"]["containers"][0]) == "match-maker"]
-    names = [inst for inst, _ in mms]
+# The leases one replica at a time holds: binary -> (the lease's name, the gauge that is 1
+# on its holder).
+LEASES = {
+    "match-maker": ("matcher", "colosseum_matchmaker_leader"),
+    "tournaments": ("tournaments", "colosseum_tournaments_driver_leader"),
+}
+
+
+def check_lease(r: Report, live: "Live", binary: str) -> None:
+    """The lease of `binary` (LEASES) is held by exactly one of its replicas. With two or
+    more, its holder is killed (-9, no goodbye): another takes the lease once it expires
+    (3 s TTL; a pass every 100 ms for the matcher, 500 ms for the tournament driver), and
+    the killed one, restarted as Kubernetes would, becomes ready again without taking the
+    lease back."""
+    lease, gauge = LEASES[binary]
+    reps = [(inst, w) for inst, w in live.instances if binary_of(w["spec"]["template"]["spec"]["containers"][0]) == binary]
+    names = [inst for inst, _ in reps]
 
     def holders(among: list[str]) -> dict[str, int]:
-        return {i: int(v.get("colosseum_matchmaker_leader", 0)) for i, v in live.scrape(among).items()}
+        return {i: int(v.get(gauge, 0)) for i, v in live.scrape(among).items()}
 
     now = holders(names)
-    if not r.check(sum(now.values()) == 1, f"live: exactly one of {len(now)} match-maker(s) holds the matcher lease", json.dumps(now)):
+    if not r.check(sum(now.values()) == 1, f"live: exactly one of {len(now)} {binary} replica(s) holds the {lease} lease", json.dumps(now)):
         return
-    if len(mms) < 2:
+    if len(reps) < 2:
         return
     holder = next(i for i, v in now.items() if v)
     inst, proc, info = next(x for x in live.procs if x[0] == holder and x[1].poll() is None)
@@ -1611,13 +1649,87 @@ def check_lease(r: Report, live: "Live") -> None:
         if sum(taken.values()) == 1:
             break
         time.sleep(0.1)
-    r.check(sum(taken.values()) == 1, f"live: {holder} killed with -9 while holding the matcher lease: "
+    r.check(sum(taken.values()) == 1, f"live: {holder} killed with -9 while holding the {lease} lease: "
             f"{next((i for i, v in taken.items() if v), 'nobody')} took it {time.time() - t0:.1f} s later (TTL 3 s)", json.dumps(taken))
-    w = next(w for i, w in mms if i == holder)
+    w = next(w for i, w in reps if i == holder)
     if live.start(holder, w) and live.wait_ready([holder]):
         time.sleep(0.5)
         after = holders(names)
-        r.check(sum(after.values()) == 1 and not after.get(holder), f"live: {holder} restarted, ready, and the lease stays where it is", json.dumps(after))
+        r.check(sum(after.values()) == 1 and not after.get(holder), f"live: {holder} restarted, ready, and the {lease} lease stays where it is", json.dumps(after))
+
+
+def check_tournaments(r: Report, live: "Live", gateway: str, cli: pathlib.Path) -> None:
+    """The tournament service as an operator and an organiser meet it. Through its rendered
+    Service: `colosseum health` finds the server and both its APIs SERVING; `colosseum
+    tenant create --name ci` with the internal secret in INTERNAL_TOKEN (the one the chart
+    mounted into the tournament service) prints the new tenant's id, a UUID, and
+    `colosseum tenant key create --tenant <id>` an API key, `ck_...`. Then, if grpcio is
+    installed, that key lists the tenant's tournaments through the rendered gateway
+    (TOURNAMENTS_URL): OK, none (the messages from the gateway's reflection)."""
+    import uuid
+    svc = next((s for s in live.services.values() if s["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "tournaments"), None)
+    if not svc:
+        r.fail("live: no Service of the tournament service is rendered")
+        return
+    port = live.service_target(svc["metadata"]["name"], svc["spec"]["ports"][0]["port"])
+    url = f"http://127.0.0.1:{port}"
+    health = {}
+    for name in ("", "colosseum.v1.TournamentService", "colosseum.internal.v1.TenantAdminService"):
+        out = subprocess.run([str(cli), "health", url, "--service", name], capture_output=True, text=True, timeout=10)
+        health[name or "(server)"] = out.stdout.strip() or out.stderr.strip()[-200:]
+    if not r.check(all(v == "SERVING" for v in health.values()),
+                   f"live: the tournament service answers grpc.health.v1 SERVING through its Service {svc['metadata']['name']} "
+                   f"(the server, TournamentService, TenantAdminService)", json.dumps(health)):
+        return
+    base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "COLOSSEUM_CONFIG_DIR": str(live.work / "operator")}
+    operator = {**base_env, "INTERNAL_TOKEN": mounted_token(live, "tournaments")}
+
+    def tenant(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(cli), "tenant", *args, "--url", url], env=env, capture_output=True, text=True, timeout=30)
+
+    out = tenant({**base_env, "INTERNAL_TOKEN": os.urandom(32).hex()}, "list")
+    r.check(out.returncode != 0 and "UNAUTHENTICATED" in out.stderr,
+            "live: `colosseum tenant list` with another secret is refused UNAUTHENTICATED",
+            f"exit {out.returncode}: {out.stdout[-200:]} {out.stderr[-200:]}")
+    out = tenant(operator, "create", "--name", "ci")
+    tenant_id = out.stdout.strip()
+    try:
+        is_uuid = str(uuid.UUID(tenant_id)) == tenant_id.lower()
+    except ValueError:
+        is_uuid = False
+    if not r.check(out.returncode == 0 and is_uuid,
+                   f"live: `colosseum tenant create --name ci --url {url}` with INTERNAL_TOKEN prints the tenant's id {tenant_id}",
+                   f"exit {out.returncode}: {out.stdout[-200:]} {out.stderr[-400:]}"):
+        return
+    out = tenant(operator, "key", "create", "--tenant", tenant_id)
+    key = out.stdout.strip()
+    if not r.check(out.returncode == 0 and key.startswith("ck_") and "\n" not in key,
+                   f"live: `colosseum tenant key create --tenant {tenant_id}` prints an API key ({key[:7]}...)",
+                   f"exit {out.returncode}: {out.stderr[-400:]}"):
+        return
+    try:
+        import grpc
+        from google.protobuf import descriptor_pool, message_factory
+        from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+    except ImportError as e:
+        print(f"      skipped: ListTournaments through the gateway ({e}: pip install -r tools/deploy-check/requirements.txt)")
+        return
+    with grpc.insecure_channel(gateway.removeprefix("http://")) as ch:
+        try:
+            pool = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(ch))
+            m = pool.FindServiceByName("colosseum.v1.TournamentService").FindMethodByName("ListTournaments")
+        except KeyError as e:
+            r.fail(f"live: the gateway's reflection does not describe TournamentService.ListTournaments: {e}")
+            return
+        call = ch.unary_unary("/colosseum.v1.TournamentService/ListTournaments", request_serializer=lambda x: x.SerializeToString(),
+                              response_deserializer=message_factory.GetMessageClass(m.output_type).FromString)
+        try:
+            resp = call(message_factory.GetMessageClass(m.input_type)(), timeout=10, metadata=[("authorization", f"Bearer {key}")])
+        except grpc.RpcError as e:
+            r.fail(f"live: ListTournaments through the gateway with the new key: {e.code().name} {e.details()}")
+            return
+        r.check(len(resp.tournaments) == 0,
+                f"live: ListTournaments through the gateway with the new key answers OK from the tournament service ({len(resp.tournaments)} tournaments)")
 
 
 def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: pathlib.Path, keep: bool, max_replicas: int) -> set[str]:
@@ -1669,11 +1781,13 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
         fired = sum(v.get("colosseum_clock_fired_total", 0) for v in live.scrape().values()) - before
         r.check(fired > 0, f"live: the rendered clock fired {int(fired)} deadline(s) through the engine Services")
         check_lobby(r, gateway)
-        # What the lease holder exported before check_lease kills it (the match creation
-        # histogram is the holder's alone).
+        check_tournaments(r, live, gateway, cli)
+        # What the lease holders exported before check_lease kills them (the match creation
+        # histogram is the matcher's alone).
         for vals in live.scrape().values():
             exported |= set(vals)
-        check_lease(r, live)
+        for binary in LEASES:
+            check_lease(r, live, binary)
         scraped = live.scrape()
         for vals in scraped.values():
             exported |= set(vals)
@@ -1718,7 +1832,7 @@ def report_metrics(r: Report, named: set[str], exported: set[str]) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin-dir", default="target/debug", help="where gateway, rules-engine, clock, match-maker and colosseum are")
+    ap.add_argument("--bin-dir", default="target/debug", help="where gateway, rules-engine, clock, match-maker, tournaments and colosseum are")
     ap.add_argument("--offline", action="store_true", help="skip the live run")
     ap.add_argument("--keep-logs", action="store_true", help="keep the live run's directory")
     ap.add_argument("--max-replicas", type=int, default=2, help="live: processes per workload at most (its replicas or HPA minimum)")
@@ -1756,7 +1870,7 @@ def main() -> int:
     if not args.offline:
         for b in sorted(OUR_BINARIES):
             if not (bin_dir / b).exists():
-                r.fail(f"live: {bin_dir / b} is missing (cargo build -p gateway -p rules-engine -p clock -p match-maker -p colosseum)")
+                r.fail(f"live: {bin_dir / b} is missing (cargo build -p gateway -p rules-engine -p clock -p match-maker -p tournaments -p colosseum)")
         if not shutil.which("redis-server"):
             r.fail("live: redis-server is not on PATH")
         if not r.failures:
