@@ -52,10 +52,16 @@ class ClusterTestCase(unittest.TestCase):
         if not BIN.exists():
             raise AssertionError(f"{BIN} is missing: run `cargo build -p colosseum` first")
         cls.log = tempfile.NamedTemporaryFile(prefix="colosseum-run-", suffix=".log", delete=False)
+        # The run's config directory (where it writes the tenant admin's address and
+        # secret, admin.json) is the test's own: `cls.cli(...)` runs colosseum with it.
+        cls.config_home = tempfile.TemporaryDirectory(prefix="colosseum-config-")
+        cls.addClassCleanup(cls.config_home.cleanup)
+        cls.env = dict(os.environ, XDG_CONFIG_HOME=cls.config_home.name)
         port = free_port()
         cls.addr = f"127.0.0.1:{port}"
         cls.proc = subprocess.Popen(
             [str(BIN), "run", "--addr", cls.addr],
+            env=cls.env,
             stdin=subprocess.DEVNULL,
             stdout=cls.log,
             stderr=subprocess.STDOUT,
@@ -105,6 +111,16 @@ class ClusterTestCase(unittest.TestCase):
             f"the gateway at {cls.addr} did not answer in {STARTUP_TIMEOUT_S} s ({last}):\n"
             f"{cls._log_tail()}"
         )
+
+    @classmethod
+    def cli(cls, *args: str) -> str:
+        """Runs `colosseum <args>` against this cluster (its config directory); its stdout."""
+        out = subprocess.run(
+            [str(BIN), *args], env=cls.env, capture_output=True, text=True, timeout=60
+        )
+        if out.returncode != 0:
+            raise AssertionError(f"colosseum {' '.join(args)} failed: {out.stderr}")
+        return out.stdout.strip()
 
     def session(self, name: str):
         """A guest session: the response and the metadata that authenticates its calls."""

@@ -501,3 +501,200 @@ async fn a_sixteen_player_swiss_is_played_to_the_end() {
     assert_eq!(finished, 32, "each finish once");
     env.shutdown().await;
 }
+
+async fn create_tournament(
+    p: &Platform,
+    key: &str,
+    kind: v1::tournament_format::Kind,
+    players: &BTreeMap<String, Player>,
+) -> String {
+    let entrants = players
+        .values()
+        .enumerate()
+        .map(|(i, pl)| v1::Entrant {
+            player_id: pl.id.clone(),
+            seed_rating: Some(2000.0 - 10.0 * i as f64),
+            name: pl.name.clone(),
+        })
+        .collect();
+    p.api()
+        .create_tournament(p.request(v1::CreateTournamentRequest {
+            idempotency_key: key.into(),
+            name: key.into(),
+            format: Some(v1::TournamentFormat { kind: Some(kind) }),
+            game: Some(v1::GameSpec {
+                game: "gops".into(),
+                options_json: "{\"cards\":3}".into(),
+                move_time_ms: 0,
+            }),
+            entrants,
+            round_gap_ms: 0,
+        }))
+        .await
+        .expect("created")
+        .into_inner()
+        .tournament
+        .expect("tournament")
+        .tournament_id
+}
+
+async fn start(p: &Platform, tid: &str, round: u32) -> Result<v1::RoundPaired, tonic::Status> {
+    let r = p
+        .api()
+        .start_round(p.request(v1::StartRoundRequest { tournament_id: tid.into(), round }))
+        .await?;
+    Ok(r.into_inner().round.expect("paired"))
+}
+
+async fn tournament_when(
+    p: &Platform,
+    tid: &str,
+    done: impl Fn(&v1::Tournament) -> bool,
+) -> v1::Tournament {
+    for _ in 0..400 {
+        let t = p
+            .api()
+            .get_tournament(p.request(v1::GetTournamentRequest { tournament_id: tid.into() }))
+            .await
+            .expect("tournament")
+            .into_inner()
+            .tournament
+            .expect("t");
+        if done(&t) {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the tournament never got there");
+}
+
+/// A knockout of four under the organiser's hand: paused (no round starts), resumed, a
+/// match adjudicated (recorded, ended in its engine by the loser's resignation, audited),
+/// the other played; the final decides a champion; the tournament ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_organiser_pauses_resumes_and_adjudicates_a_knockout() {
+    let env = Env::start().await;
+    let (tenant_id, _, p) = tenant(&env, "ko", &ALL).await;
+    let mut players = BTreeMap::new();
+    for i in 0..4 {
+        let pl = env.player(&format!("k{i}")).await;
+        players.insert(pl.id.clone(), pl);
+    }
+    let kind = v1::tournament_format::Kind::Knockout(v1::Knockout {
+        draw: v1::KnockoutDraw::HigherSeed as i32,
+    });
+    let tid = create_tournament(&p, "ko-1", kind, &players).await;
+    let pause = v1::PauseTournamentRequest { tournament_id: tid.clone() };
+    p.api().pause_tournament(p.request(pause)).await.expect("paused");
+    let refused = start(&p, &tid, 1).await.expect_err("paused");
+    assert_eq!((refused.code(), reason(&refused).as_str()), (Code::FailedPrecondition, "paused"));
+    let resume = v1::ResumeTournamentRequest { tournament_id: tid.clone() };
+    p.api().resume_tournament(p.request(resume)).await.expect("resumed");
+    let round1 = start(&p, &tid, 1).await.expect("round 1");
+    assert_eq!(round1.pairings.len(), 2);
+    // Round 2 cannot start before round 1 ends.
+    let early = start(&p, &tid, 2).await.expect_err("round 1 runs");
+    assert_eq!(reason(&early), "round_running");
+    let judged = &round1.pairings[0];
+    let adjudicate = v1::AdjudicateMatchRequest {
+        tournament_id: tid.clone(),
+        match_id: judged.match_id.clone(),
+        winner: Some(1),
+        note: "seat 0 left".into(),
+    };
+    p.api().adjudicate_match(p.request(adjudicate.clone())).await.expect("adjudicated");
+    p.api().adjudicate_match(p.request(adjudicate)).await.expect("again: the same");
+    // Ended in its engine too: seat 0 resigned.
+    let seat1 = &players[&judged.seat1_player_id];
+    let over =
+        cluster_tests::wait_view(seat1, &judged.match_id, 100, |v| v.outcome.is_some()).await;
+    assert_eq!(over.outcome.expect("over").winner, Some(1));
+    let m = p
+        .api()
+        .get_match(p.request(v1::GetMatchRequest { match_id: judged.match_id.clone() }))
+        .await
+        .expect("match")
+        .into_inner()
+        .r#match
+        .expect("m");
+    let result = m.result.expect("a result");
+    assert_eq!((result.winner, result.reason.as_str()), (Some(1), "adjudicated"));
+    let other = &round1.pairings[1];
+    let seats = [&players[&other.seat0_player_id], &players[&other.seat1_player_id]];
+    play_out(seats, &other.match_id, &mut Picker::new(3), 100).await;
+    tournament_when(&p, &tid, |t| t.state == v1::TournamentState::BetweenRounds as i32).await;
+    let final_round = start(&p, &tid, 2).await.expect("the final");
+    assert_eq!(final_round.pairings.len(), 1);
+    let f = &final_round.pairings[0];
+    assert!(
+        [&f.seat0_player_id, &f.seat1_player_id].contains(&&judged.seat1_player_id),
+        "the adjudicated winner is in the final"
+    );
+    let seats = [&players[&f.seat0_player_id], &players[&f.seat1_player_id]];
+    play_out(seats, &f.match_id, &mut Picker::new(4), 100).await;
+    tournament_when(&p, &tid, |t| t.state == v1::TournamentState::Finished as i32).await;
+    let standings = p
+        .api()
+        .get_standings(p.request(v1::GetStandingsRequest { tournament_id: tid.clone() }))
+        .await
+        .expect("standings")
+        .into_inner()
+        .standings;
+    assert_eq!(standings[0].reached_round, 3, "the champion");
+    assert_eq!(standings[1].reached_round, 2, "the finalist");
+    let audit = admin(&env)
+        .await
+        .read_audit(internal::ReadAuditRequest { tenant_id, limit: 100 })
+        .await
+        .expect("audit")
+        .into_inner()
+        .entries;
+    let actions: Vec<&str> = audit.iter().map(|e| e.action.as_str()).collect();
+    for a in
+        ["CreateTournament", "PauseTournament", "ResumeTournament", "StartRound", "AdjudicateMatch"]
+    {
+        assert!(actions.contains(&a), "{a} audited: {actions:?}");
+    }
+    env.shutdown().await;
+}
+
+/// A withdrawn player is never paired again: a swiss of six continues with five (a bye).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withdrawn_player_is_never_paired_again() {
+    let env = Env::start().await;
+    let (_, _, p) = tenant(&env, "wd", &ALL).await;
+    let mut players = BTreeMap::new();
+    for i in 0..6 {
+        let pl = env.player(&format!("w{i}")).await;
+        players.insert(pl.id.clone(), pl);
+    }
+    let kind = v1::tournament_format::Kind::Swiss(v1::Swiss { rounds: 3 });
+    let tid = create_tournament(&p, "wd-1", kind, &players).await;
+    let r1 = start(&p, &tid, 1).await.expect("round 1");
+    let gone = r1.pairings[0].seat0_player_id.clone();
+    let withdraw =
+        v1::WithdrawPlayerRequest { tournament_id: tid.clone(), player_id: gone.clone() };
+    p.api().withdraw_player(p.request(withdraw)).await.expect("withdrawn");
+    let mut picker = Picker::new(9);
+    for pairing in &r1.pairings {
+        let seats = [&players[&pairing.seat0_player_id], &players[&pairing.seat1_player_id]];
+        play_out(seats, &pairing.match_id, &mut picker, 100).await;
+    }
+    tournament_when(&p, &tid, |t| t.matches_finished == 3).await;
+    let r2 = start(&p, &tid, 2).await.expect("round 2");
+    assert_eq!(r2.pairings.len(), 2);
+    assert_eq!(r2.bye_player_ids.len(), 1);
+    assert!(r2.bye_player_ids[0] != gone);
+    for pairing in &r2.pairings {
+        assert!(pairing.seat0_player_id != gone && pairing.seat1_player_id != gone);
+    }
+    let standings = p
+        .api()
+        .get_standings(p.request(v1::GetStandingsRequest { tournament_id: tid.clone() }))
+        .await
+        .expect("standings")
+        .into_inner()
+        .standings;
+    assert!(standings.iter().any(|s| s.player_id == gone && s.withdrawn));
+    env.shutdown().await;
+}
