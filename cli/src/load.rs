@@ -4,6 +4,7 @@
 //! that move's event, and can measure a bare tonic unary echo in the same run. With
 //! `--queue`, players arrive through the match-maker instead ([`queue`]).
 
+pub mod bulk;
 pub mod queue;
 
 use api::v1;
@@ -53,6 +54,13 @@ pub struct LoadArgs {
     /// then the matching pass is timed alone (see `--pass-tickets`). In-process cluster only.
     #[arg(long)]
     queue: bool,
+    /// Time the platform API's CreateMatches of this many matches instead (in-process
+    /// cluster only; see `--bulk-runs`).
+    #[arg(long, default_value_t = 0)]
+    bulk: u64,
+    /// With --bulk: how many calls.
+    #[arg(long, default_value_t = 3)]
+    bulk_runs: u64,
     /// With --queue: players to arrive (`--concurrency` at once).
     #[arg(long, default_value_t = 10_000)]
     players: u64,
@@ -119,6 +127,14 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let echo = if args.echo_seconds > 0 { Some(echo(args.echo_seconds).await?) } else { None };
+        if args.bulk > 0 {
+            let mut summary = bulk::run(&args).await?;
+            if let Some(e) = echo {
+                summary["echo"] = e;
+            }
+            println!("{summary}");
+            return Ok(ExitCode::SUCCESS);
+        }
         if args.queue {
             let store = events::open_full_store_from_env().await.map_err(|e| e.to_string())?;
             let mut summary = queue::run(&args, store).await?;

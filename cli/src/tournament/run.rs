@@ -49,6 +49,10 @@ pub struct RunArgs {
     /// Print the export as JSON instead of the table.
     #[arg(long)]
     json: bool,
+    /// Also print a JSON line of figures: matches, wall time, and the standings lag (a
+    /// match's end to its result in the standings, and to this client receiving it).
+    #[arg(long)]
+    stats: bool,
 }
 
 /// The file's shape (every field optional; flags win).
@@ -194,6 +198,9 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     let mut round = 1;
     bar.set_message("1");
     let mut bots = tokio::task::JoinSet::new();
+    let (mut applied_ms, mut received_ms) = (Vec::new(), Vec::new());
+    #[allow(clippy::disallowed_methods)] // The CLI measures wall time.
+    let started = std::time::Instant::now();
     loop {
         let e = match tokio::time::timeout(Duration::from_secs(600), watch.message()).await {
             Ok(Ok(Some(e))) => e,
@@ -213,7 +220,15 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
                     bots.spawn(play_seat(c, m.match_id.clone()));
                 }
             }
-            Some(Event::MatchFinished(_)) => bar.inc(1),
+            Some(Event::MatchFinished(m)) => {
+                bar.inc(1);
+                if let Some(r) = m.r#match.and_then(|m| m.result) {
+                    // In the standings when the stream appended the result (the same
+                    // step); here when this client received it.
+                    applied_ms.push(e.at_ms.saturating_sub(r.finished_at_ms));
+                    received_ms.push(service_kit::time::now_ms().saturating_sub(r.finished_at_ms));
+                }
+            }
             Some(Event::StateChanged(s))
                 if s.state == v1::TournamentState::BetweenRounds as i32 =>
             {
@@ -247,6 +262,29 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
         print!("{}", export.text);
     }
     eprintln!("{checked} match records verified by replay; the standings agree with them");
+    if args.stats {
+        let pct = |xs: &mut Vec<u64>, p: f64| -> u64 {
+            xs.sort_unstable();
+            xs.get(((xs.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or(0)
+        };
+        let stats = serde_json::json!({
+            "format": format_name,
+            "players": n,
+            "matches": checked,
+            "seconds": started.elapsed().as_secs_f64(),
+            "standings_lag_ms": {
+                "p50": pct(&mut applied_ms, 0.5),
+                "p99": pct(&mut applied_ms, 0.99),
+                "max": pct(&mut applied_ms, 1.0),
+            },
+            "received_lag_ms": {
+                "p50": pct(&mut received_ms, 0.5),
+                "p99": pct(&mut received_ms, 0.99),
+                "max": pct(&mut received_ms, 1.0),
+            },
+        });
+        println!("{stats}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -29,7 +29,7 @@ pub const MAX_AHEAD_MS: u64 = 30 * 24 * 3600 * 1000;
 /// The longest label.
 pub const MAX_LABEL_BYTES: usize = 64;
 /// Matches created at once (engine calls in flight).
-const CREATING_AT_ONCE: usize = 64;
+const CREATING_AT_ONCE: usize = 256;
 /// Player lookups in flight.
 const CHECKING_AT_ONCE: usize = 64;
 /// The default time per move where the rules fix none.

@@ -44,6 +44,10 @@ pub const ARENA_MS: std::ops::RangeInclusive<u64> = 60_000..=24 * 3600 * 1000;
 const ATTEMPTS: usize = 8;
 /// Matches created at once.
 const CREATING_AT_ONCE: usize = 64;
+/// The longest gap between rounds that start by themselves.
+pub const MAX_ROUND_GAP_MS: u64 = 7 * 24 * 3600 * 1000;
+/// How many tournaments a replica keeps folded in memory before forgetting idle ones.
+const CACHED: usize = 1_000;
 /// Events read per catch-up page.
 const PAGE: usize = 1_000;
 
@@ -403,7 +407,7 @@ pub struct Tournaments {
 
 /// What a decision appends: the events, the matches whose record changes, a once mark,
 /// and whether the tournament closes.
-#[derive(Default)]
+#[derive(Default, Debug)]
 struct Decision {
     events: Vec<Event>,
     owned: Vec<(MatchId, String)>,
@@ -418,7 +422,13 @@ impl Tournaments {
     }
 
     fn slot(&self, id: TournamentId) -> Slot {
-        self.cache.lock().expect("the cache lock").entry(id).or_default().clone()
+        let mut cache = self.cache.lock().expect("the cache lock");
+        if cache.len() >= CACHED && !cache.contains_key(&id) {
+            // Forget the folded state of every tournament nobody is using now: a later
+            // call folds its stream again.
+            cache.retain(|_, slot| Arc::strong_count(slot) > 1);
+        }
+        cache.entry(id).or_default().clone()
     }
 
     /// Catches `slot` up with the stream; NOT_FOUND if the tenant has no such tournament.
@@ -593,8 +603,14 @@ impl Tournaments {
         }
         let missing = missing_players(&self.store, seen).await?;
         if let Some(p) = missing.first() {
-            return Err(Error::NotFound(if missing.len() == 1 { "player" } else { "players" }))
-                .inspect_err(|_| tracing::debug!(player = %p, "an entrant has no session"));
+            let i = entrants.iter().position(|e| e.player == *p).unwrap_or(0);
+            let field = format!("entrants[{i}].player_id");
+            return Err(
+                fields::bad(&field, format!("no player {p} ({} unknown)", missing.len())).into()
+            );
+        }
+        if req.round_gap_ms > MAX_ROUND_GAP_MS {
+            return Err(fields::bad("round_gap_ms", "round_gap_ms is at most a week".into()).into());
         }
         let tenant = caller.tenant;
         let id = TournamentId(derived_id(&[
@@ -1169,4 +1185,178 @@ pub fn export(l: &Loaded) -> (String, String) {
         ));
     }
     (serde_json::to_string_pretty(&json).expect("an export encodes"), text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: u64 = 1_700_000_000_000;
+
+    fn spec(format: tournament::Format, n: usize) -> Spec {
+        Spec {
+            id: TournamentId::random(),
+            tenant: TenantId::random(),
+            name: "t".into(),
+            format,
+            game: GameSpec {
+                game: "gops".into(),
+                options_json: String::new(),
+                move_time_ms: 60_000,
+            },
+            entrants: (0..n)
+                .map(|i| EntrantSpec {
+                    player: PlayerId::random(),
+                    seed_rating: Some(2000.0 - i as f64),
+                    name: format!("p{i}"),
+                })
+                .collect(),
+            round_gap_ms: 0,
+            created_ms: T0,
+        }
+    }
+
+    /// A tournament created and folded through `events`, as a writer would append them.
+    fn loaded(format: tournament::Format, n: usize) -> Loaded {
+        let spec = spec(format, n);
+        let mut l = Loaded::new(spec.clone(), 0).expect("valid");
+        let created =
+            Envelope { at_ms: T0, tournament: Some(spec.id), event: Event::Created { spec } };
+        l.fold(1, &created);
+        l
+    }
+
+    fn apply(l: &mut Loaded, d: Decision, at_ms: u64) {
+        for event in d.events {
+            let e = Envelope { at_ms, tournament: Some(l.spec.id), event };
+            let seq = l.seq + 1;
+            l.fold(seq, &e);
+        }
+    }
+
+    fn finish(l: &Loaded, g: u32, winner: Option<u8>, at_ms: u64) -> Decision {
+        let game = l.t.games()[g as usize];
+        let mut m = l.owned(&game);
+        m.state = State::Finished;
+        m.result =
+            Some(MatchResult { winner, reason: "completed".into(), seed_hex: "00".into(), at_ms });
+        decide_finished(l, &m, g, at_ms).expect("decided")
+    }
+
+    #[test]
+    fn a_round_starts_once_then_finishes_into_the_next_state() {
+        let mut l = loaded(tournament::Format::Swiss { rounds: 2 }, 4);
+        let d = decide_round(&l, 1, T0).expect("round 1");
+        assert!(
+            matches!(d.events[0], Event::Paired { round: 1, ref games, .. } if games.len() == 2)
+        );
+        apply(&mut l, d, T0);
+        assert_eq!(l.state, TournamentState::Running);
+        assert_eq!(l.unstarted().len(), 2, "paired, not created yet");
+        // Asked again: nothing new; the round after: not before this one ends.
+        assert!(decide_round(&l, 1, T0).expect("again").events.is_empty());
+        let err = decide_round(&l, 2, T0).expect_err("running");
+        assert!(matches!(err, Error::NotNow("round_running", _)), "{err:?}");
+        assert!(matches!(decide_round(&l, 3, T0), Err(Error::NotNow("failed_precondition", _))));
+        let d = finish(&l, 0, Some(0), T0 + 5);
+        assert_eq!(d.once.as_deref(), Some(format!("finished:{}", l.match_of(0)).as_str()));
+        let rows = match &d.events[1] {
+            Event::Standings { rows } => rows.clone(),
+            other => panic!("standings expected, got {other:?}"),
+        };
+        assert!(rows.iter().any(|r| r.points2 == 2), "the winner's line changed");
+        apply(&mut l, d, T0 + 5);
+        // The same finish again (a replay of the lifecycle entry): nothing.
+        assert!(finish(&l, 0, Some(0), T0 + 6).events.is_empty());
+        let d = finish(&l, 1, None, T0 + 7);
+        assert!(
+            d.events
+                .iter()
+                .any(|e| matches!(e, Event::State { state: TournamentState::BetweenRounds, .. }))
+        );
+        assert!(!d.close);
+        apply(&mut l, d, T0 + 7);
+        assert_eq!(l.round_ended_ms, T0 + 7);
+        let step = decide_round(&l, 2, T0 + 8).expect("round 2");
+        apply(&mut l, step, T0 + 8);
+        let step = finish(&l, 2, Some(1), T0 + 9);
+        apply(&mut l, step, T0 + 9);
+        let d = finish(&l, 3, Some(0), T0 + 10);
+        assert!(d.close, "the last result closes the tournament");
+        apply(&mut l, d, T0 + 10);
+        assert_eq!(l.state, TournamentState::Finished);
+        assert!(matches!(decide_round(&l, 3, T0), Err(Error::NotNow("tournament_over", _))));
+    }
+
+    #[test]
+    fn pause_blocks_rounds_and_resume_restores_the_state() {
+        let mut l = loaded(tournament::Format::RoundRobin { double: false }, 4);
+        let step = decide_change(&l, &Change::Pause).expect("pause");
+        apply(&mut l, step, T0);
+        assert_eq!(l.state, TournamentState::Paused);
+        assert!(decide_change(&l, &Change::Pause).expect("again").events.is_empty());
+        assert!(matches!(decide_round(&l, 1, T0), Err(Error::NotNow("paused", _))));
+        let step = decide_change(&l, &Change::Resume).expect("resume");
+        apply(&mut l, step, T0);
+        assert_eq!(l.state, TournamentState::Created);
+        let stranger = Change::Withdraw(PlayerId::random());
+        assert!(matches!(decide_change(&l, &stranger), Err(Error::NotFound(_))));
+        let p = l.spec.entrants[3].player;
+        let step = decide_change(&l, &Change::Withdraw(p)).expect("withdraw");
+        apply(&mut l, step, T0);
+        assert!(l.t.is_withdrawn(Player(3)));
+        assert!(decide_change(&l, &Change::Withdraw(p)).expect("again").events.is_empty());
+    }
+
+    #[test]
+    fn an_arena_pairs_its_free_players_once_a_few_are_free_or_one_has_waited() {
+        let mut l = loaded(tournament::Format::Arena { duration_ms: 60_000 }, 6);
+        let step = decide_round(&l, 1, T0).expect("start");
+        apply(&mut l, step, T0);
+        assert_eq!(l.ends_at_ms, T0 + 60_000);
+        assert_eq!(l.t.games().len(), 3, "everyone paired at the start");
+        // One game ends: two free players wait for others (they just met).
+        let step = finish(&l, 0, Some(0), T0 + 10);
+        apply(&mut l, step, T0 + 10);
+        assert!(decide_due(&l, T0 + 11).expect("due").events.is_empty());
+        // After the wait they are paired anyway.
+        let d = decide_due(&l, T0 + 10 + ARENA_WAIT_MS).expect("due");
+        assert!(matches!(&d.events[0], Event::Paired { round: 0, games, .. } if games.len() == 1));
+        // Four free at once: paired without waiting.
+        let step = finish(&l, 1, None, T0 + 20);
+        apply(&mut l, step, T0 + 20);
+        let step = finish(&l, 2, Some(1), T0 + 20);
+        apply(&mut l, step, T0 + 20);
+        let d = decide_due(&l, T0 + 21).expect("due");
+        assert!(matches!(&d.events[0], Event::Paired { games, .. } if games.len() == 3));
+        // Past its end: no pairing; the last result ends it.
+        apply(&mut l, d, T0 + 21);
+        let end = T0 + 60_001;
+        assert!(decide_due(&l, end).expect("due").events.is_empty(), "games still run");
+        let mut last = Decision::default();
+        for g in 3..6 {
+            last = finish(&l, g, Some(0), end);
+            apply(&mut l, Decision { events: last.events.clone(), ..Decision::default() }, end);
+        }
+        assert!(last.close);
+        assert_eq!(l.state, TournamentState::Finished);
+    }
+
+    #[test]
+    fn new_games_are_numbered_and_their_matches_derived() {
+        let mut l = loaded(tournament::Format::Knockout { draws: tournament::DrawRule::Replay }, 4);
+        let step = decide_round(&l, 1, T0).expect("round 1");
+        apply(&mut l, step, T0);
+        assert_ne!(l.match_of(0), l.match_of(1));
+        let again = loaded(tournament::Format::Knockout { draws: tournament::DrawRule::Replay }, 4);
+        assert_ne!(l.match_of(0), again.match_of(0), "ids differ between tournaments");
+        // A knockout draw under Replay starts a replay: a new game, a new match.
+        let d = finish(&l, 0, None, T0 + 1);
+        apply(&mut l, d, T0 + 1);
+        assert_eq!(l.t.games().len(), 3);
+        let (first, replay) = (l.t.games()[0], l.t.games()[2]);
+        assert_eq!(replay.players, [first.players[1], first.players[0]], "seats swapped");
+        // Game 0 has its result; game 1 and the replay wait for their matches.
+        assert_eq!(l.unstarted().len(), 2);
+    }
 }
