@@ -339,6 +339,10 @@ pub struct Finished {
     pub reason: String,
     /// When, Unix ms.
     pub at_ms: u64,
+    /// The seed, published now that the match is over (hex); absent in announcements made
+    /// before it was carried (a reader then takes it from the match's record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_hex: Option<String>,
 }
 
 /// One entry of the lifecycle stream read by a consumer group: its stream id (to

@@ -150,6 +150,7 @@ fn finished(n: u64) -> Finished {
         winner: if n.is_multiple_of(2) { Some(Seat::ONE) } else { None },
         reason: "completed".into(),
         at_ms: NOW + n,
+        seed_hex: None,
     }
 }
 

@@ -68,6 +68,7 @@ fn finished() -> Finished {
         winner: None,
         reason: "completed".into(),
         at_ms: 1_700_000_000_000,
+        seed_hex: None,
     }
 }
 

@@ -8,8 +8,9 @@ use crate::error::Error;
 use crate::records::{Envelope, Event, MatchResult, OwnedMatch, State};
 use api::{internal, v1};
 use engines::{CallError, Engines};
-use events::{Append, Appended, Finished, MatchId, ResultsStream, TenantStore};
+use events::{Append, Appended, Finished, MatchId, ResultsStream, TenantStore, TournamentId};
 use service_kit::time::now_ms;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -27,14 +28,18 @@ pub const WATCH_POLL: Duration = Duration::from_millis(100);
 /// Events per read of a watch.
 const WATCH_BATCH: usize = 500;
 
-/// Where a tournament's finished match goes.
+/// Where a tournament's finished matches go.
 pub trait OnFinished: Send + Sync {
-    /// Records `m` (finished, with its result) in its tournament, once.
+    /// Records `ms` (finished, with their results; all of one tournament) in their
+    /// tournament, each once.
     fn finished(
         &self,
-        m: OwnedMatch,
+        ms: Vec<OwnedMatch>,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send + '_>>;
 }
+
+/// Lifecycle entries resolved at once (record lookups, seeds from records).
+const RESOLVING_AT_ONCE: usize = 16;
 
 /// The published seed of a finished match, from its record.
 ///
@@ -122,23 +127,68 @@ impl Results {
         claims.abort();
     }
 
+    /// Records a read's entries and acknowledges those stored: each tournament's results
+    /// in one append (one catch-up, one standings computation for the lot), tournaments
+    /// and bulk matches side by side. An entry not stored stays pending (claimed later).
     async fn handle(&self, deliveries: Vec<events::Delivery>) {
-        let mut done = Vec::with_capacity(deliveries.len());
-        for d in deliveries {
-            let ok = match &d.finished {
-                None => true,
-                Some(f) => match self.record(f).await {
-                    Ok(()) => true,
-                    Err(e) => {
-                        // Left pending: claimed again later.
-                        tracing::warn!(match_id = %f.match_id, error = %e, "a result not recorded yet");
-                        false
+        use futures_util::StreamExt;
+        let resolved: Vec<(String, Result<Option<OwnedMatch>, Error>)> =
+            futures_util::stream::iter(deliveries)
+                .map(|d| async move {
+                    let m = match &d.finished {
+                        None => Ok(None),
+                        Some(f) => self.resolve(f).await,
+                    };
+                    (d.id, m)
+                })
+                .buffered(RESOLVING_AT_ONCE)
+                .collect()
+                .await;
+        let mut done = Vec::new();
+        let mut tournaments: BTreeMap<TournamentId, (Vec<String>, Vec<OwnedMatch>)> =
+            BTreeMap::new();
+        let mut bulk = Vec::new();
+        for (id, m) in resolved {
+            match m {
+                Ok(None) => done.push(id),
+                Ok(Some(m)) => match m.tournament {
+                    Some((t, _)) => {
+                        let group = tournaments.entry(t).or_default();
+                        group.0.push(id);
+                        group.1.push(m);
                     }
+                    None => bulk.push((id, m)),
                 },
-            };
-            if ok {
-                done.push(d.id);
+                Err(e) => tracing::warn!(entry = %id, error = %e, "a result not recorded yet"),
             }
+        }
+        let groups = tournaments.into_values().map(|(ids, ms)| async move {
+            let n = ms.len();
+            match self.tournaments.finished(ms).await {
+                Ok(()) => {
+                    crate::metrics::finished(n);
+                    ids
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "tournament results not recorded yet");
+                    Vec::new()
+                }
+            }
+        });
+        let singles = bulk.into_iter().map(|(id, m)| async move {
+            match self.record_bulk(m).await {
+                Ok(()) => vec![id],
+                Err(e) => {
+                    tracing::warn!(error = %e, "a bulk match's result not recorded yet");
+                    Vec::new()
+                }
+            }
+        });
+        for ids in futures_util::future::join_all(groups).await {
+            done.extend(ids);
+        }
+        for ids in futures_util::future::join_all(singles).await {
+            done.extend(ids);
         }
         if !done.is_empty()
             && let Err(e) = self.store.lifecycle_ack(GROUP, &done).await
@@ -147,17 +197,21 @@ impl Results {
         }
     }
 
-    /// Records one finished match, if a tenant made it.
+    /// The tenant's record of a finished match with its result, if a tenant made it and
+    /// it is not recorded finished yet.
     ///
     /// # Errors
     /// The store or the engine failed.
-    pub async fn record(&self, f: &Finished) -> Result<(), Error> {
-        let Some(json) = self.store.owned(f.match_id).await? else { return Ok(()) };
+    async fn resolve(&self, f: &Finished) -> Result<Option<OwnedMatch>, Error> {
+        let Some(json) = self.store.owned(f.match_id).await? else { return Ok(None) };
         let mut m = OwnedMatch::parse(&json)?;
         if m.state == State::Finished {
-            return Ok(());
+            return Ok(None);
         }
-        let seed_hex = published_seed(&self.engines, &m.game.game, m.match_id).await?;
+        let seed_hex = match &f.seed_hex {
+            Some(s) => s.clone(),
+            None => published_seed(&self.engines, &m.game.game, m.match_id).await?,
+        };
         m.state = State::Finished;
         m.result = Some(MatchResult {
             winner: f.winner.map(|s| s.index() as u8),
@@ -165,14 +219,29 @@ impl Results {
             seed_hex,
             at_ms: f.at_ms,
         });
-        crate::metrics::finished();
-        if m.tournament.is_some() {
-            return self.tournaments.finished(m).await;
+        Ok(Some(m))
+    }
+
+    /// Records one finished match, if a tenant made it (tests and tools; the reader
+    /// batches).
+    ///
+    /// # Errors
+    /// The store or the engine failed.
+    pub async fn record(&self, f: &Finished) -> Result<(), Error> {
+        match self.resolve(f).await? {
+            None => Ok(()),
+            Some(m) if m.tournament.is_some() => self.tournaments.finished(vec![m]).await,
+            Some(m) => self.record_bulk(m).await,
         }
+    }
+
+    /// A bulk match's finish on its tenant's stream, once.
+    async fn record_bulk(&self, m: OwnedMatch) -> Result<(), Error> {
         let at_ms = now_ms();
         let event =
             Envelope { at_ms, tournament: None, event: Event::MatchFinished { m: m.clone() } };
-        self.store
+        let appended = self
+            .store
             .append_results(&Append {
                 stream: ResultsStream::Tenant(m.tenant),
                 expect_seq: None,
@@ -183,6 +252,9 @@ impl Results {
                 close: false,
             })
             .await?;
+        if took(appended) {
+            crate::metrics::finished(1);
+        }
         Ok(())
     }
 }

@@ -733,17 +733,21 @@ impl Tournaments {
         Ok(())
     }
 
-    /// A tournament match finished (or was adjudicated): recorded once, standings and the
-    /// round's state with it; an arena pairs its idle players again, a knockout replay is
-    /// started.
+    /// Matches of one tournament finished (or were adjudicated): each recorded once (a
+    /// game with its result already changes nothing), in one append with the standings
+    /// lines they changed and the round's new state; a knockout replay is started.
     ///
     /// # Errors
-    /// The store or engines failed (the lifecycle entry stays pending).
-    pub async fn record(&self, m: OwnedMatch) -> Result<(), Error> {
-        let Some((id, g)) = m.tournament else { return Ok(()) };
-        let tenant = m.tenant;
-        let (loaded, wrote) =
-            self.write(tenant, id, |l| decide_finished(l, &m, g, now_ms())).await?;
+    /// The store or engines failed (the lifecycle entries stay pending).
+    pub async fn record(&self, ms: Vec<OwnedMatch>) -> Result<(), Error> {
+        let Some((tenant, id)) = ms.first().and_then(|m| m.tournament.map(|(t, _)| (m.tenant, t)))
+        else {
+            return Ok(());
+        };
+        if ms.iter().any(|m| m.tenant != tenant || m.tournament.map(|(t, _)| t) != Some(id)) {
+            return Err(Error::Corrupt("results of several tournaments in one record".into()));
+        }
+        let (loaded, wrote) = self.write(tenant, id, |l| decide_finished(l, &ms, now_ms())).await?;
         if wrote {
             self.start_matches(&loaded).await?;
         }
@@ -809,7 +813,7 @@ impl Tournaments {
             at_ms: now_ms(),
         });
         if g.outcome.is_none() {
-            self.record(m).await?;
+            self.record(vec![m]).await?;
         }
         audit(
             &self.store,
@@ -951,27 +955,37 @@ fn decide_round(l: &Loaded, round: u32, now: u64) -> Result<Decision, Error> {
 }
 
 /// The events of game `g` finishing as `m` says.
-fn decide_finished(l: &Loaded, m: &OwnedMatch, g: u32, now: u64) -> Result<Decision, Error> {
-    let Some(game) = l.t.games().get(g as usize).copied() else {
-        return Err(Error::Corrupt(format!("no game {g} in the tournament")));
-    };
-    if game.outcome.is_some() {
+fn decide_finished(l: &Loaded, ms: &[OwnedMatch], now: u64) -> Result<Decision, Error> {
+    let mut after = l.clone();
+    let mut events = Vec::new();
+    let mut owned = Vec::new();
+    let mut involved = BTreeSet::new();
+    for m in ms {
+        let Some((_, g)) = m.tournament else { continue };
+        let Some(game) = after.t.games().get(g as usize).copied() else {
+            return Err(Error::Corrupt(format!("no game {g} in the tournament")));
+        };
+        if game.outcome.is_some() {
+            continue; // Recorded before (a replay, or adjudicated first).
+        }
+        let at = Envelope {
+            at_ms: now,
+            tournament: Some(l.spec.id),
+            event: Event::MatchFinished { m: m.clone() },
+        };
+        after.fold(after.seq + 1, &at);
+        events.push(at.event);
+        owned.push((m.match_id, m.json()));
+        involved.extend(game.players.map(|p| p.0));
+    }
+    if events.is_empty() {
         return Ok(Decision::default());
     }
-    let mut after = l.clone();
-    let at = Envelope {
-        at_ms: now,
-        tournament: Some(l.spec.id),
-        event: Event::MatchFinished { m: m.clone() },
-    };
-    after.fold(l.seq + 1, &at);
-    let mut events = vec![at.event];
-    let before: BTreeMap<u32, Row> = l.rows().into_iter().map(|r| (r.entrant, r)).collect();
+    // The lines of the players whose own results changed (their opponents' tie-breaks and
+    // everyone's ranks may move too: GetStandings reads every line).
     let changed: Vec<Row> =
-        after.rows().into_iter().filter(|r| before.get(&r.entrant) != Some(r)).collect();
-    if !changed.is_empty() {
-        events.push(Event::Standings { rows: changed });
-    }
+        after.rows().into_iter().filter(|r| involved.contains(&r.entrant)).collect();
+    events.push(Event::Standings { rows: changed });
     let mut close = false;
     let arena = matches!(l.spec.format, tournament::Format::Arena { .. });
     if arena {
@@ -992,12 +1006,7 @@ fn decide_finished(l: &Loaded, m: &OwnedMatch, g: u32, now: u64) -> Result<Decis
             events.push(Event::State { state, ends_at_ms: 0 });
         }
     }
-    Ok(Decision {
-        events,
-        owned: vec![(m.match_id, m.json())],
-        once: Some(format!("finished:{}", m.match_id)),
-        close,
-    })
+    Ok(Decision { events, owned, once: None, close })
 }
 
 fn decide_change(l: &Loaded, change: &Change) -> Result<Decision, Error> {
@@ -1095,9 +1104,9 @@ fn decide_due(l: &Loaded, now: u64) -> Result<Decision, Error> {
 impl crate::results::OnFinished for Tournaments {
     fn finished(
         &self,
-        m: OwnedMatch,
+        ms: Vec<OwnedMatch>,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send + '_>> {
-        Box::pin(self.record(m))
+        Box::pin(self.record(ms))
     }
 }
 
@@ -1240,7 +1249,7 @@ mod tests {
         m.state = State::Finished;
         m.result =
             Some(MatchResult { winner, reason: "completed".into(), seed_hex: "00".into(), at_ms });
-        decide_finished(l, &m, g, at_ms).expect("decided")
+        decide_finished(l, &[m], at_ms).expect("decided")
     }
 
     #[test]
@@ -1259,7 +1268,7 @@ mod tests {
         assert!(matches!(err, Error::NotNow("round_running", _)), "{err:?}");
         assert!(matches!(decide_round(&l, 3, T0), Err(Error::NotNow("failed_precondition", _))));
         let d = finish(&l, 0, Some(0), T0 + 5);
-        assert_eq!(d.once.as_deref(), Some(format!("finished:{}", l.match_of(0)).as_str()));
+        assert_eq!(d.owned.len(), 1, "the match's record, finished");
         let rows = match &d.events[1] {
             Event::Standings { rows } => rows.clone(),
             other => panic!("standings expected, got {other:?}"),

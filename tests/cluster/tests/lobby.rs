@@ -61,6 +61,7 @@ async fn two_accounts_queue_play_and_are_rated_once() {
         winner: outcome.winner.map(rules_core_seat),
         reason: outcome.reason.clone(),
         at_ms: 1,
+        seed_hex: None,
     };
     store.announce_finished(&finished).await.expect("announce");
     // The ratings consumer reads the stream in order: once a match announced after the

@@ -230,7 +230,8 @@ impl Engine {
                     s.keys.insert(k, (version, seen.of(actor(&entry.step_json))));
                 }
                 if let Some(outcome) = s.host.outcome() {
-                    self.announce(id, &s.meta, &outcome, now);
+                    let seed = s.host.revealed_seed().map(|seed| seed.to_hex());
+                    self.announce(id, &s.meta, &outcome, seed, now);
                 }
                 if version.is_multiple_of(SNAPSHOT_EVERY) {
                     let snap = Snapshot {
@@ -263,7 +264,14 @@ impl Engine {
     /// Announces a finished match on the lifecycle stream, off the move's path and with a
     /// few retries: the step is stored already, and a lost announcement of a rated match is
     /// found by the match-maker's sweep (the ratings never depend on this alone).
-    fn announce(&self, id: MatchId, meta: &MatchMeta, outcome: &rules_core::Outcome, at_ms: u64) {
+    fn announce(
+        &self,
+        id: MatchId,
+        meta: &MatchMeta,
+        outcome: &rules_core::Outcome,
+        seed_hex: Option<String>,
+        at_ms: u64,
+    ) {
         let player = |h: &SeatHolder| match h {
             SeatHolder::Player(p) => Some(*p),
             _ => None,
@@ -275,6 +283,7 @@ impl Engine {
             winner: outcome.winner,
             reason: wire::reason(outcome),
             at_ms,
+            seed_hex,
         };
         let store = self.store.clone();
         tokio::spawn(async move {
