@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
-.PHONY: help build run test lint unit conformance bench queue-load selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
+.PHONY: help build run test lint unit conformance bench queue-load platform-bench arena-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -81,6 +81,14 @@ $(DEPLOY_STAMP): tools/deploy-check/requirements.txt
 	touch $@
 
 # The chaos trials run the services as separate processes, found beside the colosseum binary.
+platform-bench: ## CreateMatches of 10,000 (3 runs, echo baseline) and swiss pairing of 500 and 10,000 players (docs/benchmarks.md)
+	$(CARGO) build --release -q -p colosseum
+	tools/platform-bench.sh
+
+arena-bench: ## A 1,000-player arena of GOPS bots for 5 minutes through the cluster: standings lag (docs/benchmarks.md)
+	$(CARGO) build --release -q -p colosseum
+	tools/arena-bench.sh
+
 release-services:
 	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock -p match-maker
 
