@@ -309,12 +309,50 @@ fn expected_matches(format: &str, n: u32, rounds: u32) -> u64 {
 }
 
 /// One seat of one match: random legal moves until the end, driven by the match's
-/// watch stream (views included), so a move costs one SubmitMove.
+/// watch stream (views included), so a move costs one SubmitMove. A watch or submit that
+/// fails in transport (a connection reset under load, a backend restarting) is retried,
+/// as the API's retry contract says: the watch again from the start (the views it acted on
+/// are remembered), the submit with the same key.
 async fn play_seat(c: Client, id: String) -> Result<(), String> {
-    let mut events = c.watch(&id, Cursor::START, true).await.map_err(fail)?;
     let mut rng = bots::BotRng::from_seed(service_kit::time::os_random_32());
     let mut turns = Turns::default();
-    while let Some(m) = events.message().await.map_err(fail)? {
+    let mut failures = 0;
+    loop {
+        match seat_until_over(&c, &id, &mut rng, &mut turns).await {
+            Ok(()) => return Ok(()),
+            Err(s) if retryable(&s) && failures < SEAT_RETRIES => {
+                failures += 1;
+                tokio::time::sleep(Duration::from_millis(100 << failures.min(5))).await;
+            }
+            Err(s) => return Err(format!("match {id}: {}", fail(s))),
+        }
+    }
+}
+
+/// How many times a seat's watch or submit is retried before the run gives up on it.
+const SEAT_RETRIES: u32 = 20;
+
+fn retryable(s: &tonic::Status) -> bool {
+    use tonic::Code;
+    matches!(
+        s.code(),
+        Code::Unavailable
+            | Code::Aborted
+            | Code::DeadlineExceeded
+            | Code::Cancelled
+            | Code::ResourceExhausted
+            | Code::Unknown
+    )
+}
+
+async fn seat_until_over(
+    c: &Client,
+    id: &str,
+    rng: &mut bots::BotRng,
+    turns: &mut Turns,
+) -> Result<(), tonic::Status> {
+    let mut events = c.watch(id, Cursor::START, true).await?;
+    while let Some(m) = events.message().await? {
         let Some(view) = m.view else { continue };
         if view.outcome.is_some() {
             return Ok(());
@@ -323,12 +361,17 @@ async fn play_seat(c: Client, id: String) -> Result<(), String> {
             continue;
         }
         let mv = view.legal_moves[rng.below(view.legal_moves.len() as u32) as usize].clone();
-        let key = format!("bot:{}:{}", view.version, uuid::Uuid::new_v4());
-        match c.submit(&id, Some(mv), &key).await {
+        let key = format!("bot:{id}:{}", view.version);
+        match c.submit(id, Some(mv), &key).await {
             Ok(_) => {}
-            // The match moved on meanwhile (a deadline): the stream brings the next view.
-            Err(s) if s.code() == tonic::Code::FailedPrecondition => {}
-            Err(s) => return Err(fail(s)),
+            // The match moved on meanwhile (a deadline), or this key's move was made with
+            // another choice before a retry: the stream brings the next view.
+            Err(s)
+                if matches!(
+                    s.code(),
+                    tonic::Code::FailedPrecondition | tonic::Code::AlreadyExists
+                ) => {}
+            Err(s) => return Err(s),
         }
         turns.acted(view.version);
     }

@@ -485,6 +485,14 @@ impl PlatformStore for Instrumented {
         timed("tournaments_of", self.inner.tournaments_of(tenant, limit)).await
     }
 
+    async fn due_scheduled(&self, now_ms: u64, limit: usize) -> Result<Vec<MatchId>, StoreError> {
+        timed("due_scheduled", self.inner.due_scheduled(now_ms, limit)).await
+    }
+
+    async fn unschedule(&self, id: MatchId) -> Result<(), StoreError> {
+        timed("unschedule", self.inner.unschedule(id)).await
+    }
+
     async fn live_tournaments(&self) -> Result<Vec<(TenantId, TournamentId)>, StoreError> {
         timed("live_tournaments", self.inner.live_tournaments()).await
     }

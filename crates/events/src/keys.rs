@@ -60,6 +60,7 @@
 //! | `colosseum:{platform}:req:<kind>:<tenant>:<sha256-hex of the key>` | hash | `digest`, `record` (JSON), `done` (`0`/`1`), `begun` (ms), `tenant`, `key` |
 //! | `colosseum:{platform}:unfinished:<kind>` | sorted set | member: the request's key name; score: begun ms |
 //! | `colosseum:{platform}:owned` | hash | match id -> the tenant's record of it (JSON) |
+//! | `colosseum:{platform}:scheduled` | sorted set | bulk matches to create later; score: their start, Unix ms |
 //! | `colosseum:{platform}:results:<tenant>` | stream | the tenant's results, id `<seq>-1`, field `f` |
 //! | `colosseum:{platform}:results:<tenant>:<tournament>` | stream | a tournament's results, the same way |
 //! | `colosseum:{platform}:tournaments:<tenant>` | sorted set | the tenant's tournaments; score: created ms |
@@ -248,6 +249,9 @@ pub fn unfinished(kind: &str) -> String {
 
 /// Each tenant match's record.
 pub const OWNED: &str = "colosseum:{platform}:owned";
+
+/// The bulk matches to create later, by start time.
+pub const SCHEDULED: &str = "colosseum:{platform}:scheduled";
 
 /// A results stream.
 pub fn results(stream: crate::platform::Stream) -> String {

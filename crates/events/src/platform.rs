@@ -82,6 +82,9 @@ pub struct Begin<'a> {
     pub record_json: &'a str,
     /// The matches it makes, with the tenant's record of each.
     pub owned: &'a [(MatchId, String)],
+    /// Those of its matches that start later, with when (Unix ms), for
+    /// [`PlatformStore::due_scheduled`].
+    pub scheduled: &'a [(MatchId, u64)],
     /// When, Unix ms.
     pub now_ms: u64,
 }
@@ -277,6 +280,19 @@ pub trait PlatformStore: EventStore {
         tenant: TenantId,
         limit: usize,
     ) -> Result<Vec<TournamentId>, StoreError>;
+
+    /// At most `limit` scheduled matches ([`Begin::scheduled`]) due at or before `now_ms`,
+    /// earliest first; they stay listed until [`PlatformStore::unschedule`].
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`] or [`StoreError::Corrupt`].
+    async fn due_scheduled(&self, now_ms: u64, limit: usize) -> Result<Vec<MatchId>, StoreError>;
+
+    /// Takes a scheduled match off the list (it was created).
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`].
+    async fn unschedule(&self, id: MatchId) -> Result<(), StoreError>;
 
     /// Every tournament of every tenant not closed yet (the first append to its stream
     /// opens it, an [`Append::close`] closes it), as (tenant, tournament).

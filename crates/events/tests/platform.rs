@@ -39,7 +39,7 @@ fn begin<'a>(
     owned: &'a [(MatchId, String)],
     now_ms: u64,
 ) -> Begin<'a> {
-    Begin { kind, tenant, key, digest, record_json, owned, now_ms }
+    Begin { kind, tenant, key, digest, record_json, owned, scheduled: &[], now_ms }
 }
 
 fn events(n: usize, tag: &str) -> Vec<String> {
@@ -63,6 +63,7 @@ fn jsons(entries: &[StreamEntry]) -> Vec<(u64, &str)> {
 }
 
 suite!(
+    scheduled_matches_come_due_in_order,
     tenants_and_keys,
     audit_keeps_the_tail_in_order,
     begin_and_finish_are_idempotent,
@@ -70,6 +71,23 @@ suite!(
     once_marks_append_once,
     reads_resume_from_any_sequence,
 );
+
+async fn scheduled_matches_come_due_in_order(store: Store) {
+    let t = TenantId::random();
+    let (a, b, c) = (MatchId::random(), MatchId::random(), MatchId::random());
+    let scheduled = [(a, NOW + 30), (b, NOW + 10), (c, NOW + 20)];
+    let owned: Vec<(MatchId, String)> =
+        scheduled.iter().map(|(id, _)| (*id, "{}".into())).collect();
+    let mut req = begin("bulk", t, "s", "d", "{}", &owned, NOW);
+    req.scheduled = &scheduled;
+    assert_eq!(store.begin(&req).await, Ok(Begun::New));
+    assert_eq!(store.due_scheduled(NOW, 10).await, Ok(vec![]));
+    assert_eq!(store.due_scheduled(NOW + 20, 10).await, Ok(vec![b, c]));
+    assert_eq!(store.due_scheduled(NOW + 99, 1).await, Ok(vec![b]));
+    store.unschedule(b).await.expect("unschedule");
+    store.unschedule(b).await.expect("again: nothing");
+    assert_eq!(store.due_scheduled(NOW + 99, 10).await, Ok(vec![c, a]));
+}
 
 async fn tenants_and_keys(store: Store) {
     let (a, b) = (tenant("a", NOW), tenant("b", NOW + 1));

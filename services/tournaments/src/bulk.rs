@@ -148,16 +148,22 @@ pub async fn create_in_engine(engines: &Engines, m: &OwnedMatch) -> Result<Strin
         .map_err(CallError::from);
     match created {
         Ok(r) => Ok(r.into_inner().seed_commitment),
-        Err(CallError::Exists(_)) => {
-            let meta = engine
-                .clone()
-                .get_meta(internal::GetMetaRequest { match_id: m.match_id.to_string() })
-                .await
-                .map_err(CallError::from)?;
-            Ok(meta.into_inner().commitment)
-        }
+        Err(CallError::Exists(_)) => commitment_of(engines, m).await,
         Err(e) => Err(e.into()),
     }
+}
+
+/// The seed commitment of a tenant's match that exists, from its engine.
+///
+/// # Errors
+/// The engine refused or did not answer.
+pub async fn commitment_of(engines: &Engines, m: &OwnedMatch) -> Result<String, Error> {
+    let meta = engines
+        .for_match(&m.game.game, m.match_id)?
+        .get_meta(internal::GetMetaRequest { match_id: m.match_id.to_string() })
+        .await
+        .map_err(CallError::from)?;
+    Ok(meta.into_inner().commitment)
 }
 
 /// The bulk creator.
@@ -237,7 +243,9 @@ impl Bulk {
             if let (Some(game), Some(a), Some(b)) = (game, p0, p1) {
                 players_used.insert(a);
                 players_used.insert(b);
-                specs.push((game, [a, b], m.start_at_ms, m.label.clone()));
+                // A start already past is a start at once.
+                let start_at_ms = if m.start_at_ms > now { m.start_at_ms } else { 0 };
+                specs.push((game, [a, b], start_at_ms, m.label.clone()));
             }
         }
         let missing = missing_players(&self.store, players_used).await?;
@@ -287,6 +295,11 @@ impl Bulk {
         let digest = request_digest(&req);
         let record = serde_json::to_string(&Record { ids: ids.clone() }).expect("a record");
         let rows: Vec<(MatchId, String)> = owned.iter().map(|m| (m.match_id, m.json())).collect();
+        let scheduled: Vec<(MatchId, u64)> = owned
+            .iter()
+            .filter(|m| m.start_at_ms != 0)
+            .map(|m| (m.match_id, m.start_at_ms))
+            .collect();
         let begin = Begin {
             kind: KIND,
             tenant,
@@ -294,6 +307,7 @@ impl Bulk {
             digest: &digest,
             record_json: &record,
             owned: &rows,
+            scheduled: &scheduled,
             now_ms: now,
         };
         match self.store.begin(&begin).await? {
@@ -305,9 +319,9 @@ impl Bulk {
         Ok(ids)
     }
 
-    /// Finishes a begun request: creates its due matches, announces them, and marks it
-    /// done once every match is created (a scheduled one waits for its time: the driver
-    /// comes back).
+    /// Finishes a begun request: creates its matches that start at once (a match already
+    /// there is this one), then marks it done and announces them, once. Matches with a
+    /// start time are the driver's ([`Bulk::start_scheduled`]).
     ///
     /// # Errors
     /// The store or an engine failed: the request stays unfinished.
@@ -318,8 +332,7 @@ impl Bulk {
         all: Vec<OwnedMatch>,
     ) -> Result<(), Error> {
         let now = now_ms();
-        let (due, later): (Vec<OwnedMatch>, Vec<OwnedMatch>) =
-            all.into_iter().partition(|m| m.start_at_ms <= now);
+        let due = all.into_iter().filter(|m| m.start_at_ms == 0);
         let created: Vec<Result<(OwnedMatch, String), Error>> = futures_util::stream::iter(due)
             .map(|m| async move {
                 let c = create_in_engine(&self.engines, &m).await?;
@@ -347,24 +360,38 @@ impl Bulk {
                 .json()
             })
             .collect();
-        if later.is_empty() {
-            self.store.finish(KIND, tenant, key, &events, now).await?;
+        self.store.finish(KIND, tenant, key, &events, now).await?;
+        Ok(())
+    }
+
+    /// Creates a scheduled match whose time has come, announces it once, and takes it off
+    /// the schedule.
+    ///
+    /// # Errors
+    /// The store or its engine failed: it stays scheduled (the driver comes back).
+    pub async fn start_scheduled(&self, id: MatchId) -> Result<(), Error> {
+        let Some(json) = self.store.owned(id).await? else {
+            self.store.unschedule(id).await?;
             return Ok(());
-        }
-        // Some wait for their time: each started one is announced once, on its own.
-        for (m, e) in started.iter().zip(events) {
-            self.store
-                .append_results(&Append {
-                    stream: ResultsStream::Tenant(tenant),
-                    expect_seq: None,
-                    once: Some(format!("started:{}", m.match_id)),
-                    events: vec![e],
-                    owned: Vec::new(),
-                    at_ms: now,
-                    close: false,
-                })
-                .await?;
-        }
+        };
+        let mut m = OwnedMatch::parse(&json)?;
+        m.commitment = create_in_engine(&self.engines, &m).await?;
+        m.state = State::Running;
+        let at_ms = now_ms();
+        self.store
+            .append_results(&Append {
+                stream: ResultsStream::Tenant(m.tenant),
+                expect_seq: None,
+                once: Some(format!("started:{id}")),
+                events: vec![
+                    Envelope { at_ms, tournament: None, event: Event::MatchStarted { m } }.json(),
+                ],
+                owned: Vec::new(),
+                at_ms,
+                close: false,
+            })
+            .await?;
+        self.store.unschedule(id).await?;
         Ok(())
     }
 

@@ -1,12 +1,13 @@
 //! The driver: under a lease, one replica at a time finishes what callers left (a bulk
-//! request whose caller died, a scheduled bulk match whose time came, a pairing whose
-//! matches were not all created) and does what time decides (a round after its gap, an
-//! arena's end).
+//! request whose caller died, a pairing whose matches were not all created) and does what
+//! time decides (a scheduled bulk match whose time came, a round after its gap, an arena's
+//! pairings and end).
 
 use crate::bulk::{self, Bulk};
 use crate::metrics;
 use crate::tournaments::Tournaments;
 use events::TenantStore;
+use futures_util::StreamExt;
 use service_kit::time::now_ms;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +23,10 @@ pub const PASS_EVERY: Duration = Duration::from_millis(500);
 pub const TAKEOVER_AFTER_MS: u64 = 5_000;
 /// The most unfinished bulk requests one pass looks at.
 const BULKS_PER_PASS: usize = 100;
+/// The most scheduled matches one pass starts.
+const SCHEDULED_PER_PASS: usize = 1_000;
+/// Scheduled matches created at once.
+const STARTING_AT_ONCE: usize = 64;
 
 /// Runs passes until `shutdown`, whenever this replica holds the lease.
 pub async fn run(
@@ -55,7 +60,8 @@ pub async fn run(
 /// One pass. Public for tests.
 ///
 /// # Errors
-/// The store failed (the next pass tries again).
+/// The store failed (the next pass tries again); one request or tournament failing is
+/// logged and the others go on.
 pub async fn pass(
     store: &Arc<dyn TenantStore>,
     bulk: &Bulk,
@@ -63,21 +69,28 @@ pub async fn pass(
 ) -> Result<(), crate::error::Error> {
     let now = now_ms();
     let unfinished = store.unfinished(bulk::KIND, BULKS_PER_PASS).await?;
+    let due = store.due_scheduled(now, SCHEDULED_PER_PASS).await?;
     let live = store.live_tournaments().await?;
     service_kit::metrics::set(metrics::LIVE, (unfinished.len() + live.len()) as i64);
-    for u in unfinished {
-        let matches = bulk.matches_of(&u.record_json).await?;
-        // A request with matches still to come is run when one falls due (its announced
-        // ones are created again harmlessly: their ids are taken); one with every match
-        // due is finished once its caller had time enough.
-        let due_later = matches.iter().any(|m| m.start_at_ms > now);
-        let just_due =
-            matches.iter().any(|m| m.start_at_ms <= now && m.start_at_ms + TAKEOVER_AFTER_MS > now);
-        let abandoned = !due_later && now.saturating_sub(u.begun_ms) >= TAKEOVER_AFTER_MS;
-        if (abandoned || just_due)
-            && let Err(e) = bulk.run(u.tenant, &u.key, matches).await
-        {
+    // A request is unfinished only while its caller is under way, or after it died: the
+    // matches that start at once are all created before it is marked done.
+    for u in unfinished.iter().filter(|u| now.saturating_sub(u.begun_ms) >= TAKEOVER_AFTER_MS) {
+        let taken = async {
+            let matches = bulk.matches_of(&u.record_json).await?;
+            bulk.run(u.tenant, &u.key, matches).await
+        };
+        if let Err(e) = taken.await {
             tracing::warn!(tenant = %u.tenant, error = %e, "an unfinished bulk request not finished yet");
+        }
+    }
+    let started = futures_util::stream::iter(due)
+        .map(|id| async move { (id, bulk.start_scheduled(id).await) })
+        .buffer_unordered(STARTING_AT_ONCE)
+        .collect::<Vec<_>>()
+        .await;
+    for (id, r) in started {
+        if let Err(e) = r {
+            tracing::warn!(match_id = %id, error = %e, "a scheduled match not started yet");
         }
     }
     for (tenant, id) in live {

@@ -83,8 +83,11 @@ impl From<CallError> for Error {
     }
 }
 
-/// How many bad entries a BadRequest lists (the count is in the message).
-const MAX_VIOLATIONS: usize = 10_000;
+/// The most bytes of field violations a BadRequest carries: it travels in an HTTP/2
+/// trailer, and gRPC clients refuse metadata past 8 KiB by default (grpc-core, hyper's
+/// 16 KiB). The first violations that fit are listed; the count is in the message and in
+/// the ErrorInfo metadata `bad_entries`.
+const MAX_VIOLATION_BYTES: usize = 6 * 1024;
 
 /// The one mapping of the service's errors to statuses.
 impl From<Error> for Status {
@@ -108,9 +111,15 @@ impl From<Error> for Status {
                 "bad_entries",
                 &[("bad_entries", bad.len().to_string())],
                 |details| {
+                    let mut room = MAX_VIOLATION_BYTES;
                     let violations: Vec<tonic_types::FieldViolation> = bad
                         .into_iter()
-                        .take(MAX_VIOLATIONS)
+                        .map(|(field, why)| (field, service_kit::status::truncate(why, 200)))
+                        .take_while(|(field, why)| {
+                            let size = field.len() + why.len() + 8;
+                            room = room.saturating_sub(size);
+                            room > 0
+                        })
                         .map(|(field, why)| tonic_types::FieldViolation::new(field, why))
                         .collect();
                     details.set_bad_request(violations);
@@ -154,6 +163,16 @@ mod tests {
             violations.field_violations.iter().map(|v| v.field.as_str()).collect();
         assert_eq!(fields, ["matches[3].game", "matches[9].seat1_player_id"]);
         assert!(s.message().starts_with("2 bad entries"), "{}", s.message());
+        // Ten thousand bad entries: the first that fit in a trailer, the count in words.
+        let many: Vec<(String, String)> = (0..10_000)
+            .map(|i| (format!("matches[{i}].game"), format!("unknown game {:?}", "x".repeat(300))))
+            .collect();
+        let s: Status = Error::BadEntries(many).into();
+        let listed = s.get_error_details().bad_request().cloned().expect("bad request");
+        assert!((1..100).contains(&listed.field_violations.len()));
+        let info = s.get_error_details().error_info().cloned().expect("info");
+        assert_eq!(info.metadata.get("bad_entries").map(String::as_str), Some("10000"));
+        assert!(s.details().len() < 8 * 1024, "{} bytes of details", s.details().len());
         let s: Status = Error::KeyReused.into();
         assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "already_exists"));
         let s: Status = Error::NotNow("round_running", "round 2 is running".into()).into();

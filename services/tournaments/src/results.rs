@@ -159,6 +159,12 @@ impl Results {
                     }
                     None => bulk.push((id, m)),
                 },
+                // Damaged data never heals: acknowledged (and said loudly) rather than left
+                // pending at the head of the group for ever.
+                Err(e @ Error::Corrupt(_)) => {
+                    tracing::error!(entry = %id, error = %e, "a result that cannot be recorded: dropped");
+                    done.push(id);
+                }
                 Err(e) => tracing::warn!(entry = %id, error = %e, "a result not recorded yet"),
             }
         }
@@ -212,6 +218,11 @@ impl Results {
             Some(s) => s.clone(),
             None => published_seed(&self.engines, &m.game.game, m.match_id).await?,
         };
+        if m.commitment.is_empty() {
+            // Its record was written before the match existed: the commitment, which the
+            // published seed is checked against, comes from the engine.
+            m.commitment = crate::bulk::commitment_of(&self.engines, &m).await?;
+        }
         m.state = State::Finished;
         m.result = Some(MatchResult {
             winner: f.winner.map(|s| s.index() as u8),

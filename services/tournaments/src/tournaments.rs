@@ -153,6 +153,9 @@ impl Loaded {
                 if let Err(err) = done {
                     refused("paired", err);
                 }
+                if *round != 0 && games.is_empty() {
+                    self.round_ended_ms = e.at_ms;
+                }
             }
             Event::MatchStarted { m } => {
                 if let Some((_, g)) = m.tournament {
@@ -641,6 +644,7 @@ impl Tournaments {
             digest: &digest,
             record_json: &record,
             owned: &[],
+            scheduled: &[],
             now_ms: spec.created_ms,
         };
         match self.store.begin(&begin).await? {
@@ -804,17 +808,23 @@ impl Tournaments {
                 );
             }
         };
-        let mut m = loaded.owned(&g);
-        m.state = State::Finished;
-        m.result = Some(MatchResult {
-            winner,
-            reason: "adjudicated".into(),
-            seed_hex: String::new(),
-            at_ms: now_ms(),
-        });
-        if g.outcome.is_none() {
-            self.record(vec![m]).await?;
+        let wanted = match winner {
+            Some(0) => Outcome::Seat0,
+            Some(_) => Outcome::Seat1,
+            None => Outcome::Draw,
+        };
+        match g.outcome {
+            Some(o) if o == wanted => return Ok(()), // The same result stands.
+            Some(_) => {
+                return Err(Error::NotNow(
+                    "failed_precondition",
+                    "the match has another result already".into(),
+                ));
+            }
+            None => {}
         }
+        // Audited first: a call dropped after it leaves an audited attempt, never an
+        // unaudited result.
         audit(
             &self.store,
             caller.tenant,
@@ -823,9 +833,22 @@ impl Tournaments {
             serde_json::json!({"tournament_id": id, "match_id": match_id, "winner": winner, "note": note}),
         )
         .await?;
+        // The stored record (its commitment, once created), finished by the organiser.
+        let mut m = match self.store.owned(match_id).await? {
+            Some(json) => OwnedMatch::parse(&json)?,
+            None => loaded.owned(&g),
+        };
+        m.state = State::Finished;
+        m.result = Some(MatchResult {
+            winner,
+            reason: "adjudicated".into(),
+            seed_hex: String::new(),
+            at_ms: now_ms(),
+        });
+        self.record(vec![m]).await?;
         if let Some(w) = winner {
             // Ends the match in its engine too: the loser resigns (already over: refused,
-            // which is fine).
+            // which is fine). A drawn adjudication leaves the match to its clock.
             let loser = 1 - u32::from(w);
             if let Ok(engine) = self.engines.for_match(&loaded.spec.game.game, match_id) {
                 let _ = engine
@@ -848,10 +871,11 @@ impl Tournaments {
     /// # Errors
     /// The store or engines failed.
     pub async fn drive(&self, tenant: TenantId, id: TournamentId) -> Result<(), Error> {
-        let now = now_ms();
         let loaded = self.read(tenant, id).await?;
         self.start_matches(&loaded).await?;
-        let (loaded, _) = self.write(tenant, id, |l| decide_due(l, now)).await?;
+        // The time read when deciding, not before: a retry after a conflict must not pair
+        // an arena past its end.
+        let (loaded, _) = self.write(tenant, id, |l| decide_due(l, now_ms())).await?;
         self.start_matches(&loaded).await
     }
 }
@@ -941,6 +965,29 @@ fn decide_round(l: &Loaded, round: u32, now: u64) -> Result<Decision, Error> {
     }
     let pairing =
         l.t.pair_round().map_err(|e| Error::NotNow("failed_precondition", e.to_string()))?;
+    if pairing.games.is_empty() {
+        // Byes alone (withdrawals left nobody to play): the round is over as it starts.
+        let mut after = l.clone();
+        let paired = Event::Paired {
+            round: pairing.round,
+            games: Vec::new(),
+            byes: pairing.byes.iter().map(|p| (p.0, l.player(*p))).collect(),
+        };
+        after.fold(
+            l.seq + 1,
+            &Envelope { at_ms: now, tournament: Some(l.spec.id), event: paired.clone() },
+        );
+        let state = if after.t.finished() {
+            TournamentState::Finished
+        } else {
+            TournamentState::BetweenRounds
+        };
+        return Ok(Decision {
+            events: vec![paired, Event::State { state, ends_at_ms: 0 }],
+            close: state == TournamentState::Finished,
+            ..Decision::default()
+        });
+    }
     Ok(Decision {
         events: vec![
             Event::Paired {

@@ -698,3 +698,77 @@ async fn a_withdrawn_player_is_never_paired_again() {
     assert!(standings.iter().any(|s| s.player_id == gone && s.withdrawn));
     env.shutdown().await;
 }
+
+/// A match scheduled 1.5 s ahead: its id at once, SCHEDULED (and not found to the public
+/// API) until its time, then created by the driver and playable; each match of the call is
+/// announced once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_match_is_created_at_its_time_and_announced_once() {
+    let env = Env::start().await;
+    let (a, b) = (env.player("alice").await, env.player("bob").await);
+    let (_, _, p) = tenant(&env, "sched", &ALL).await;
+    let now = service_kit::time::now_ms();
+    let mut later = spec("gops", "{\"cards\":3}", &a, &b);
+    later.start_at_ms = now + 1_500;
+    let soon = spec("gops", "{\"cards\":3}", &a, &b);
+    let ids = p
+        .api()
+        .create_matches(p.request(bulk("sched-1", vec![later, soon])))
+        .await
+        .expect("created")
+        .into_inner()
+        .match_ids;
+    let get = |id: String| {
+        let p = p.clone();
+        async move {
+            p.api()
+                .get_match(p.request(v1::GetMatchRequest { match_id: id }))
+                .await
+                .expect("match")
+                .into_inner()
+                .r#match
+                .expect("m")
+        }
+    };
+    assert_eq!(get(ids[0].clone()).await.state, v1::MatchState::Scheduled as i32);
+    assert_status(a.try_view(&ids[0]).await, Code::NotFound, "");
+    assert_eq!(get(ids[1].clone()).await.state, v1::MatchState::Running as i32);
+    let mut running = false;
+    for _ in 0..100 {
+        if get(ids[0].clone()).await.state == v1::MatchState::Running as i32 {
+            running = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(running, "created by the driver at its time");
+    assert!(service_kit::time::now_ms() >= now + 1_500, "not before its time");
+    assert_eq!(a.view(&ids[0]).await.seat, Some(0));
+    // Two passes of the driver later, still one announcement each.
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let events = stream_events(&p, "", 0, 2).await;
+    let mut started: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Some(v1::watch_results_response::Event::MatchStarted(m)) => {
+                m.r#match.as_ref().map(|m| m.match_id.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    started.sort();
+    let mut expected = ids.clone();
+    expected.sort();
+    assert_eq!(started, expected);
+    let more = p
+        .api()
+        .watch_results(
+            p.request(v1::WatchResultsRequest { tournament_id: String::new(), after_sequence: 2 }),
+        )
+        .await
+        .expect("watch")
+        .into_inner();
+    let next = tokio::time::timeout(Duration::from_millis(800), Box::pin(more).next()).await;
+    assert!(next.is_err(), "nothing after the two starts: {next:?}");
+    env.shutdown().await;
+}

@@ -20,6 +20,8 @@ pub(super) struct Platform {
     /// (kind, tenant, key) -> the request.
     requests: BTreeMap<(String, TenantId, String), Request>,
     owned: BTreeMap<MatchId, String>,
+    /// (start, match) of the matches to create later.
+    scheduled: BTreeSet<(u64, MatchId)>,
     /// Each stream's events; `streams[s][i]` has sequence number `i + 1`.
     streams: BTreeMap<Stream, Vec<String>>,
     /// Tenant -> (created ms, tournament), newest last.
@@ -118,6 +120,9 @@ impl PlatformStore for MemoryStore {
         );
         for (id, json) in b.owned {
             p.owned.entry(*id).or_insert_with(|| json.clone());
+        }
+        for (id, at) in b.scheduled {
+            p.scheduled.insert((*at, *id));
         }
         Ok(Begun::New)
     }
@@ -232,6 +237,23 @@ impl PlatformStore for MemoryStore {
             .get(&tenant)
             .map(|s| s.iter().rev().take(limit).map(|(_, id)| *id).collect())
             .unwrap_or_default())
+    }
+
+    async fn due_scheduled(&self, now_ms: u64, limit: usize) -> Result<Vec<MatchId>, StoreError> {
+        let state = self.lock();
+        Ok(state
+            .platform
+            .scheduled
+            .iter()
+            .take_while(|(at, _)| *at <= now_ms)
+            .take(limit)
+            .map(|(_, id)| *id)
+            .collect())
+    }
+
+    async fn unschedule(&self, id: MatchId) -> Result<(), StoreError> {
+        self.lock().platform.scheduled.retain(|(_, m)| *m != id);
+        Ok(())
     }
 
     async fn live_tournaments(&self) -> Result<Vec<(TenantId, TournamentId)>, StoreError> {

@@ -12,6 +12,7 @@
 //! | `owned` | `HGET colosseum:{platform}:owned` |
 //! | `append_results` | `platform_append.lua` |
 //! | `read_results` / `results_seq` | `XRANGE` from `<after + 1>-0` / `XREVRANGE COUNT 1` |
+//! | `due_scheduled` / `unschedule` | `ZRANGE scheduled -inf <now> BYSCORE LIMIT` / `ZREM` |
 //! | `tournaments_of` / `live_tournaments` | `ZREVRANGE tournaments:<tenant>` / `SMEMBERS live` |
 
 use super::{RedisStore, corrupt};
@@ -174,8 +175,13 @@ impl PlatformStore for RedisStore {
         let mut call = self.platform.begin.prepare_invoke();
         call.key(keys::request(b.kind, b.tenant, b.key))
             .key(keys::unfinished(b.kind))
-            .key(keys::OWNED);
+            .key(keys::OWNED)
+            .key(keys::SCHEDULED);
         call.arg(b.digest).arg(b.record_json).arg(b.now_ms).arg(b.tenant.to_string()).arg(b.key);
+        call.arg(b.scheduled.len());
+        for (id, at) in b.scheduled {
+            call.arg(*at).arg(id.to_string());
+        }
         for (id, json) in b.owned {
             call.arg(id.to_string()).arg(json);
         }
@@ -341,6 +347,32 @@ impl PlatformStore for RedisStore {
             .query_async(&mut self.conn())
             .await?;
         ids.iter().map(|id| id.parse().map_err(|e| corrupt(&key, e))).collect()
+    }
+
+    async fn due_scheduled(&self, now_ms: u64, limit: usize) -> Result<Vec<MatchId>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<String> = redis::cmd("ZRANGE")
+            .arg(keys::SCHEDULED)
+            .arg("-inf")
+            .arg(now_ms)
+            .arg("BYSCORE")
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit)
+            .query_async(&mut self.conn())
+            .await?;
+        ids.iter().map(|id| id.parse().map_err(|e| corrupt(keys::SCHEDULED, e))).collect()
+    }
+
+    async fn unschedule(&self, id: MatchId) -> Result<(), StoreError> {
+        redis::cmd("ZREM")
+            .arg(keys::SCHEDULED)
+            .arg(id.to_string())
+            .exec_async(&mut self.conn())
+            .await?;
+        Ok(())
     }
 
     async fn live_tournaments(&self) -> Result<Vec<(TenantId, TournamentId)>, StoreError> {
