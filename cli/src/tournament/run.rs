@@ -55,6 +55,9 @@ pub struct RunArgs {
     stats: bool,
 }
 
+/// HTTP/2 connections the bots share.
+const CONNECTIONS: usize = 16;
+
 /// The file's shape (every field optional; flags win).
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -146,9 +149,17 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     };
     let p = Platform::connect(&args.url, &key).map_err(|e| e.to_string())?;
     eprintln!("{n} bots join...");
+    // A few HTTP/2 connections shared by every bot, as a fleet behind a few proxies would
+    // be: a connection each would measure the kernel (and run out of file descriptors).
+    let endpoint =
+        tonic::transport::Endpoint::from_shared(args.url.clone()).map_err(|e| e.to_string())?;
+    let channels: Vec<tonic::transport::Channel> =
+        (0..CONNECTIONS).map(|_| endpoint.connect_lazy()).collect();
     let mut players = BTreeMap::new();
     for i in 0..n {
-        let c = Client::guest(&args.url, &format!("bot{i:03}")).await.map_err(|e| e.to_string())?;
+        let channel = channels[i as usize % channels.len()].clone();
+        let c =
+            Client::guest_on(channel, &format!("bot{i:03}")).await.map_err(|e| e.to_string())?;
         players.insert(c.player_id().to_string(), c);
     }
     let entrants = players
@@ -334,15 +345,16 @@ const SEAT_RETRIES: u32 = 20;
 
 fn retryable(s: &tonic::Status) -> bool {
     use tonic::Code;
-    matches!(
-        s.code(),
-        Code::Unavailable
-            | Code::Aborted
-            | Code::DeadlineExceeded
-            | Code::Cancelled
-            | Code::ResourceExhausted
-            | Code::Unknown
-    )
+    service_kit::status::is_transport_failure(s)
+        || matches!(
+            s.code(),
+            Code::Unavailable
+                | Code::Aborted
+                | Code::DeadlineExceeded
+                | Code::Cancelled
+                | Code::ResourceExhausted
+                | Code::Unknown
+        )
 }
 
 async fn seat_until_over(
@@ -355,6 +367,10 @@ async fn seat_until_over(
     while let Some(m) = events.message().await? {
         let Some(view) = m.view else { continue };
         if view.outcome.is_some() {
+            // Read to the stream's end (the server closes it after the last event): a
+            // stream dropped early is a reset, and a connection that sees thousands of
+            // them is closed by the server as an abuser (h2's rapid-reset guard).
+            while events.message().await?.is_some() {}
             return Ok(());
         }
         if !turns.owed(&view) || view.legal_moves.is_empty() {

@@ -40,9 +40,7 @@ pub(crate) struct Match {
     pub sides: [Option<Player>; 2],
     /// Its games, the first and any replays.
     pub games: Vec<GameNo>,
-    /// Whether it is decided (a winner, or nobody left to advance).
-    pub settled: bool,
-    /// Who advances.
+    /// Who advances, once decided (nobody, if both sides are empty).
     pub winner: Option<Player>,
 }
 

@@ -21,7 +21,7 @@ pub(crate) fn complete_perfect(
     mate: &mut [usize],
 ) -> bool {
     debug_assert_eq!(mate.len(), n);
-    if n % 2 == 1 {
+    if !n.is_multiple_of(2) {
         return false;
     }
     let mut search = Search {
@@ -39,6 +39,29 @@ pub(crate) fn complete_perfect(
         }
     }
     true
+}
+
+/// Grows `mate` (a matching on vertices `0..n`, as for [`complete_perfect`]) to a maximum
+/// matching by augmenting from each exposed vertex in index order, and returns its size.
+/// Augmenting never exposes a matched vertex, and the sets of vertices a matching can cover
+/// form a matroid, so the vertices covered are the best possible in index order: the lower
+/// indices get priority.
+pub(crate) fn maximum(n: usize, adj: impl Fn(usize, usize) -> bool, mate: &mut [usize]) -> usize {
+    let mut search = Search {
+        n,
+        adj,
+        parent: vec![NONE; n],
+        base: (0..n).collect(),
+        used: vec![false; n],
+        in_blossom: vec![false; n],
+        queue: VecDeque::new(),
+    };
+    for root in 0..n {
+        if mate[root] == NONE {
+            search.augment(root, mate);
+        }
+    }
+    mate.iter().filter(|&&m| m != NONE).count() / 2
 }
 
 /// The state of one augmenting-path search (reused between searches to save allocations).

@@ -138,7 +138,7 @@ pub const BYE: u32 = 2;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum DrawRule {
     /// The same two replay with seats swapped, as a new game in the same round, which the
-    /// tournament starts itself ([`Recorded::Replay`](crate::Recorded::Replay)); after
+    /// tournament starts itself ([`Recorded::Replay`]); after
     /// [`MAX_DRAWS`](crate::knockout::MAX_DRAWS) draws in a row the higher seed advances.
     Replay,
     /// A draw sends the higher seed through.

@@ -390,7 +390,7 @@ impl Tournament {
 
 /// Half-points as points: 9 -> "4.5".
 fn half_points(h: u32) -> String {
-    if h % 2 == 0 { format!("{}", h / 2) } else { format!("{}.5", h / 2) }
+    if h.is_multiple_of(2) { format!("{}", h / 2) } else { format!("{}.5", h / 2) }
 }
 
 /// Quarter-points as points: 49 -> "12.25".

@@ -202,8 +202,11 @@ impl Tournament {
     ///
     /// - Round robin: the Berger table's round (players numbered by seed); a player whose
     ///   opponent is the odd-number dummy or has withdrawn gets a bye.
-    /// - Swiss: the Dutch-system pairing of the active players (see the crate docs for its
-    ///   rules); the bye, when they are odd, to the lowest-ranked player who has not had one.
+    /// - Swiss: the Dutch-system pairing of the active players (see the [`swiss`](crate::swiss)
+    ///   module for its rules); the bye, when they are odd, to the lowest-ranked player who has
+    ///   not had one. Pairing is round by round (with one round of lookahead in fields of up to
+    ///   64), so a Swiss nearly as long as a round robin can still run out of legal pairings
+    ///   before its last round: [`Error::NoLegalPairing`]; that is what round robins are for.
     /// - Knockout: the bracket's next matches; a side with nobody (a bracket bye, a withdrawn
     ///   player) sends the other through with a bye.
     ///
@@ -223,7 +226,7 @@ impl Tournament {
                 if entries.len() < 2 {
                     return Err(Error::NotEnoughPlayers);
                 }
-                let p = swiss::pair(&entries, round)?;
+                let p = swiss::pair(&entries, round, round < self.total_rounds())?;
                 Ok(RoundPairing { round, games: p.games, byes: p.bye.into_iter().collect() })
             }
             Format::Knockout { .. } => {
@@ -291,12 +294,10 @@ impl Tournament {
                 .map(|(sides, plan)| match plan {
                     Plan::Game(_) => {
                         let g = *next.next().expect("one game per game plan");
-                        Match { sides, games: vec![g], settled: false, winner: None }
+                        Match { sides, games: vec![g], winner: None }
                     }
-                    Plan::Bye(p) => {
-                        Match { sides, games: Vec::new(), settled: true, winner: Some(p) }
-                    }
-                    Plan::Empty => Match { sides, games: Vec::new(), settled: true, winner: None },
+                    Plan::Bye(p) => Match { sides, games: Vec::new(), winner: Some(p) },
+                    Plan::Empty => Match { sides, games: Vec::new(), winner: None },
                 })
                 .collect::<Vec<_>>();
             for (i, m) in matches.iter().enumerate() {
@@ -556,33 +557,40 @@ impl Tournament {
         let mut opponents: Vec<Vec<Player>> = vec![Vec::new(); n];
         let mut had_bye = vec![false; n];
         let mut floats = vec![[Float::None; 2]; n];
-        for r in &self.rounds {
-            let before = score.clone();
-            let mut this = vec![Float::Down; n];
-            for b in &r.byes {
-                had_bye[b.index()] = true;
-                score[b.index()] += BYE;
+        // The games of each round, in order (the round is complete when pairing).
+        let mut by_round: Vec<Vec<&Game>> = vec![Vec::new(); self.rounds.len()];
+        for g in &self.games {
+            if let Some(r) = (g.round as usize).checked_sub(1) {
+                by_round[r].push(g);
             }
-            for &[a, b] in &r.games {
+        }
+        for (r, games) in self.rounds.iter().zip(&by_round) {
+            // Floats compare the scores before the round (FIDE A.4): a bye or an absence is a
+            // downfloat.
+            let mut this = vec![Float::Down; n];
+            for g in games {
+                let [a, b] = g.players;
                 let (ia, ib) = (a.index(), b.index());
-                seats[ia].push(Seat::Zero);
-                seats[ib].push(Seat::One);
-                opponents[ia].push(b);
-                opponents[ib].push(a);
-                let cmp = before[ia].cmp(&before[ib]);
+                let cmp = score[ia].cmp(&score[ib]);
                 this[ia] = float_of(cmp);
                 this[ib] = float_of(cmp.reverse());
             }
             for i in 0..n {
                 floats[i] = [this[i], floats[i][0]];
             }
-        }
-        // Scores from the results (recorded games; the round is complete when pairing).
-        for g in &self.games {
-            if let Some(o) = g.outcome {
-                for (s, p) in g.players.iter().enumerate() {
-                    let seat = if s == 0 { Seat::Zero } else { Seat::One };
-                    score[p.index()] += o.for_seat(seat).points();
+            for b in &r.byes {
+                had_bye[b.index()] = true;
+                score[b.index()] += BYE;
+            }
+            for g in games {
+                let [a, b] = g.players;
+                seats[a.index()].push(Seat::Zero);
+                seats[b.index()].push(Seat::One);
+                opponents[a.index()].push(b);
+                opponents[b.index()].push(a);
+                if let Some(o) = g.outcome {
+                    score[a.index()] += o.for_seat(Seat::Zero).points();
+                    score[b.index()] += o.for_seat(Seat::One).points();
                 }
             }
         }
@@ -666,9 +674,7 @@ impl Tournament {
                 }
             },
         };
-        let m = &mut self.matches[round][mi];
-        m.settled = true;
-        m.winner = Some(winner);
+        self.matches[round][mi].winner = Some(winner);
         Recorded::Stored
     }
 
