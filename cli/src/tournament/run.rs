@@ -210,15 +210,29 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     bar.set_message("1");
     let mut bots = tokio::task::JoinSet::new();
     let (mut applied_ms, mut received_ms) = (Vec::new(), Vec::new());
+    let (mut last_seq, mut resumed) = (0u64, 0u32);
     #[allow(clippy::disallowed_methods)] // The CLI measures wall time.
     let started = std::time::Instant::now();
     loop {
         let e = match tokio::time::timeout(Duration::from_secs(600), watch.message()).await {
             Ok(Ok(Some(e))) => e,
+            // The stream broke (a connection reset, a backend restarting): resumed after
+            // the last event received, as the API says, so nothing is missed or repeated.
+            Ok(Err(s)) if retryable(&s) && resumed < SEAT_RETRIES => {
+                resumed += 1;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                let req = v1::WatchResultsRequest {
+                    tournament_id: tid.clone(),
+                    after_sequence: last_seq,
+                };
+                watch = p.api().watch_results(p.request(req)).await.map_err(fail)?.into_inner();
+                continue;
+            }
             Ok(Ok(None)) => return Err("the results stream ended".into()),
             Ok(Err(s)) => return Err(fail(s)),
             Err(_) => return Err("no result for 10 minutes".into()),
         };
+        last_seq = e.sequence;
         use v1::watch_results_response::Event;
         match e.event {
             Some(Event::MatchStarted(m)) => {
