@@ -274,12 +274,13 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     while let Some(done) = bots.join_next().await {
         done.map_err(|e| e.to_string())??;
     }
-    let export = p
-        .api()
-        .export_tournament(p.request(v1::ExportTournamentRequest { tournament_id: tid.clone() }))
-        .await
-        .map_err(fail)?
-        .into_inner();
+    let export = retrying(|| {
+        let (mut api, req) =
+            (p.api(), p.request(v1::ExportTournamentRequest { tournament_id: tid.clone() }));
+        async move { api.export_tournament(req).await }
+    })
+    .await?
+    .into_inner();
     let checked = check_against_records(&p, &export.json).await?;
     if args.json {
         println!("{}", export.json);
@@ -354,6 +355,26 @@ async fn play_seat(c: Client, id: String) -> Result<(), String> {
     }
 }
 
+/// A read retried on a transport failure (a connection reset under load), as the API's
+/// retry contract says, up to [`SEAT_RETRIES`] times.
+async fn retrying<T, F, Fut>(call: F) -> Result<T, String>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, tonic::Status>>,
+{
+    let mut failures = 0;
+    loop {
+        match call().await {
+            Ok(t) => return Ok(t),
+            Err(s) if retryable(&s) && failures < SEAT_RETRIES => {
+                failures += 1;
+                tokio::time::sleep(Duration::from_millis(100 << failures.min(5))).await;
+            }
+            Err(s) => return Err(fail(s)),
+        }
+    }
+}
+
 /// How many times a seat's watch or submit is retried before the run gives up on it.
 const SEAT_RETRIES: u32 = 20;
 
@@ -417,15 +438,14 @@ async fn check_against_records(p: &Platform, export: &str) -> Result<usize, Stri
     let mut points: BTreeMap<String, f64> = BTreeMap::new();
     for m in matches {
         let id = m["match_id"].as_str().ok_or("a match without its id")?;
-        let record = p
-            .api()
-            .get_tenant_match_record(
-                p.request(v1::GetTenantMatchRecordRequest { match_id: id.into() }),
-            )
-            .await
-            .map_err(fail)?
-            .into_inner()
-            .record_json;
+        let record = retrying(|| {
+            let (mut api, req) =
+                (p.api(), p.request(v1::GetTenantMatchRecordRequest { match_id: id.into() }));
+            async move { api.get_tenant_match_record(req).await }
+        })
+        .await?
+        .into_inner()
+        .record_json;
         let r = games::Record::parse(&record).map_err(|e| format!("match {id}: {e:?}"))?;
         r.verify().map_err(|e| format!("match {id} does not replay: {e:?}"))?;
         let result: serde_json::Value = serde_json::from_str(&record).map_err(|e| e.to_string())?;
