@@ -76,6 +76,19 @@ fn bulk(key: &str, matches: Vec<v1::MatchSpec>) -> v1::CreateMatchesRequest {
     v1::CreateMatchesRequest { idempotency_key: key.into(), matches, validate_only: false }
 }
 
+/// The matches a stream's events announce as started, in order.
+fn started_ids(events: &[v1::WatchResultsResponse]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Some(v1::watch_results_response::Event::MatchStarted(m)) => {
+                m.r#match.as_ref().map(|m| m.match_id.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Every event of a results stream up to `n` events (waits up to 20 s for them).
 async fn stream_events(
     p: &Platform,
@@ -245,15 +258,7 @@ async fn ten_thousand_matches_are_created_all_or_none() {
     let reused = p.api().create_matches(p.request(other)).await.expect_err("another request");
     assert_eq!(reused.code(), Code::AlreadyExists);
     let events = stream_events(&p, "", 0, 10_000).await;
-    let started: BTreeSet<String> = events
-        .iter()
-        .filter_map(|e| match &e.event {
-            Some(v1::watch_results_response::Event::MatchStarted(m)) => {
-                m.r#match.as_ref().map(|m| m.match_id.clone())
-            }
-            _ => None,
-        })
-        .collect();
+    let started: BTreeSet<String> = started_ids(&events).into_iter().collect();
     assert_eq!(started, ids.iter().cloned().collect::<BTreeSet<_>>());
     assert_eq!(
         events.iter().map(|e| e.sequence).collect::<Vec<_>>(),
@@ -302,15 +307,7 @@ async fn a_bulk_call_retried_after_the_service_died_midway_gives_the_same_ids() 
     assert_eq!(again.into_inner().match_ids, ids);
     assert_eq!(ids.len(), 3_000);
     let events = stream_events(&p, "", 0, 3_000).await;
-    let started: Vec<String> = events
-        .iter()
-        .filter_map(|e| match &e.event {
-            Some(v1::watch_results_response::Event::MatchStarted(m)) => {
-                m.r#match.as_ref().map(|m| m.match_id.clone())
-            }
-            _ => None,
-        })
-        .collect();
+    let started: Vec<String> = started_ids(&events);
     assert_eq!(started.len(), 3_000, "each announced once");
     assert_eq!(started.into_iter().collect::<BTreeSet<_>>(), ids.into_iter().collect());
     env.shutdown().await;
@@ -340,36 +337,8 @@ async fn a_sixteen_player_swiss_is_played_to_the_end() {
         let pl = env.player(&format!("p{i}")).await;
         players.insert(pl.id.clone(), pl);
     }
-    let entrants = players
-        .values()
-        .enumerate()
-        .map(|(i, pl)| v1::Entrant {
-            player_id: pl.id.clone(),
-            seed_rating: Some(2000.0 - 10.0 * i as f64),
-            name: pl.name.clone(),
-        })
-        .collect();
-    let created = p
-        .api()
-        .create_tournament(p.request(v1::CreateTournamentRequest {
-            idempotency_key: "swiss-1".into(),
-            name: "Swiss 16".into(),
-            format: Some(v1::TournamentFormat {
-                kind: Some(v1::tournament_format::Kind::Swiss(v1::Swiss { rounds: 4 })),
-            }),
-            game: Some(v1::GameSpec {
-                game: "gops".into(),
-                options_json: "{\"cards\":3}".into(),
-                move_time_ms: 0,
-            }),
-            entrants,
-            round_gap_ms: 0,
-        }))
-        .await
-        .expect("created")
-        .into_inner()
-        .tournament
-        .expect("tournament");
+    let kind = v1::tournament_format::Kind::Swiss(v1::Swiss { rounds: 4 });
+    let created = create_tournament(&p, "swiss-1", kind, &players).await;
     let tid = created.tournament_id.clone();
     assert_eq!((created.rounds, created.players), (4, 16));
     let mut met = BTreeSet::new();
@@ -478,7 +447,7 @@ async fn a_sixteen_player_swiss_is_played_to_the_end() {
         .into_inner();
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
     assert_eq!(json["matches"].as_array().map(Vec::len), Some(32));
-    assert!(export.text.contains("Swiss 16"));
+    assert!(export.text.contains("swiss-1"), "the name heads the table");
     let first = json["matches"][0]["match_id"].as_str().expect("id").to_string();
     let record = p
         .api()
@@ -507,7 +476,7 @@ async fn create_tournament(
     key: &str,
     kind: v1::tournament_format::Kind,
     players: &BTreeMap<String, Player>,
-) -> String {
+) -> v1::Tournament {
     let entrants = players
         .values()
         .enumerate()
@@ -535,7 +504,6 @@ async fn create_tournament(
         .into_inner()
         .tournament
         .expect("tournament")
-        .tournament_id
 }
 
 async fn start(p: &Platform, tid: &str, round: u32) -> Result<v1::RoundPaired, tonic::Status> {
@@ -583,7 +551,7 @@ async fn the_organiser_pauses_resumes_and_adjudicates_a_knockout() {
     let kind = v1::tournament_format::Kind::Knockout(v1::Knockout {
         draw: v1::KnockoutDraw::HigherSeed as i32,
     });
-    let tid = create_tournament(&p, "ko-1", kind, &players).await;
+    let tid = create_tournament(&p, "ko-1", kind, &players).await.tournament_id;
     let pause = v1::PauseTournamentRequest { tournament_id: tid.clone() };
     p.api().pause_tournament(p.request(pause)).await.expect("paused");
     let refused = start(&p, &tid, 1).await.expect_err("paused");
@@ -669,7 +637,7 @@ async fn a_withdrawn_player_is_never_paired_again() {
         players.insert(pl.id.clone(), pl);
     }
     let kind = v1::tournament_format::Kind::Swiss(v1::Swiss { rounds: 3 });
-    let tid = create_tournament(&p, "wd-1", kind, &players).await;
+    let tid = create_tournament(&p, "wd-1", kind, &players).await.tournament_id;
     let r1 = start(&p, &tid, 1).await.expect("round 1");
     let gone = r1.pairings[0].seat0_player_id.clone();
     let withdraw =
@@ -747,15 +715,7 @@ async fn a_scheduled_match_is_created_at_its_time_and_announced_once() {
     // Two passes of the driver later, still one announcement each.
     tokio::time::sleep(Duration::from_millis(1_200)).await;
     let events = stream_events(&p, "", 0, 2).await;
-    let mut started: Vec<String> = events
-        .iter()
-        .filter_map(|e| match &e.event {
-            Some(v1::watch_results_response::Event::MatchStarted(m)) => {
-                m.r#match.as_ref().map(|m| m.match_id.clone())
-            }
-            _ => None,
-        })
-        .collect();
+    let mut started: Vec<String> = started_ids(&events);
     started.sort();
     let mut expected = ids.clone();
     expected.sort();
