@@ -274,20 +274,8 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     while let Some(done) = bots.join_next().await {
         done.map_err(|e| e.to_string())??;
     }
-    let export = retrying(|| {
-        let (mut api, req) =
-            (p.api(), p.request(v1::ExportTournamentRequest { tournament_id: tid.clone() }));
-        async move { api.export_tournament(req).await }
-    })
-    .await?
-    .into_inner();
-    let checked = check_against_records(&p, &export.json).await?;
-    if args.json {
-        println!("{}", export.json);
-    } else {
-        print!("{}", export.text);
-    }
-    eprintln!("{checked} match records verified by replay; the standings agree with them");
+    // The lag figures first: they are the run's measurement, and the checks after can
+    // take a while on a long arena.
     if args.stats {
         let pct = |xs: &mut Vec<u64>, p: f64| -> u64 {
             xs.sort_unstable();
@@ -296,7 +284,7 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
         let stats = serde_json::json!({
             "format": format_name,
             "players": n,
-            "matches": checked,
+            "matches": applied_ms.len(),
             "seconds": started.elapsed().as_secs_f64(),
             "standings_lag_ms": {
                 "p50": pct(&mut applied_ms, 0.5),
@@ -311,6 +299,18 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
         });
         println!("{stats}");
     }
+    let (json, text) = export(&p, &tid).await?;
+    eprintln!(
+        "checking {} match records by replay",
+        json["matches"].as_array().map_or(0, Vec::len)
+    );
+    let checked = check_against_records(&p, &json).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
+    } else {
+        print!("{text}");
+    }
+    eprintln!("{checked} match records verified by replay; the standings agree with them");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -432,35 +432,81 @@ async fn seat_until_over(
 /// Checks the export against every match's record: each record replays (its seed
 /// commitment, events and result check out), its result is the export's, and each
 /// player's points recomputed from the records are the standings'. Answers how many.
-async fn check_against_records(p: &Platform, export: &str) -> Result<usize, String> {
-    let export: serde_json::Value = serde_json::from_str(export).map_err(|e| e.to_string())?;
-    let matches = export["matches"].as_array().ok_or("an export without matches")?;
-    let mut points: BTreeMap<String, f64> = BTreeMap::new();
-    for m in matches {
-        let id = m["match_id"].as_str().ok_or("a match without its id")?;
-        let record = retrying(|| {
-            let (mut api, req) =
-                (p.api(), p.request(v1::GetTenantMatchRecordRequest { match_id: id.into() }));
-            async move { api.get_tenant_match_record(req).await }
+/// The tournament's whole export, page after page: one JSON document (the pages' standings
+/// and matches concatenated) and the text table.
+async fn export(p: &Platform, tid: &str) -> Result<(serde_json::Value, String), String> {
+    let (mut whole, mut text, mut token) = (serde_json::Value::Null, String::new(), String::new());
+    loop {
+        let page = retrying(|| {
+            let (mut api, req) = (
+                p.api(),
+                p.request(v1::ExportTournamentRequest {
+                    tournament_id: tid.to_string(),
+                    page_token: token.clone(),
+                    page_size: 0,
+                }),
+            );
+            async move { api.export_tournament(req).await }
         })
         .await?
-        .into_inner()
-        .record_json;
-        let r = games::Record::parse(&record).map_err(|e| format!("match {id}: {e:?}"))?;
-        r.verify().map_err(|e| format!("match {id} does not replay: {e:?}"))?;
-        let result: serde_json::Value = serde_json::from_str(&record).map_err(|e| e.to_string())?;
-        let winner = result["result"]["winner"].as_u64();
-        let expected = match winner {
-            Some(0) => "1-0",
-            Some(_) => "0-1",
-            None => "1/2-1/2",
-        };
-        if m["result"] != expected {
-            return Err(format!(
-                "match {id}: the export says {}, the record {expected}",
-                m["result"]
-            ));
+        .into_inner();
+        let json: serde_json::Value =
+            serde_json::from_str(&page.json).map_err(|e| e.to_string())?;
+        text.push_str(&page.text);
+        if whole.is_null() {
+            whole = json;
+        } else {
+            for part in ["standings", "matches"] {
+                let more = json[part].as_array().cloned().unwrap_or_default();
+                whole[part].as_array_mut().ok_or("a page without its arrays")?.extend(more);
+            }
         }
+        if page.next_page_token.is_empty() {
+            return Ok((whole, text));
+        }
+        token = page.next_page_token;
+    }
+}
+
+/// Checks every match of the export against its record, replayed (a few at once), and the
+/// standings' points against the records' results; answers how many matches it checked.
+async fn check_against_records(p: &Platform, export: &serde_json::Value) -> Result<usize, String> {
+    use futures_util::{StreamExt, TryStreamExt};
+    let matches = export["matches"].as_array().ok_or("an export without matches")?;
+    let winners: Vec<Option<u64>> = futures_util::stream::iter(matches)
+        .map(|m| async move {
+            let id = m["match_id"].as_str().ok_or("a match without its id")?;
+            let record = retrying(|| {
+                let (mut api, req) =
+                    (p.api(), p.request(v1::GetTenantMatchRecordRequest { match_id: id.into() }));
+                async move { api.get_tenant_match_record(req).await }
+            })
+            .await?
+            .into_inner()
+            .record_json;
+            let r = games::Record::parse(&record).map_err(|e| format!("match {id}: {e:?}"))?;
+            r.verify().map_err(|e| format!("match {id} does not replay: {e:?}"))?;
+            let result: serde_json::Value =
+                serde_json::from_str(&record).map_err(|e| e.to_string())?;
+            let winner = result["result"]["winner"].as_u64();
+            let expected = match winner {
+                Some(0) => "1-0",
+                Some(_) => "0-1",
+                None => "1/2-1/2",
+            };
+            if m["result"] != expected {
+                return Err(format!(
+                    "match {id}: the export says {}, the record {expected}",
+                    m["result"]
+                ));
+            }
+            Ok::<_, String>(winner)
+        })
+        .buffered(16)
+        .try_collect()
+        .await?;
+    let mut points: BTreeMap<String, f64> = BTreeMap::new();
+    for (m, winner) in matches.iter().zip(winners) {
         let (a, b) =
             (m["seat0"].as_str().unwrap_or_default(), m["seat1"].as_str().unwrap_or_default());
         let (pa, pb) = match winner {

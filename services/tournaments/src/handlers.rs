@@ -254,10 +254,30 @@ impl TournamentService for Platform {
         req: Request<v1::ExportTournamentRequest>,
     ) -> Result<Response<v1::ExportTournamentResponse>, Status> {
         let caller = self.caller(&req, RESULTS_READ).await?;
-        let id = tournament_id(&req.get_ref().tournament_id)?;
-        let t = self.tournaments.read(caller.tenant, id).await?;
-        let (json, text) = crate::tournaments::export(&t);
-        Ok(Response::new(v1::ExportTournamentResponse { json, text }))
+        let r = req.get_ref();
+        let id = tournament_id(&r.tournament_id)?;
+        let mut from = crate::export::Cursor::parse(&r.page_token)?;
+        let size = match r.page_size {
+            0 => crate::export::DEFAULT_PAGE_SIZE,
+            n => usize::try_from(n).unwrap_or(usize::MAX),
+        };
+        let t = if from.seq == 0 {
+            let t = self.tournaments.read(caller.tenant, id).await?;
+            from.seq = t.seq;
+            t
+        } else {
+            self.tournaments.read_at(caller.tenant, id, from.seq).await?
+        };
+        if t.seq != from.seq {
+            return Err(Error::Invalid("page_token is not one this export answered".into()).into());
+        }
+        let page = crate::export::page(&t, from, size)?;
+        Ok(Response::new(v1::ExportTournamentResponse {
+            json: page.json,
+            text: page.text,
+            next_page_token: page.next.map(|c| c.token()).unwrap_or_default(),
+            sequence: t.seq,
+        }))
     }
 
     type WatchResultsStream = Watch;

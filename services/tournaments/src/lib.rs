@@ -11,6 +11,7 @@
 //! - [`tournaments`]: tournaments as folded results streams.
 //! - [`results`]: finished matches from the lifecycle stream, once; WatchResults.
 //! - [`driver`]: what callers left and what time decides, under the lease.
+//! - [`export`]: ExportTournament's pages.
 //! - [`records`]: what is stored, and its protos.
 //! - [`error`], [`metrics`].
 
@@ -19,6 +20,7 @@ pub mod auth;
 pub mod bulk;
 pub mod driver;
 pub mod error;
+pub mod export;
 pub mod handlers;
 pub mod metrics;
 pub mod records;

@@ -209,7 +209,7 @@ impl Loaded {
         MatchId(derived_id(&[b"tournament", self.spec.id.to_string().as_bytes(), &g.to_be_bytes()]))
     }
 
-    fn player(&self, p: Player) -> PlayerId {
+    pub(crate) fn player(&self, p: Player) -> PlayerId {
         self.spec.entrants[p.0 as usize].player
     }
 
@@ -440,12 +440,17 @@ impl Tournaments {
         tenant: TenantId,
         id: TournamentId,
         slot: &mut Option<Loaded>,
+        until: u64,
     ) -> Result<(), Error> {
         let stream = ResultsStream::Tournament(tenant, id);
         loop {
             let after = slot.as_ref().map_or(0, |l| l.seq);
-            let page = self.store.read_results(stream, after, PAGE).await?;
-            let full = page.len() == PAGE;
+            let want = usize::try_from(until.saturating_sub(after)).unwrap_or(PAGE).min(PAGE);
+            if want == 0 {
+                break;
+            }
+            let page = self.store.read_results(stream, after, want).await?;
+            let full = page.len() == want;
             for entry in page {
                 let e = Envelope::parse(&entry.json)?;
                 match (slot.as_mut(), &e.event) {
@@ -482,8 +487,28 @@ impl Tournaments {
         if held.as_ref().is_some_and(|l| l.spec.tenant != tenant) {
             return Err(Error::NotFound("tournament"));
         }
-        self.catch_up(tenant, id, &mut held).await?;
+        self.catch_up(tenant, id, &mut held, u64::MAX).await?;
         Ok(held.clone().expect("caught up"))
+    }
+
+    /// The tournament as it stood at sequence number `seq` (an export's later pages show
+    /// what its first did): the held state if it is still there, else folded anew.
+    ///
+    /// # Errors
+    /// NOT_FOUND for another tenant's or none.
+    pub async fn read_at(
+        &self,
+        tenant: TenantId,
+        id: TournamentId,
+        seq: u64,
+    ) -> Result<Loaded, Error> {
+        let now = self.read(tenant, id).await?;
+        if now.seq == seq {
+            return Ok(now);
+        }
+        let mut at = None;
+        self.catch_up(tenant, id, &mut at, seq).await?;
+        Ok(at.expect("caught up"))
     }
 
     /// Decides with `decide` on the caught-up state and appends what it decides, again on
@@ -497,7 +522,7 @@ impl Tournaments {
         let slot = self.slot(id);
         let mut held = slot.lock().await;
         for _ in 0..ATTEMPTS {
-            self.catch_up(tenant, id, &mut held).await?;
+            self.catch_up(tenant, id, &mut held, u64::MAX).await?;
             let loaded = held.as_ref().expect("caught up");
             if loaded.spec.tenant != tenant {
                 return Err(Error::NotFound("tournament"));
@@ -1157,92 +1182,6 @@ impl crate::results::OnFinished for Tournaments {
     }
 }
 
-/// A tournament's export: standings, crosstable and matches as JSON, and standings and
-/// crosstable as a text table (names, not numbers).
-pub fn export(l: &Loaded) -> (String, String) {
-    let rows = l.rows();
-    let games = l.t.games();
-    let matches: Vec<serde_json::Value> = games
-        .iter()
-        .map(|g| {
-            serde_json::json!({
-                "match_id": l.match_of(g.no.0),
-                "round": g.round,
-                "seat0": l.player(g.players[0]),
-                "seat1": l.player(g.players[1]),
-                "result": match g.outcome {
-                    Some(Outcome::Seat0) => "1-0",
-                    Some(Outcome::Seat1) => "0-1",
-                    Some(Outcome::Draw) => "1/2-1/2",
-                    None => "*",
-                },
-            })
-        })
-        .collect();
-    // Crosstable: per entrant, per game in order: opponent's rank, seat, result.
-    let rank_of: BTreeMap<u32, u32> = rows.iter().map(|r| (r.entrant, r.rank)).collect();
-    let mut cross: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    for g in games {
-        for seat in 0..2 {
-            let me = g.players[seat].0;
-            let them = g.players[1 - seat].0;
-            let mark = match (g.outcome, seat) {
-                (None, _) => "*",
-                (Some(Outcome::Draw), _) => "=",
-                (Some(Outcome::Seat0), 0) | (Some(Outcome::Seat1), 1) => "+",
-                _ => "-",
-            };
-            let colour = if seat == 0 { "w" } else { "b" };
-            cross
-                .entry(me)
-                .or_default()
-                .push(format!("{}{colour}{mark}", rank_of.get(&them).copied().unwrap_or(0)));
-        }
-    }
-    let json = serde_json::json!({
-        "tournament": {
-            "id": l.spec.id, "name": l.spec.name, "game": l.spec.game.game,
-            "format": format!("{:?}", l.spec.format), "round": l.t.round(), "rounds": l.rounds(),
-            "state": format!("{:?}", l.state), "sequence": l.seq,
-        },
-        "standings": rows.iter().map(|r| serde_json::json!({
-            "rank": r.rank, "player_id": r.player, "name": r.name, "points": f64::from(r.points2) / 2.0,
-            "played": r.played, "wins": r.wins, "draws": r.draws, "losses": r.losses, "byes": r.byes,
-            "buchholz": f64::from(r.buchholz2) / 2.0, "sonneborn_berger": f64::from(r.sonneborn_berger4) / 4.0,
-            "withdrawn": r.withdrawn, "crosstable": cross.get(&r.entrant).cloned().unwrap_or_default(),
-        })).collect::<Vec<_>>(),
-        "matches": matches,
-    });
-    let progress = if matches!(l.spec.format, tournament::Format::Arena { .. }) {
-        format!("arena, {} games", l.t.games().len())
-    } else {
-        format!("round {} of {}", l.t.round(), l.rounds())
-    };
-    let mut text = format!("{} ({}), {progress}\n", l.spec.name, l.spec.game.game);
-    text.push_str(&format!(
-        "{:>4}  {:<24} {:>6} {:>4} {:>4} {:>4} {:>4} {:>8} {:>8}  crosstable\n",
-        "rank", "name", "points", "W", "D", "L", "bye", "buchholz", "s-b"
-    ));
-    for r in &rows {
-        let name: String = r.name.chars().take(24).collect();
-        text.push_str(&format!(
-            "{:>4}  {:<24} {:>6.1} {:>4} {:>4} {:>4} {:>4} {:>8.1} {:>8.2}  {}{}\n",
-            r.rank,
-            name,
-            f64::from(r.points2) / 2.0,
-            r.wins,
-            r.draws,
-            r.losses,
-            r.byes,
-            f64::from(r.buchholz2) / 2.0,
-            f64::from(r.sonneborn_berger4) / 4.0,
-            cross.get(&r.entrant).map(|c| c.join(" ")).unwrap_or_default(),
-            if r.withdrawn { "  (withdrawn)" } else { "" },
-        ));
-    }
-    (serde_json::to_string_pretty(&json).expect("an export encodes"), text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1414,5 +1353,91 @@ mod tests {
         assert_eq!(replay.players, [first.players[1], first.players[0]], "seats swapped");
         // Game 0 has its result; game 1 and the replay wait for their matches.
         assert_eq!(l.unstarted().len(), 2);
+    }
+
+    /// A round robin of `n` played to its end (seat 0 wins odd games, even games drawn).
+    fn played_round_robin(n: usize) -> Loaded {
+        let mut l = loaded(tournament::Format::RoundRobin { double: false }, n);
+        let mut at = T0;
+        for round in 1..=l.rounds() {
+            at += 10;
+            let d = decide_round(&l, round, at).expect("a round");
+            apply(&mut l, d, at);
+            for g in
+                l.t.games()
+                    .iter()
+                    .filter(|g| g.outcome.is_none())
+                    .map(|g| g.no.0)
+                    .collect::<Vec<_>>()
+            {
+                at += 1;
+                let d = finish(&l, g, (g % 2 == 1).then_some(0), at);
+                apply(&mut l, d, at);
+            }
+        }
+        assert_eq!(l.state, TournamentState::Finished);
+        l
+    }
+
+    /// Every page of an export from the first, concatenated: standings lines, matches,
+    /// text, and the pages' sizes.
+    fn all_pages(
+        l: &Loaded,
+        size: usize,
+        budget: usize,
+    ) -> (Vec<serde_json::Value>, Vec<serde_json::Value>, String, Vec<usize>) {
+        let (mut lines, mut matches, mut text, mut sizes) = (vec![], vec![], String::new(), vec![]);
+        let mut from = crate::export::Cursor { seq: l.seq, ..Default::default() };
+        loop {
+            let page = crate::export::page_within(l, from, size, budget).expect("a page");
+            let json: serde_json::Value = serde_json::from_str(&page.json).expect("json");
+            assert_eq!(json["tournament"]["matches"], l.t.games().len());
+            lines.extend(json["standings"].as_array().expect("lines").iter().cloned());
+            matches.extend(json["matches"].as_array().expect("matches").iter().cloned());
+            sizes.push(page.json.len() + page.text.len());
+            text.push_str(&page.text);
+            match page.next {
+                Some(next) => {
+                    assert_eq!(crate::export::Cursor::parse(&next.token()).expect("ours"), next);
+                    from = next;
+                }
+                None => return (lines, matches, text, sizes),
+            }
+        }
+    }
+
+    #[test]
+    fn an_export_in_pages_is_the_whole_export() {
+        let l = played_round_robin(10);
+        let (lines, matches, text, sizes) = all_pages(&l, 10_000, crate::export::PAGE_BYTES);
+        assert_eq!((lines.len(), matches.len(), sizes.len()), (10, 45, 1));
+        let ranks: Vec<u64> = lines.iter().map(|r| r["rank"].as_u64().expect("rank")).collect();
+        assert_eq!(ranks, (1..=10).collect::<Vec<_>>());
+        assert_eq!(text.lines().count(), 12, "title, heads, ten lines");
+        let ids: BTreeSet<&str> =
+            matches.iter().map(|m| m["match_id"].as_str().expect("id")).collect();
+        assert_eq!(ids.len(), 45);
+        assert_eq!(matches.iter().filter(|m| m["result"] == "1/2-1/2").count(), 23);
+        // Three at a time, and a few hundred bytes at a time: the same export.
+        let by_three = all_pages(&l, 3, crate::export::PAGE_BYTES);
+        assert_eq!(by_three.3.len(), 19, "55 items, 3 a page");
+        assert_eq!((&by_three.0, &by_three.1, &by_three.2), (&lines, &matches, &text));
+        let small = all_pages(&l, 10_000, 600);
+        assert!(small.3.len() > 10, "{} pages", small.3.len());
+        assert!(small.3.iter().all(|&b| b <= 600 + 300), "{:?}", small.3);
+        assert_eq!((&small.0, &small.1, &small.2), (&lines, &matches, &text));
+    }
+
+    #[test]
+    fn a_page_token_not_ours_is_refused() {
+        use crate::export::{Cursor, page};
+        for bad in ["x", "e1.1.2", "e1.0.0.0", "e1.1.2.3.4", "e1.a.2.3", &"9".repeat(70)] {
+            assert!(matches!(Cursor::parse(bad), Err(Error::Invalid(_))), "{bad}");
+        }
+        let l = played_round_robin(4);
+        for (line, game) in [(5, 0), (4, 7), (1, 1)] {
+            let c = Cursor { seq: l.seq, line, game };
+            assert!(matches!(page(&l, c, 10), Err(Error::Invalid(_))), "{c:?}");
+        }
     }
 }

@@ -439,15 +439,47 @@ async fn a_sixteen_player_swiss_is_played_to_the_end() {
         assert_eq!(w[1].rank, w[0].rank + 1);
     }
     // The export agrees, and every match's record verifies.
-    let export = p
-        .api()
-        .export_tournament(p.request(v1::ExportTournamentRequest { tournament_id: tid.clone() }))
-        .await
-        .expect("export")
-        .into_inner();
+    let export_page = |page_token: String, page_size: u32| {
+        let req = p.request(v1::ExportTournamentRequest {
+            tournament_id: tid.clone(),
+            page_token,
+            page_size,
+        });
+        let mut api = p.api();
+        async move { api.export_tournament(req).await }
+    };
+    let export = export_page(String::new(), 0).await.expect("export").into_inner();
+    assert!(export.next_page_token.is_empty(), "16 lines and 32 matches fit a page");
+    assert_eq!(export.sequence, standings.sequence);
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
     assert_eq!(json["matches"].as_array().map(Vec::len), Some(32));
     assert!(export.text.contains("swiss-1"), "the name heads the table");
+    // Five at a time: the same lines, matches and table, in ten pages.
+    let (mut lines, mut matches, mut text, mut pages) = (vec![], vec![], String::new(), 0);
+    let mut token = String::new();
+    loop {
+        let page = export_page(token, 5).await.expect("a page").into_inner();
+        let part: serde_json::Value = serde_json::from_str(&page.json).expect("json");
+        lines.extend(part["standings"].as_array().expect("lines").clone());
+        matches.extend(part["matches"].as_array().expect("matches").clone());
+        text.push_str(&page.text);
+        pages += 1;
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        token = page.next_page_token;
+    }
+    assert_eq!(pages, 10);
+    assert_eq!(
+        (&lines, &matches),
+        (
+            json["standings"].as_array().expect("lines"),
+            json["matches"].as_array().expect("matches")
+        )
+    );
+    assert_eq!(text, export.text);
+    let bad = export_page("e1.1.99.0".into(), 5).await.expect_err("not a token of ours");
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument, "{bad:?}");
     let first = json["matches"][0]["match_id"].as_str().expect("id").to_string();
     let record = p
         .api()
