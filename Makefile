@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
-.PHONY: help build run test lint unit conformance bench queue-load platform-bench arena-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
+.PHONY: help build run test lint unit conformance bench queue-load platform-bench arena-bench deadline-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -88,6 +88,10 @@ platform-bench: ## CreateMatches of 10,000 (3 runs, echo baseline) and swiss pai
 arena-bench: ## A 1,000-player arena of GOPS bots for 5 minutes through the cluster: standings lag (docs/benchmarks.md)
 	$(CARGO) build --release -q -p colosseum
 	tools/arena-bench.sh
+
+deadline-bench: ## 100,000 deadlines over a minute: lag, misses, a clock restart, two clocks (docs/benchmarks.md)
+	$(CARGO) build --release -q -p colosseum
+	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum tools/deadline-bench.sh
 
 release-services:
 	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock -p match-maker

@@ -2,9 +2,11 @@
 //! sessions, CreateMatch/JoinMatch, WatchMatch with views, SubmitMove), many at once. It
 //! measures moves per second and the latency from a submit to the opponent receiving
 //! that move's event, and can measure a bare tonic unary echo in the same run. With
-//! `--queue`, players arrive through the match-maker instead ([`queue`]).
+//! `--queue`, players arrive through the match-maker instead ([`queue`]); with `--bulk`,
+//! CreateMatches is timed ([`bulk`]); with `--deadlines`, deadlines at scale ([`deadlines`]).
 
 pub mod bulk;
+pub mod deadlines;
 pub mod queue;
 
 use api::v1;
@@ -61,6 +63,29 @@ pub struct LoadArgs {
     /// With --bulk: how many calls.
     #[arg(long, default_value_t = 3)]
     bulk_runs: u64,
+    /// Measure deadlines at scale instead: this many GOPS matches made by CreateMatches
+    /// and left alone, their deadlines falling due spread over `--over-ms`; reports how
+    /// late each fired (in-process cluster only).
+    #[arg(long, default_value_t = 0)]
+    deadlines: u64,
+    /// With --deadlines: the span the deadlines fall due over, ms.
+    #[arg(long, default_value_t = 60_000)]
+    over_ms: u64,
+    /// With --deadlines: the first falls due this long after creation starts, ms.
+    #[arg(long, default_value_t = 20_000)]
+    lead_ms: u64,
+    /// With --deadlines: stop the clock this long after the first deadline falls due,
+    /// restart it 5 s later, and report its catch-up.
+    #[arg(long)]
+    clock_restart_ms: Option<u64>,
+    /// With --deadlines: clock replicas polling the same store (the second one's calls
+    /// are wasted: stale or duplicate answers).
+    #[arg(long, default_value_t = 1)]
+    clocks: u64,
+    /// With --deadlines: also write each recorded firing (match id, due ms, lag ms) to
+    /// this CSV file.
+    #[arg(long)]
+    deadlines_csv: Option<std::path::PathBuf>,
     /// With --queue: players to arrive (`--concurrency` at once).
     #[arg(long, default_value_t = 10_000)]
     players: u64,
@@ -127,6 +152,14 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let echo = if args.echo_seconds > 0 { Some(echo(args.echo_seconds).await?) } else { None };
+        if args.deadlines > 0 {
+            let mut summary = deadlines::run(&args).await?;
+            if let Some(e) = echo {
+                summary["echo"] = e;
+            }
+            println!("{summary}");
+            return Ok(ExitCode::SUCCESS);
+        }
         if args.bulk > 0 {
             let mut summary = bulk::run(&args).await?;
             if let Some(e) = echo {

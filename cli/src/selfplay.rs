@@ -80,15 +80,32 @@ impl Visit for Run<'_> {
         // The CLI, not the rules, reads the clock.
         #[allow(clippy::disallowed_methods)]
         let started = std::time::Instant::now();
-        let tally = selfplay::run::<G>(
-            &options,
-            args.matches,
-            parse_seed(&args.seed)?,
-            a.as_mut(),
-            b.as_mut(),
-            every,
-            &mut |t| bar.set_position(t.matches),
-        )
+        let seed = parse_seed(&args.seed)?;
+        let mut progress = |t: &selfplay::Tally| bar.set_position(t.matches);
+        // Random against random, the rules' own speed test, with the bots' calls inlined;
+        // any other pair through the roster's boxes. The same moves either way.
+        let tally = if args.bot == "random" && vs == "random" {
+            let mut r = bots::RandomBot;
+            selfplay::run::<G, _, _>(
+                &options,
+                args.matches,
+                seed,
+                &mut r,
+                &mut bots::RandomBot,
+                every,
+                &mut progress,
+            )
+        } else {
+            selfplay::run::<G, _, _>(
+                &options,
+                args.matches,
+                seed,
+                a.as_mut(),
+                b.as_mut(),
+                every,
+                &mut progress,
+            )
+        }
         .map_err(|e| e.to_string())?;
         let seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();

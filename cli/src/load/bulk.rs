@@ -21,38 +21,8 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
     let cluster = cluster::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
         .await
         .map_err(|e| e.to_string())?;
-    let url = cluster.gateway_url();
-    let admin_url = cluster.tournaments_urls().first().cloned().ok_or("no tournament service")?;
-    let channel = tonic::transport::Endpoint::from_shared(admin_url)
-        .map_err(|e| e.to_string())?
-        .connect()
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut admin = TenantAdminServiceClient::with_interceptor(
-        channel,
-        Stamp::new(Some(cluster.internal_token())),
-    );
     let fail = |s: tonic::Status| format!("{}: {}", s.code(), s.message());
-    let tenant = admin
-        .create_tenant(internal::CreateTenantRequest { name: "bulk bench".into() })
-        .await
-        .map_err(fail)?
-        .into_inner()
-        .tenant
-        .ok_or("no tenant")?;
-    let key = admin
-        .create_api_key(internal::CreateApiKeyRequest {
-            tenant_id: tenant.tenant_id,
-            scopes: vec!["matches:create".into()],
-            label: "bench".into(),
-        })
-        .await
-        .map_err(fail)?
-        .into_inner()
-        .key;
-    let p = Platform::connect(&url, &key).map_err(|e| e.to_string())?;
-    let a = Client::guest(&url, "bulk-a").await.map_err(|e| e.to_string())?;
-    let b = Client::guest(&url, "bulk-b").await.map_err(|e| e.to_string())?;
+    let (p, a, b) = tenant_and_players(&cluster, "bulk bench", "bulk").await?;
     let spec = v1::MatchSpec {
         game: Some(v1::GameSpec {
             game: args.game.clone(),
@@ -96,4 +66,50 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
         },
         "store": events::description_from_env(),
     }))
+}
+
+/// A tenant named `tenant` with a `matches:create` key, made through `cluster`'s tenant
+/// admin, its platform client on the gateway, and two guest players (`{prefix}-a`,
+/// `{prefix}-b`).
+///
+/// # Errors
+/// A call fails.
+pub(super) async fn tenant_and_players(
+    cluster: &cluster::Cluster,
+    tenant: &str,
+    prefix: &str,
+) -> Result<(Platform, Client, Client), String> {
+    let url = cluster.gateway_url();
+    let admin_url = cluster.tournaments_urls().first().cloned().ok_or("no tournament service")?;
+    let channel = tonic::transport::Endpoint::from_shared(admin_url)
+        .map_err(|e| e.to_string())?
+        .connect()
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut admin = TenantAdminServiceClient::with_interceptor(
+        channel,
+        Stamp::new(Some(cluster.internal_token())),
+    );
+    let fail = |s: tonic::Status| format!("{}: {}", s.code(), s.message());
+    let tenant = admin
+        .create_tenant(internal::CreateTenantRequest { name: tenant.to_string() })
+        .await
+        .map_err(fail)?
+        .into_inner()
+        .tenant
+        .ok_or("no tenant")?;
+    let key = admin
+        .create_api_key(internal::CreateApiKeyRequest {
+            tenant_id: tenant.tenant_id,
+            scopes: vec!["matches:create".into()],
+            label: "bench".into(),
+        })
+        .await
+        .map_err(fail)?
+        .into_inner()
+        .key;
+    let p = Platform::connect(&url, &key).map_err(|e| e.to_string())?;
+    let a = Client::guest(&url, &format!("{prefix}-a")).await.map_err(|e| e.to_string())?;
+    let b = Client::guest(&url, &format!("{prefix}-b")).await.map_err(|e| e.to_string())?;
+    Ok((p, a, b))
 }

@@ -2,9 +2,12 @@
 //! ChaCha8 draw loop as the in-run baseline for ratios.
 
 use bots::{BotRng, RandomBot, selfplay};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rules_goofspiel::{DuelingMonsters, DuelingMonstersOptions, Gops, GopsOptions};
 use std::hint::black_box;
+
+/// Matches per iteration of the GOPS throughput benchmark.
+const MATCHES: u64 = 1_000;
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("random_match");
@@ -18,17 +21,29 @@ fn bench(c: &mut Criterion) {
             black_box(acc)
         })
     });
+    // A thousand matches per iteration, as `colosseum selfplay` plays them (one bot RNG
+    // and one master seed stream for the lot): throughput is matches per second.
     let gops = GopsOptions::default();
-    g.bench_function("gops13", |b| {
+    g.throughput(Throughput::Elements(MATCHES));
+    g.bench_function("gops13_x1000", |b| {
         b.iter(|| {
-            selfplay::run::<Gops>(&gops, 1, [1; 32], &mut RandomBot, &mut RandomBot, 0, &mut |_| {})
-                .unwrap()
+            selfplay::run::<Gops, _, _>(
+                &gops,
+                MATCHES,
+                [1; 32],
+                &mut RandomBot,
+                &mut RandomBot,
+                0,
+                &mut |_| {},
+            )
+            .unwrap()
         })
     });
+    g.throughput(Throughput::Elements(1));
     let dm = DuelingMonstersOptions::default();
     g.bench_function("dueling_monsters", |b| {
         b.iter(|| {
-            selfplay::run::<DuelingMonsters>(
+            selfplay::run::<DuelingMonsters, _, _>(
                 &dm,
                 1,
                 [1; 32],

@@ -145,7 +145,7 @@ mod tests {
     fn heuristic_beats_random() {
         let mut a = HeuristicBot::new();
         let mut b = RandomBot;
-        let t = selfplay::run::<Masterminds>(
+        let t = selfplay::run::<Masterminds, _, _>(
             &MastermindsOptions::default(),
             60,
             [7; 32],

@@ -20,16 +20,18 @@ pub struct Tally {
 }
 
 /// Plays `matches` matches of `G` between bots `a` and `b`. Match seeds come from `seed`;
-/// `progress` is called every `every` matches with the tally so far.
+/// `progress` is called every `every` matches with the tally so far. Generic over the
+/// bots so a caller that knows them (random against random) gets their moves inlined;
+/// `dyn Bot` works too.
 ///
 /// # Errors
 /// The options are invalid.
-pub fn run<G: Game>(
+pub fn run<G: Game, A: Bot<G> + ?Sized, B: Bot<G> + ?Sized>(
     options: &G::Options,
     matches: u64,
     seed: [u8; 32],
-    a: &mut dyn Bot<G>,
-    b: &mut dyn Bot<G>,
+    a: &mut A,
+    b: &mut B,
     every: u64,
     progress: &mut dyn FnMut(&Tally),
 ) -> Result<Tally, rules_core::OptionsError> {
@@ -57,11 +59,11 @@ pub fn run<G: Game>(
 /// Plays one match to its end; returns the moves made. When nobody owes a move but the
 /// match goes on (a round that only its deadline resolves), or no owing seat has a legal
 /// move, the deadline passes.
-pub fn play_out<G: Game>(
+pub fn play_out<G: Game, A: Bot<G> + ?Sized, B: Bot<G> + ?Sized>(
     m: &mut Match<G>,
     a_seat: Seat,
-    a: &mut dyn Bot<G>,
-    b: &mut dyn Bot<G>,
+    a: &mut A,
+    b: &mut B,
     rng: &mut BotRng,
     legal: &mut Vec<G::Move>,
 ) -> u64 {
@@ -80,8 +82,12 @@ pub fn play_out<G: Game>(
                 continue;
             }
             moved = true;
-            let bot: &mut dyn Bot<G> = if seat == a_seat { &mut *a } else { &mut *b };
-            let mv = bot.choose(&Seen::new(m.game(), seat), legal, rng);
+            let seen = Seen::new(m.game(), seat);
+            let mv = if seat == a_seat {
+                a.choose(&seen, legal, rng)
+            } else {
+                b.choose(&seen, legal, rng)
+            };
             m.submit(seat, &mv, &mut Discard).expect("bots play legal moves");
             moves += 1;
             if m.is_over() {

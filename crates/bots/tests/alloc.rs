@@ -34,7 +34,7 @@ static GLOBAL: Counting = Counting;
 
 fn allocations_for(matches: u64) -> (u64, u64) {
     let before = ALLOCATIONS.with(Cell::get);
-    let tally = selfplay::run::<Gops>(
+    let tally = selfplay::run::<Gops, _, _>(
         &GopsOptions::default(),
         matches,
         [3; 32],

@@ -1,20 +1,23 @@
 //! The clock service. Deadlines live in the event store (a Redis sorted set by due time,
 //! armed by the rules engine in the same round trip as each step). The clock polls for
-//! what is due and asks the match's rules engine to apply the deadline step, fenced by
-//! the version the deadline was armed at: a duplicate or late firing changes nothing.
-//! There are no timers in memory to lose: each poll is also the sweep, so a deadline that
-//! fell due while the clock was down fires as soon as it is back. At start and every
-//! minute the clock also has the store repair its deadline index, so a deadline whose
-//! index entry was lost (a crash between its two writes) still fires.
+//! what is due or about to be (a poll's worth ahead, each firing waiting for its own due
+//! time) and asks the match's rules engine to apply the deadline step, fenced by the
+//! version the deadline was armed at: a duplicate or late firing changes nothing. A
+//! deadline stays armed in the store until its firing is answered, so nothing in memory
+//! can be lost: each poll is also the sweep, and a deadline that fell due while the clock
+//! was down fires as soon as it is back. At start and every minute the clock also has the
+//! store repair its deadline index, so a deadline whose index entry was lost (a crash
+//! between its two writes) still fires.
 
 use api::internal::{self, apply_step_request, apply_step_response};
 use engines::{CallError, EngineClient, EngineUrls, Engines};
-use events::{Deadline, EventStore};
+use events::{Deadline, EventStore, MatchId};
 use service_kit::config::BadUrl;
 use service_kit::internal::InternalToken;
 use service_kit::metrics::{Desc, Kind, LAG_BUCKETS};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -48,18 +51,79 @@ pub const METRICS: &[Desc] = &[
 /// How often the clock looks for due deadlines.
 pub const POLL_MS: u64 = 50;
 
+/// How far ahead each poll reads: two polls' worth, so every deadline is in hand before
+/// it falls due (even after a slow poll) and fires at its due time rather than at the
+/// next poll after it.
+pub const LOOKAHEAD_MS: u64 = 2 * POLL_MS;
+
+/// Deadlines read per poll: room for a backlog (a restart finds every deadline that fell
+/// due while the clock was down) beside the ones in flight and the index's spent entries.
+pub const PAGE: usize = 1024;
+
+/// Firings in flight at once (waiting for their due time or for the engine's answer).
+pub const MAX_IN_FLIGHT: usize = 512;
+
 /// How often the clock has the store repair its deadline index (and once at start).
 pub const REPAIR_EVERY: Duration = Duration::from_secs(60);
+
+/// The most applied firings [`ClockStats`] keeps when asked to (about 64 MB).
+pub const MAX_FIRINGS_KEPT: usize = 2_000_000;
+
+/// One applied deadline: the match, its due time as the store armed it, and how late it
+/// was applied (the engine's answer minus the due time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Firing {
+    /// The match.
+    pub match_id: MatchId,
+    /// The due time as armed, Unix ms.
+    pub due_ms: u64,
+    /// Applied minus due, ms.
+    pub lag_ms: u64,
+}
 
 /// What the clock has done, for metrics and tests.
 #[derive(Default, Debug)]
 pub struct ClockStats {
     /// Deadline steps applied.
     pub fired: AtomicU64,
-    /// Deadlines found stale (the match had moved on).
+    /// Deadlines found stale (the match had moved on, or another clock replica fired
+    /// them first: a duplicate answer).
     pub stale: AtomicU64,
     /// Firings that failed (engine down): retried on later polls.
     pub failed: AtomicU64,
+    /// Whether to keep each applied firing in `firings` (off by default: a long-running
+    /// clock would only grow it; the load benchmark and tests turn it on).
+    keep: AtomicBool,
+    /// The applied firings, in the order they were answered, at most
+    /// [`MAX_FIRINGS_KEPT`]: exact lags and per-match counts, which the histogram lacks.
+    firings: Mutex<Vec<Firing>>,
+}
+
+impl ClockStats {
+    /// Keeps every applied firing from now on (up to [`MAX_FIRINGS_KEPT`]).
+    pub fn keep_firings(&self) {
+        self.keep.store(true, Ordering::Relaxed);
+    }
+
+    /// The applied firings kept so far.
+    pub fn firings(&self) -> Vec<Firing> {
+        self.firings_from(0)
+    }
+
+    /// The applied firings kept from the `from`-th on (a reader following them).
+    pub fn firings_from(&self, from: usize) -> Vec<Firing> {
+        let kept = self.firings.lock().expect("the firings lock");
+        kept.get(from..).map(<[Firing]>::to_vec).unwrap_or_default()
+    }
+
+    fn applied(&self, f: Firing) {
+        if self.keep.load(Ordering::Relaxed) {
+            let mut kept = self.firings.lock().expect("the firings lock");
+            if kept.len() < MAX_FIRINGS_KEPT {
+                kept.push(f);
+            }
+        }
+    }
 }
 
 /// The clock.
@@ -86,44 +150,84 @@ impl Clock {
         Ok(Arc::new(Clock { store, engines, stats: ClockStats::default() }))
     }
 
-    /// Fires what is due now; returns how many deadlines were handled.
-    pub async fn tick(&self, now_ms: u64) -> usize {
-        let due = match self.store.due_deadlines(now_ms, 256).await {
+    /// Fires what is due at `now_ms` (a page of it), all side by side, and waits for
+    /// every answer; returns how many deadlines were handled. [`Clock::run`] polls on its
+    /// own terms; this is the one-shot sweep.
+    pub async fn tick(self: &Arc<Self>, now_ms: u64) -> usize {
+        let due = self.due(now_ms).await;
+        let n = due.len();
+        let mut tasks = tokio::task::JoinSet::new();
+        for d in due {
+            let this = self.clone();
+            tasks.spawn(async move { this.fire_and_record(d).await });
+        }
+        while tasks.join_next().await.is_some() {}
+        n
+    }
+
+    /// A page of the armed deadlines due by `until_ms`, earliest first (none if the store
+    /// cannot be read: the next poll tries again).
+    async fn due(&self, until_ms: u64) -> Vec<Deadline> {
+        match self.store.due_deadlines(until_ms, PAGE).await {
             Ok(d) => d,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot read deadlines");
-                return 0;
-            }
-        };
-        let n = due.len();
-        // Each firing is independent: run them side by side.
-        let mut tasks = tokio::task::JoinSet::new();
-        for d in due {
-            let this = self.engine_for(d).await;
-            let store = self.store.clone();
-            tasks.spawn(async move { (d, fire(this, store, d).await) });
-        }
-        while let Some(Ok((d, result))) = tasks.join_next().await {
-            match result {
-                Ok(Fired::Applied) => {
-                    self.stats.fired.fetch_add(1, Ordering::Relaxed);
-                    service_kit::metrics::add("colosseum_clock_fired_total", 1);
-                    let lag_ms = service_kit::time::now_ms().saturating_sub(d.due_ms);
-                    service_kit::metrics::observe(LAG_SECONDS, &[], lag_ms as f64 / 1000.0);
-                    tracing::info!(match_id = %d.match_id, fence = d.fence_version, late_ms = now_ms.saturating_sub(d.due_ms), "deadline fired");
-                }
-                Ok(Fired::Stale) => {
-                    self.stats.stale.fetch_add(1, Ordering::Relaxed);
-                    service_kit::metrics::add("colosseum_clock_stale_total", 1);
-                }
-                Err(e) => {
-                    self.stats.failed.fetch_add(1, Ordering::Relaxed);
-                    service_kit::metrics::add("colosseum_clock_failed_total", 1);
-                    tracing::warn!(match_id = %d.match_id, error = %e, "deadline not fired yet; will retry");
-                }
+                Vec::new()
             }
         }
-        n
+    }
+
+    /// One poll of [`Clock::run`]: reads what falls due within [`LOOKAHEAD_MS`] and starts
+    /// a firing for each one not already in flight, up to [`MAX_IN_FLIGHT`]; each firing
+    /// waits for its own due time, then fires. The poll never waits for a firing, so a
+    /// slow engine call holds up no other deadline.
+    async fn poll(self: &Arc<Self>, firing: &mut tokio::task::JoinSet<()>, in_flight: &InFlight) {
+        // Reap the finished firings (their entries left `in_flight` as they ended).
+        while firing.try_join_next().is_some() {}
+        if firing.len() >= MAX_IN_FLIGHT {
+            return;
+        }
+        in_flight.next_poll();
+        let until = service_kit::time::now_ms() + LOOKAHEAD_MS;
+        for d in self.due(until).await {
+            if firing.len() >= MAX_IN_FLIGHT {
+                break;
+            }
+            // A deadline stays armed until its firing has been answered, so later polls
+            // see it again meanwhile: one firing per armed deadline at a time.
+            let Some(entry) = in_flight.enter((d.match_id, d.fence_version)) else { continue };
+            let this = self.clone();
+            firing.spawn(async move {
+                let _entry = entry;
+                until_due(d.due_ms).await;
+                this.fire_and_record(d).await;
+            });
+        }
+    }
+
+    /// Fires `d` through its match's engine and counts the answer.
+    async fn fire_and_record(&self, d: Deadline) {
+        let engine = self.engine_for(d).await;
+        let result = fire(engine, self.store.clone(), d).await;
+        match result {
+            Ok(Fired::Applied) => {
+                self.stats.fired.fetch_add(1, Ordering::Relaxed);
+                service_kit::metrics::add("colosseum_clock_fired_total", 1);
+                let lag_ms = service_kit::time::now_ms().saturating_sub(d.due_ms);
+                service_kit::metrics::observe(LAG_SECONDS, &[], lag_ms as f64 / 1000.0);
+                self.stats.applied(Firing { match_id: d.match_id, due_ms: d.due_ms, lag_ms });
+                tracing::info!(match_id = %d.match_id, fence = d.fence_version, late_ms = lag_ms, "deadline fired");
+            }
+            Ok(Fired::Stale) => {
+                self.stats.stale.fetch_add(1, Ordering::Relaxed);
+                service_kit::metrics::add("colosseum_clock_stale_total", 1);
+            }
+            Err(e) => {
+                self.stats.failed.fetch_add(1, Ordering::Relaxed);
+                service_kit::metrics::add("colosseum_clock_failed_total", 1);
+                tracing::warn!(match_id = %d.match_id, error = %e, "deadline not fired yet; will retry");
+            }
+        }
     }
 
     async fn engine_for(&self, d: Deadline) -> Option<EngineClient> {
@@ -155,10 +259,14 @@ impl Clock {
         let poll = async {
             let mut tick = tokio::time::interval(Duration::from_millis(POLL_MS));
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // Dropped at shutdown: the firings in flight are dropped with it (their
+            // deadlines stay armed for the next clock).
+            let mut firing = tokio::task::JoinSet::new();
+            let in_flight = InFlight::default();
             loop {
                 tokio::select! {
                     _ = shutdown.cancelled() => return,
-                    _ = tick.tick() => { self.tick(service_kit::time::now_ms()).await; }
+                    _ = tick.tick() => self.poll(&mut firing, &in_flight).await,
                 }
             }
         };
@@ -185,6 +293,62 @@ impl Clock {
 enum Fired {
     Applied,
     Stale,
+}
+
+/// The deadlines (match, fence) with a firing in flight, shared with the firings: each
+/// leaves as its firing ends, however it ends (answered, failed, aborted at shutdown).
+#[derive(Default, Clone)]
+struct InFlight(Arc<Mutex<Firings>>);
+
+/// What [`InFlight`] holds.
+#[derive(Default)]
+struct Firings {
+    /// The firings under way.
+    running: BTreeSet<(MatchId, u64)>,
+    /// The firings that ended during the current poll, which its read may still have
+    /// found armed (read before the step cleared it): skipped by this poll, forgotten at
+    /// the next (its read starts after they ended, and finds only what is still armed).
+    ended: BTreeSet<(MatchId, u64)>,
+}
+
+impl InFlight {
+    /// Begins a poll: the firings that ended before it are forgotten.
+    fn next_poll(&self) {
+        self.0.lock().expect("the in-flight lock").ended.clear();
+    }
+
+    /// Enters `key`, unless it is in flight already or ended during this poll.
+    fn enter(&self, key: (MatchId, u64)) -> Option<InFlightEntry> {
+        let mut f = self.0.lock().expect("the in-flight lock");
+        let fresh = !f.ended.contains(&key) && f.running.insert(key);
+        fresh.then(|| InFlightEntry { set: self.clone(), key })
+    }
+}
+
+/// One deadline's place in [`InFlight`], given up when dropped.
+struct InFlightEntry {
+    set: InFlight,
+    key: (MatchId, u64),
+}
+
+impl Drop for InFlightEntry {
+    fn drop(&mut self) {
+        let mut f = self.set.0.lock().expect("the in-flight lock");
+        f.running.remove(&self.key);
+        f.ended.insert(self.key);
+    }
+}
+
+/// Waits until the wall clock reads `due_ms` (never earlier: a deadline fired before it
+/// is due would end a match its player could still move in).
+async fn until_due(due_ms: u64) {
+    loop {
+        let now = service_kit::time::now_ms();
+        if now >= due_ms {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(due_ms - now)).await;
+    }
 }
 
 /// Why a deadline did not fire this time (logged; the next poll tries again).

@@ -51,6 +51,13 @@ pub struct Cluster {
     /// More engines per family, beside the first (see [`Cluster::start_replica`]).
     replicas: BTreeMap<Family, Vec<EngineRunning>>,
     clock: Option<Running>,
+    /// Clock replicas beside the first (see [`Cluster::start_extra_clock`]).
+    more_clocks: Vec<Running>,
+    /// Every clock started in this run, running or stopped, first to last: their
+    /// statistics outlive them.
+    clocks: Vec<Arc<clock::Clock>>,
+    /// Whether the clocks keep each applied firing (see [`Cluster::keep_clock_firings`]).
+    keep_firings: bool,
     /// The match-maker's replicas (the first started with the cluster).
     match_makers: Vec<EngineRunning>,
     /// The tournament service's replicas (the first started with the cluster).
@@ -99,7 +106,7 @@ impl Cluster {
         }
         let replicas = BTreeMap::new();
         let urls = urls(&engines, &replicas);
-        let clock = Some(start_clock(store.clone(), &urls, &token).await?);
+        let (clock, first_clock) = start_clock(store.clone(), &urls, &token)?;
         let any = "127.0.0.1:0".parse().expect("an address");
         let match_makers = vec![start_match_maker(store.clone(), any, &urls, &token).await?];
         let tournaments = vec![start_tournaments(store.clone(), any, &urls, &token).await?];
@@ -110,7 +117,10 @@ impl Cluster {
             store,
             engines,
             replicas,
-            clock,
+            clock: Some(clock),
+            more_clocks: Vec::new(),
+            clocks: vec![first_clock],
+            keep_firings: false,
             match_makers,
             tournaments,
             gateway,
@@ -226,7 +236,7 @@ impl Cluster {
         let urls = urls(&self.engines, &self.replicas);
         self.restart_gateway().await?;
         self.stop_clock().await;
-        self.clock = Some(start_clock(self.store.clone(), &urls, &self.token).await?);
+        self.clock = Some(self.new_clock(&urls)?);
         Ok(url)
     }
 
@@ -277,11 +287,48 @@ impl Cluster {
     /// # Errors
     /// A bad engine URL.
     pub async fn restart_clock(&mut self) -> std::io::Result<()> {
-        self.clock = Some(
-            start_clock(self.store.clone(), &urls(&self.engines, &self.replicas), &self.token)
-                .await?,
-        );
+        let urls = urls(&self.engines, &self.replicas);
+        self.clock = Some(self.new_clock(&urls)?);
         Ok(())
+    }
+
+    /// Starts another clock replica on the same store and engines, beside the first (as
+    /// two clock pods would run): both poll the same deadlines, and the version fence
+    /// makes the second firing of each a stale or duplicate answer. It keeps the engine
+    /// URLs it started with, and runs until shutdown; returns how many replicas run
+    /// beside the first.
+    ///
+    /// # Errors
+    /// A bad engine URL.
+    pub fn start_extra_clock(&mut self) -> std::io::Result<usize> {
+        let urls = urls(&self.engines, &self.replicas);
+        let r = self.new_clock(&urls)?;
+        self.more_clocks.push(r);
+        Ok(self.more_clocks.len())
+    }
+
+    /// Has every clock, running and started later, keep each applied firing (its match,
+    /// due time and lag; see [`clock::ClockStats::firings`]), for measurements.
+    pub fn keep_clock_firings(&mut self) {
+        self.keep_firings = true;
+        for c in &self.clocks {
+            c.stats.keep_firings();
+        }
+    }
+
+    /// Every clock started in this run (the first, its restarts, the extra replicas),
+    /// running or stopped, first to last: their statistics.
+    pub fn clocks(&self) -> Vec<Arc<clock::Clock>> {
+        self.clocks.clone()
+    }
+
+    fn new_clock(&mut self, urls: &[engines::EngineUrls]) -> std::io::Result<Running> {
+        let (r, c) = start_clock(self.store.clone(), urls, &self.token)?;
+        if self.keep_firings {
+            c.stats.keep_firings();
+        }
+        self.clocks.push(c);
+        Ok(r)
     }
 
     /// Stops everything.
@@ -293,6 +340,10 @@ impl Cluster {
             let _ = (&mut g.task).await;
         }
         self.stop_clock().await;
+        for c in &mut self.more_clocks {
+            c.stop.cancel();
+            let _ = (&mut c.task).await;
+        }
         for family in Family::ALL {
             self.stop_engine(family).await;
         }
@@ -499,13 +550,13 @@ where
     Ok(EngineRunning { addr, runtime: Some(runtime) })
 }
 
-async fn start_clock(
+fn start_clock(
     store: Arc<dyn EventStore>,
     urls: &[engines::EngineUrls],
     token: &InternalToken,
-) -> std::io::Result<Running> {
+) -> std::io::Result<(Running, Arc<clock::Clock>)> {
     let clock = clock::Clock::new(store, urls, Some(token)).map_err(std::io::Error::other)?;
     let stop = CancellationToken::new();
-    let task = tokio::spawn(clock.run(stop.clone()));
-    Ok(Running { addr: "127.0.0.1:0".parse().expect("an address"), stop, task })
+    let task = tokio::spawn(clock.clone().run(stop.clone()));
+    Ok((Running { addr: "127.0.0.1:0".parse().expect("an address"), stop, task }, clock))
 }
