@@ -207,8 +207,10 @@ impl Clock {
 
     /// Fires `d` through its match's engine and counts the answer.
     async fn fire_and_record(&self, d: Deadline) {
-        let engine = self.engine_for(d).await;
-        let result = fire(engine, self.store.clone(), d).await;
+        let result = match self.engine_for(d).await {
+            Ok(engine) => fire(engine, self.store.clone(), d).await,
+            Err(e) => Err(e),
+        };
         match result {
             Ok(Fired::Applied) => {
                 self.stats.fired.fetch_add(1, Ordering::Relaxed);
@@ -230,11 +232,17 @@ impl Clock {
         }
     }
 
-    async fn engine_for(&self, d: Deadline) -> Option<EngineClient> {
-        let meta = self.store.meta(d.match_id).await.ok().flatten()?;
+    /// The engine to fire `d` through: `None` only when the match does not exist. A store
+    /// that cannot be read, or no engine for the game (all its replicas down, or a clock
+    /// configured without its family during a deploy), is an error retried at the next
+    /// poll: either passes, and a deadline dropped for it would never fire.
+    async fn engine_for(&self, d: Deadline) -> Result<Option<EngineClient>, ClockError> {
+        let Some(meta) = self.store.meta(d.match_id).await.map_err(ClockError::Store)? else {
+            return Ok(None);
+        };
         // The replica the gateway sends this match to (it holds the match in memory), or
         // the next while that one is down.
-        self.engines.for_match(&meta.game, d.match_id).ok()
+        self.engines.for_match(&meta.game, d.match_id).map(Some).map_err(ClockError::Engine)
     }
 
     /// Has the store repair its deadline index; returns how many entries it restored.
@@ -259,13 +267,16 @@ impl Clock {
         let poll = async {
             let mut tick = tokio::time::interval(Duration::from_millis(POLL_MS));
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            // Dropped at shutdown: the firings in flight are dropped with it (their
-            // deadlines stay armed for the next clock).
+            // Aborted at shutdown, and waited for, so that nothing fires after the clock
+            // has stopped (their deadlines stay armed for the next clock).
             let mut firing = tokio::task::JoinSet::new();
             let in_flight = InFlight::default();
             loop {
                 tokio::select! {
-                    _ = shutdown.cancelled() => return,
+                    _ = shutdown.cancelled() => {
+                        firing.shutdown().await;
+                        return;
+                    }
                     _ = tick.tick() => self.poll(&mut firing, &in_flight).await,
                 }
             }
@@ -354,9 +365,10 @@ async fn until_due(due_ms: u64) {
 /// Why a deadline did not fire this time (logged; the next poll tries again).
 #[derive(Debug)]
 pub enum ClockError {
-    /// No such match, or no engine for its game: the deadline is dropped, it can never
-    /// fire.
-    NoEngine,
+    /// No such match: the deadline is dropped, it can never fire.
+    NoMatch,
+    /// The store could not be read.
+    Store(events::StoreError),
     /// The engine answered with no outcome.
     NoOutcome,
     /// The engine could not be reached, or refused.
@@ -366,7 +378,8 @@ pub enum ClockError {
 impl std::fmt::Display for ClockError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ClockError::NoEngine => f.write_str("no engine hosts this match's game"),
+            ClockError::NoMatch => f.write_str("no such match"),
+            ClockError::Store(e) => write!(f, "the store: {e}"),
             ClockError::NoOutcome => f.write_str("the engine gave no outcome"),
             ClockError::Engine(e) => write!(f, "{e}"),
         }
@@ -381,9 +394,9 @@ async fn fire(
     d: Deadline,
 ) -> Result<Fired, ClockError> {
     let Some(mut engine) = engine else {
-        // No such match or no engine for its family: drop the deadline, it can never fire.
+        // No such match: drop the deadline, it can never fire.
         let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
-        return Err(ClockError::NoEngine);
+        return Err(ClockError::NoMatch);
     };
     let resp = engine
         .apply_step(internal::ApplyStepRequest {

@@ -287,6 +287,8 @@ impl Cluster {
     /// # Errors
     /// A bad engine URL.
     pub async fn restart_clock(&mut self) -> std::io::Result<()> {
+        // Never two main clocks: one still running would be left without its stop.
+        self.stop_clock().await;
         let urls = urls(&self.engines, &self.replicas);
         self.clock = Some(self.new_clock(&urls)?);
         Ok(())
