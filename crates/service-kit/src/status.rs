@@ -192,13 +192,26 @@ pub fn internal(detail: impl std::fmt::Display) -> Status {
 /// error (a refused or broken connection, a reset stream). The request may or may not
 /// have reached the callee.
 pub fn is_transport_failure(s: &Status) -> bool {
+    // CANCELLED with a source is the backend's stream reset under us (a replica killed
+    // mid-call): this side cancelled nothing, or there would be no one left to answer.
     std::error::Error::source(s).is_some()
-        && matches!(s.code(), Code::Unknown | Code::Internal | Code::Unavailable)
+        && matches!(s.code(), Code::Unknown | Code::Internal | Code::Unavailable | Code::Cancelled)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reset_stream_is_a_transport_failure_and_a_sent_status_is_not() {
+        let mut reset = Status::cancelled("operation was canceled");
+        assert!(!is_transport_failure(&reset), "a status the peer sent, no source");
+        reset.set_source(std::sync::Arc::new(std::io::Error::other("stream reset")));
+        assert!(is_transport_failure(&reset));
+        let mut refused = Status::failed_precondition("game over");
+        refused.set_source(std::sync::Arc::new(std::io::Error::other("x")));
+        assert!(!is_transport_failure(&refused));
+    }
 
     #[test]
     fn messages_are_bounded_and_details_read_back() {
