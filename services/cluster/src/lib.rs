@@ -44,6 +44,14 @@ struct Running {
     task: JoinHandle<()>,
 }
 
+impl Running {
+    /// Cancels the service and waits for its task to end.
+    async fn halt(&mut self) {
+        self.stop.cancel();
+        let _ = (&mut self.task).await;
+    }
+}
+
 /// A running cluster.
 pub struct Cluster {
     store: Arc<dyn FullStore>,
@@ -185,8 +193,7 @@ impl Cluster {
 
     async fn restart_gateway(&mut self) -> std::io::Result<()> {
         let urls = urls(&self.engines, &self.replicas);
-        self.gateway.stop.cancel();
-        let _ = (&mut self.gateway.task).await;
+        self.gateway.halt().await;
         let backends = Backends::of(&self.match_makers, &self.tournaments);
         self.gateway =
             start_gateway(self.store.clone(), self.gateway.addr, &urls, &backends, &self.token)
@@ -276,9 +283,8 @@ impl Cluster {
 
     /// Stops the clock.
     pub async fn stop_clock(&mut self) {
-        if let Some(r) = self.clock.take() {
-            r.stop.cancel();
-            let _ = r.task.await;
+        if let Some(mut r) = self.clock.take() {
+            r.halt().await;
         }
     }
 
@@ -335,16 +341,13 @@ impl Cluster {
 
     /// Stops everything.
     pub async fn shutdown(mut self) {
-        self.gateway.stop.cancel();
-        let _ = (&mut self.gateway.task).await;
+        self.gateway.halt().await;
         for g in &mut self.more_gateways {
-            g.stop.cancel();
-            let _ = (&mut g.task).await;
+            g.halt().await;
         }
         self.stop_clock().await;
         for c in &mut self.more_clocks {
-            c.stop.cancel();
-            let _ = (&mut c.task).await;
+            c.halt().await;
         }
         for family in Family::ALL {
             self.stop_engine(family).await;
