@@ -18,6 +18,13 @@ pub const PAGE_BYTES: usize = 1 << 20;
 /// A page token is at most this long (it is ours: three numbers).
 const TOKEN_MAX: usize = 64;
 
+/// The refusal of a page token no export answered (forged, or from another tournament
+/// or a later state than the stream holds).
+#[must_use]
+pub fn bad_token() -> Error {
+    Error::Invalid("page_token is not one this export answered".into())
+}
+
 /// Where a page starts: the tournament's sequence number every page shows, the first
 /// standings line and the first match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -39,7 +46,7 @@ impl Cursor {
         if token.is_empty() {
             return Ok(Cursor::default());
         }
-        let bad = || Error::Invalid("page_token is not one this export answered".into());
+        let bad = bad_token;
         if token.len() > TOKEN_MAX {
             return Err(bad());
         }
@@ -96,7 +103,7 @@ pub(crate) fn page_within(
         || from.game > games.len()
         || (from.line < rows.len() && from.game > 0)
     {
-        return Err(Error::Invalid("page_token is not one this export answered".into()));
+        return Err(bad_token());
     }
     let size = size.clamp(1, MAX_PAGE_SIZE);
     let cross = crosstable(l, &rows);

@@ -269,7 +269,7 @@ impl TournamentService for Platform {
             self.tournaments.read_at(caller.tenant, id, from.seq).await?
         };
         if t.seq != from.seq {
-            return Err(Error::Invalid("page_token is not one this export answered".into()).into());
+            return Err(crate::export::bad_token().into());
         }
         let page = crate::export::page(&t, from, size)?;
         Ok(Response::new(v1::ExportTournamentResponse {
