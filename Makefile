@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
-.PHONY: help build run test lint unit conformance bench queue-load platform-bench arena-bench deadline-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
+.PHONY: help build run test lint unit conformance bench load storage-bench queue-load platform-bench arena-bench deadline-bench idle-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -93,6 +93,10 @@ deadline-bench: ## 100,000 deadlines over a minute: lag, misses, a clock restart
 	$(CARGO) build --release -q -p colosseum
 	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum tools/deadline-bench.sh
 
+idle-bench: ## 1,000,000 idle GOPS matches (IDLE_N=): process RSS, Redis bytes per match, a move on an evicted one (docs/benchmarks.md)
+	$(CARGO) build --release -q -p colosseum
+	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum tools/idle-bench.sh
+
 release-services:
 	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock -p match-maker
 
@@ -105,9 +109,13 @@ chaos: release-services ## The long chaos trial: 600 s, a kill every 10 s (needs
 bench: ## Criterion benchmarks (release)
 	$(CARGO) bench -p bots -p ladder
 
-load: ## The cluster benchmark of docs/benchmarks.md (needs redis-server on PATH)
+load: ## The cluster benchmark of docs/benchmarks.md, 3 runs (needs redis-server on PATH; REDIS_MODE=cluster: a 3-primary Redis Cluster)
 	$(CARGO) build --release -q -p colosseum
-	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum bash tools/load-bench.sh
+	RUNS=$${RUNS:-3} COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum bash tools/load-bench.sh
+
+storage-bench: ## Redis bytes per finished and per idle GOPS-13 match (needs redis-server on PATH)
+	$(CARGO) build --release -q -p colosseum
+	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum bash tools/storage-bench.sh
 
 queue-load: ## The match-maker benchmark of docs/benchmarks.md (needs redis-server on PATH)
 	$(CARGO) build --release -q -p colosseum

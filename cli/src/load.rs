@@ -1,18 +1,22 @@
 //! `colosseum load`: bot-vs-bot matches through the gateway, as real clients (guest
-//! sessions, CreateMatch/JoinMatch, WatchMatch with views, SubmitMove), many at once. It
+//! sessions, CreateMatch/JoinMatch, then watches with views and moves: each session's on
+//! one Play stream for all its matches, or, with `--wire unary`, a WatchMatch per match
+//! and a SubmitMove per move), many at once. It
 //! measures moves per second and the latency from a submit to the opponent receiving
 //! that move's event, and can measure a bare tonic unary echo in the same run. With
 //! `--queue`, players arrive through the match-maker instead ([`queue`]); with `--bulk`,
-//! CreateMatches is timed ([`bulk`]); with `--deadlines`, deadlines at scale ([`deadlines`]).
+//! CreateMatches is timed ([`bulk`]); with `--deadlines`, deadlines at scale ([`deadlines`]);
+//! with `--idle`, what matches left waiting cost, and a move on one of them ([`idle`]).
 
 pub mod bulk;
 pub mod deadlines;
+pub mod idle;
 pub mod queue;
 
 use api::v1;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use client::requests::{self, opponent};
-use client::{Client, Cursor, Turns};
+use client::{Client, Cursor, Feed, Play, Turns};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -46,6 +50,10 @@ pub struct LoadArgs {
     /// The gateway; default: start the cluster in this process (Redis at REDIS_URL, else in memory).
     #[arg(long)]
     gateway: Option<String>,
+    /// How each bot session watches and moves: one Play stream for all its matches, or
+    /// a WatchMatch per match and a SubmitMove per move.
+    #[arg(long, value_enum, default_value = "play")]
+    wire: Wire,
     /// Also measure a bare tonic unary echo (64 in flight) for this many seconds first.
     #[arg(long, default_value_t = 0)]
     echo_seconds: u64,
@@ -86,6 +94,23 @@ pub struct LoadArgs {
     /// this CSV file.
     #[arg(long)]
     deadlines_csv: Option<std::path::PathBuf>,
+    /// Measure idle matches instead: this many GOPS matches made by CreateMatches and left
+    /// waiting; reports memory (the process, Redis per match) and the latency of a move on
+    /// a random one the engines no longer hold (in-process cluster only).
+    #[arg(long, default_value_t = 0)]
+    idle: u64,
+    /// With --idle: moves probed, each on a different random idle match.
+    #[arg(long, default_value_t = 2_000)]
+    probe_moves: u64,
+    /// With --idle: probe moves in flight at most.
+    #[arg(long, default_value_t = 16)]
+    probe_in_flight: u64,
+    /// With --idle: probe moves started per second (0: each as soon as one in flight ends).
+    #[arg(long, default_value_t = 200)]
+    probe_rate: u64,
+    /// With --idle: the matches' time per move, in seconds (at most a week).
+    #[arg(long, default_value_t = 604_800)]
+    move_time_s: u64,
     /// With --queue: players to arrive (`--concurrency` at once).
     #[arg(long, default_value_t = 10_000)]
     players: u64,
@@ -95,6 +120,70 @@ pub struct LoadArgs {
     /// With --queue: timed matching passes.
     #[arg(long, default_value_t = 5)]
     pass_runs: u64,
+}
+
+/// How a bot session watches its matches and moves in them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Wire {
+    /// One Play stream per session, for all its matches' watches and moves.
+    Play,
+    /// A WatchMatch stream per match, a SubmitMove call per move.
+    Unary,
+}
+
+/// A bot session as it reaches the gateway: creating and joining matches is unary either
+/// way; watches and moves go over its Play stream, or one call each.
+#[derive(Clone)]
+struct Line {
+    client: Client,
+    play: Option<Play>,
+}
+
+impl Line {
+    /// `client` on `wire` (a Play stream opened now for [`Wire::Play`]).
+    async fn open(client: Client, wire: Wire) -> Result<Line, String> {
+        let play = match wire {
+            Wire::Play => Some(client.play().await.map_err(|s| format!("play: {s}"))?),
+            Wire::Unary => None,
+        };
+        Ok(Line { client, play })
+    }
+
+    /// Watches `id` with the session's views, from the start.
+    async fn watch(&self, id: &str) -> Result<Events, tonic::Status> {
+        Ok(match &self.play {
+            Some(p) => Events::Play(p.watch(id, Cursor::START, true).await?),
+            None => Events::Unary(self.client.watch(id, Cursor::START, true).await?),
+        })
+    }
+
+    /// A move, under `key`.
+    async fn submit(
+        &self,
+        id: &str,
+        mv: v1::Move,
+        key: &str,
+    ) -> Result<v1::SubmitMoveResponse, tonic::Status> {
+        match &self.play {
+            Some(p) => p.submit(id, Some(mv), key).await,
+            None => self.client.submit(id, Some(mv), key).await,
+        }
+    }
+}
+
+/// One match's messages, as the session's wire brings them.
+enum Events {
+    Play(Feed),
+    Unary(tonic::Streaming<v1::WatchMatchResponse>),
+}
+
+impl Events {
+    async fn message(&mut self) -> Result<Option<v1::WatchMatchResponse>, tonic::Status> {
+        match self {
+            Events::Play(f) => f.message().await,
+            Events::Unary(s) => s.message().await,
+        }
+    }
 }
 
 /// Latencies and counts shared by all players.
@@ -152,6 +241,14 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let echo = if args.echo_seconds > 0 { Some(echo(args.echo_seconds).await?) } else { None };
+        if args.idle > 0 {
+            let mut summary = idle::run(&args).await?;
+            if let Some(e) = echo {
+                summary["echo"] = e;
+            }
+            println!("{summary}");
+            return Ok(ExitCode::SUCCESS);
+        }
         if args.deadlines > 0 {
             let mut summary = deadlines::run(&args).await?;
             if let Some(e) = echo {
@@ -216,7 +313,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
                 bar.clone(),
             );
             let think = (args.think_ms, args.think_jitter_ms.min(args.think_ms));
-            let (game, move_time) = (args.game.clone(), args.move_time);
+            let (game, move_time, wire) = (args.game.clone(), args.move_time, args.wire);
             let total = args.matches;
             let ramp = args.ramp_ms.unwrap_or(args.think_ms);
             let stagger = Duration::from_micros(ramp * 1000 * w / args.concurrency.max(1));
@@ -224,15 +321,15 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
                 tokio::time::sleep(stagger).await;
                 let a = Client::guest_on(channel.clone(), &format!("load-{w}-a")).await;
                 let b = Client::guest_on(channel, &format!("load-{w}-b")).await;
-                let (a, b) = match (a, b) {
-                    (Ok(a), Ok(b)) => (a, b),
-                    (Err(e), _) | (_, Err(e)) => {
+                let lines = match (a, b) {
+                    (Ok(a), Ok(b)) => tokio::try_join!(Line::open(a, wire), Line::open(b, wire)),
+                    (Err(e), _) | (_, Err(e)) => Err(format!("session: {e}")),
+                };
+                let (a, b) = match lines {
+                    Ok(lines) => lines,
+                    Err(e) => {
                         stats.errors.fetch_add(1, Ordering::Relaxed);
-                        stats
-                            .error_samples
-                            .lock()
-                            .expect("the stats lock")
-                            .push(format!("session: {e}"));
+                        stats.error_samples.lock().expect("the stats lock").push(e);
                         return;
                     }
                 };
@@ -260,6 +357,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
         let moves = stats.moves.load(Ordering::Relaxed);
         let mut summary = json!({
             "game": args.game,
+            "wire": format!("{:?}", args.wire).to_lowercase(),
             "matches": args.matches,
             "concurrency": args.concurrency,
             "think_ms": args.think_ms,
@@ -287,16 +385,17 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
 /// Plays match number `n` between `a` and `b`.
 async fn one_match(
     n: u64,
-    a: &Client,
-    b: &Client,
+    a: &Line,
+    b: &Line,
     game: &str,
     think: (u64, u64),
     move_time: u64,
     stats: &Arc<Stats>,
 ) -> Result<(), tonic::Status> {
-    let created = a.create(requests::create(game, "", opponent::open(), move_time * 1000)).await?;
+    let created =
+        a.client.create(requests::create(game, "", opponent::open(), move_time * 1000)).await?;
     let id = created.match_id;
-    b.join(&id, "").await?;
+    b.client.join(&id, "").await?;
     let pa = tokio::spawn(player(a.clone(), 0, (n, id.clone()), think, stats.clone()));
     let pb = tokio::spawn(player(b.clone(), 1, (n, id), think, stats.clone()));
     let (ra, rb) = (pa.await, pb.await);
@@ -307,16 +406,16 @@ async fn one_match(
 
 /// One seat of one match (`(n, id)`: its number in the run and its id; `think`: the think
 /// time and its jitter, ms): random legal
-/// moves until the end, timing the opponent's moves. The watch stream brings the seat's
-/// view after every version, so the player never asks for it: a move costs one SubmitMove.
+/// moves until the end, timing the opponent's moves. The watch brings the seat's view
+/// after every version, so the player never asks for it: a move costs one submit.
 async fn player(
-    c: Client,
+    c: Line,
     me: u8,
     (n, id): (u64, String),
     think: (u64, u64),
     stats: Arc<Stats>,
 ) -> Result<(), tonic::Status> {
-    let mut events = c.watch(&id, Cursor::START, true).await?;
+    let mut events = c.watch(&id).await?;
     // The stream is drained as messages arrive (so receipt times are true while the player
     // thinks), and the player gets the newest view.
     let (view_tx, mut views) = tokio::sync::watch::channel(None::<v1::GetViewResponse>);
@@ -363,7 +462,7 @@ async fn player(
         #[allow(clippy::disallowed_methods)] // The load client measures wall time.
         let t0 = Instant::now();
         let key = format!("load:{}:{}", view.version, uuid::Uuid::new_v4());
-        match c.submit(&id, Some(mv), &key).await {
+        match c.submit(&id, mv, &key).await {
             Ok(r) => {
                 if let Some(v1::submit_move_response::Outcome::Accepted(a)) = r.outcome {
                     stats.moves.fetch_add(1, Ordering::Relaxed);

@@ -1,13 +1,14 @@
 //! `colosseum tournament run`: a tournament through the platform API as a platform runs
 //! one: guest players for every seat, CreateTournament, each round started when the last
-//! ends, every match played by random-move bots through the public API, followed on the
+//! ends, every match played by random-move bots through the public API (each bot's
+//! matches on its one Play stream), followed on the
 //! tournament's results stream (with a progress bar); then the standings table, and a
 //! check that they agree with every match's record (each record verified by replay).
 
 use api::v1;
 use clap::Args;
 use client::platform::Platform;
-use client::{Client, Cursor, Turns};
+use client::{Client, Cursor, Play, Turns};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -155,12 +156,15 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
         tonic::transport::Endpoint::from_shared(args.url.clone()).map_err(|e| e.to_string())?;
     let channels: Vec<tonic::transport::Channel> =
         (0..CONNECTIONS).map(|_| endpoint.connect_lazy()).collect();
+    // Each bot plays all its matches (a round's, an arena's overlapping ones) on one Play
+    // stream, as a client with a game socket would.
     let mut players = BTreeMap::new();
     for i in 0..n {
         let channel = channels[i as usize % channels.len()].clone();
         let c =
             Client::guest_on(channel, &format!("bot{i:03}")).await.map_err(|e| e.to_string())?;
-        players.insert(c.player_id().to_string(), c);
+        let play = c.play().await.map_err(fail)?;
+        players.insert(c.player_id().to_string(), play);
     }
     let entrants = players
         .keys()
@@ -334,12 +338,13 @@ fn expected_matches(format: &str, n: u32, rounds: u32) -> u64 {
     }
 }
 
-/// One seat of one match: random legal moves until the end, driven by the match's
-/// watch stream (views included), so a move costs one SubmitMove. A watch or submit that
-/// fails in transport (a connection reset under load, a backend restarting) is retried,
+/// One seat of one match: random legal moves until the end, driven by the match's watch
+/// on the bot's Play stream (views included), so a move costs one submit. The Play
+/// reopens a broken stream and resumes its watches itself; a submit it could not answer
+/// (UNAVAILABLE: the stream broke first) or a watch that failed in transport is retried,
 /// as the API's retry contract says: the watch again from the start (the views it acted on
 /// are remembered), the submit with the same key.
-async fn play_seat(c: Client, id: String) -> Result<(), String> {
+async fn play_seat(c: Play, id: String) -> Result<(), String> {
     let mut rng = bots::BotRng::from_seed(service_kit::time::os_random_32());
     let mut turns = Turns::default();
     let mut failures = 0;
@@ -393,7 +398,7 @@ fn retryable(s: &tonic::Status) -> bool {
 }
 
 async fn seat_until_over(
-    c: &Client,
+    c: &Play,
     id: &str,
     rng: &mut bots::BotRng,
     turns: &mut Turns,
@@ -402,9 +407,8 @@ async fn seat_until_over(
     while let Some(m) = events.message().await? {
         let Some(view) = m.view else { continue };
         if view.outcome.is_some() {
-            // Read to the stream's end (the server closes it after the last event): a
-            // stream dropped early is a reset, and a connection that sees thousands of
-            // them is closed by the server as an abuser (h2's rapid-reset guard).
+            // Read to the watch's end (the gateway ends it after the last event), so the
+            // feed is not dropped early: that would unwatch a match that is over anyway.
             while events.message().await?.is_some() {}
             return Ok(());
         }

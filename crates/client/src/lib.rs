@@ -1,8 +1,8 @@
 //! The typed client of Colosseum's public API (`colosseum.v1.ColosseumService` and
 //! `LobbyService`), for
 //! everything that plays through it: the gateway's bot runner, the CLI's `play`, `load`
-//! and `chaos`, and the whole-cluster tests. It depends on the API alone, never on a
-//! service: a third party's client could be this crate.
+//! and `chaos`, and the whole-cluster tests. It depends on the API (and tokio) alone,
+//! never on a service: a third party's client could be this crate.
 //!
 //! # Layout
 //! - this file: [`Client`], a guest session (its token on every call) with one method per
@@ -13,13 +13,17 @@
 //!   ([`Cursor`]) and which views ask it for a move ([`Turns`]).
 //! - [`lobby`]: accounts, tickets, seeks and leaderboards (LobbyService).
 //! - [`platform`]: the platform API (TournamentService) with a tenant's API key.
+//! - [`play`]: Play streams: many matches' watches and moves on one stream, raw
+//!   ([`PlayStream`]) or with an answer per request and a feed per watch ([`Play`]).
 
 pub mod follow;
 pub mod lobby;
 pub mod platform;
+pub mod play;
 pub mod requests;
 
 pub use follow::{Cursor, Turns};
+pub use play::{Feed, Play, PlayStream};
 
 use api::v1::{
     self, colosseum_service_client::ColosseumServiceClient,

@@ -11,10 +11,11 @@
 //! | `ev` | the events, see below |
 //! | `idem` | the idempotency key (optional) |
 //! | `tp` | the traceparent (optional) |
-//! | `vw` | the viewers' views, encoded like `ev` (omitted when there are none) |
 //! | `tag` | the entry's random tag, decimal (omitted when 0) |
 //!
 //! The version is not a field: it is the entry id (`<version>-1`, see [`crate::keys`]).
+//! The views are not in the stream: the match's `views` hash holds the latest version's
+//! alone (entries written before that carry a `vw` field, now skipped).
 //!
 //! `ev` is binary: a format byte (`1`), then for each event an audience byte (`0` public,
 //! `1` seat 0, `2` seat 1), the payload's length as a big-endian `u32`, and the payload.
@@ -92,9 +93,6 @@ pub fn entry_fields(entry: &Entry) -> Vec<(&'static str, Vec<u8>)> {
     if let Some(tp) = &entry.traceparent {
         fields.push(("tp", tp.as_bytes().to_vec()));
     }
-    if !entry.views.is_empty() {
-        fields.push(("vw", encode_events(&entry.views)));
-    }
     if entry.tag != 0 {
         fields.push(("tag", entry.tag.to_string().into_bytes()));
     }
@@ -134,7 +132,6 @@ pub fn entry_from_fields(version: u64, fields: Vec<(Vec<u8>, Vec<u8>)>) -> Resul
             }
             b"idem" => entry.idempotency_key = Some(utf8(value, "idem")?),
             b"tp" => entry.traceparent = Some(utf8(value, "tp")?),
-            b"vw" => entry.views = decode_events(&value)?,
             b"tag" => entry.tag = utf8(value, "tag")?.parse().map_err(|_| "bad `tag` field")?,
             // Fields added by a later version are skipped, so old readers keep working.
             _ => {}
@@ -295,7 +292,8 @@ mod tests {
         let e = entry();
         let fields =
             entry_fields(&e).into_iter().map(|(k, v)| (k.as_bytes().to_vec(), v)).collect();
-        assert_eq!(entry_from_fields(3, fields), Ok(e));
+        // The views are kept beside the stream, never in an entry.
+        assert_eq!(entry_from_fields(3, fields), Ok(Entry { views: vec![], ..e }));
         let bare = Entry {
             idempotency_key: None,
             traceparent: None,

@@ -210,6 +210,15 @@ impl HostStore for Instrumented {
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
         timed("match_secret", self.inner.match_secret(id)).await
     }
+
+    async fn compact(
+        &self,
+        id: MatchId,
+        last_version: u64,
+        retention_ms: u64,
+    ) -> Result<bool, StoreError> {
+        timed("compact", self.inner.compact(id, last_version, retention_ms)).await
+    }
 }
 
 #[async_trait]

@@ -5,7 +5,10 @@
 //!
 //! | key | type | holds |
 //! | --- | --- | --- |
-//! | `colosseum:{<match-id>}:log` | stream | one entry per version, id `<version>-1` |
+//! | `colosseum:{<match-id>}:open` | hash | the opening entry (version 0), its fields as a stream entry's; gone once the match is compacted |
+//! | `colosseum:{<match-id>}:log` | stream | one entry per step (version 1 on), id `<version>-1`; made by the first step, gone once the match is compacted |
+//! | `colosseum:{<match-id>}:views` | hash | `v`: the latest version; `b`: each viewer's view after it (the opening's deflated, [`crate::record::encode_views`]) |
+//! | `colosseum:{<match-id>}:record` | hash | a finished match compacted ([`crate::record`]): `v`: its last version; `b`: the record |
 //! | `colosseum:{<match-id>}:meta` | hash | `m`: the fixed meta as JSON; `seat0`, `seat1`: the seat holders |
 //! | `colosseum:{<match-id>}:secret` | hash | `seed`: the seed in hex, for the rules engine alone (in matches created before it, `m` of the meta held it) |
 //! | `colosseum:{<match-id>}:idem` | hash | idempotency key -> the version it was accepted at |
@@ -89,6 +92,22 @@ pub fn secret(id: MatchId) -> String {
 /// The match's idempotency-key hash.
 pub fn idem(id: MatchId) -> String {
     format!("colosseum:{{{id}}}:idem")
+}
+
+/// The match's opening entry (version 0): a hash, so that a match nobody has moved in
+/// has no stream (a new stream node preallocates up to 4 KiB in Redis).
+pub fn opening(id: MatchId) -> String {
+    format!("colosseum:{{{id}}}:open")
+}
+
+/// Each viewer's view after the match's latest version (overwritten by every append).
+pub fn views(id: MatchId) -> String {
+    format!("colosseum:{{{id}}}:views")
+}
+
+/// A finished match's compacted record, which replaces its stream.
+pub fn record(id: MatchId) -> String {
+    format!("colosseum:{{{id}}}:record")
 }
 
 /// The match's latest snapshot.

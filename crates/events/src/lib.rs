@@ -87,6 +87,7 @@ pub mod memory;
 pub mod model;
 pub mod open;
 pub mod platform;
+pub mod record;
 pub mod redis_store;
 mod sentinel;
 pub mod store;

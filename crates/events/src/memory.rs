@@ -11,7 +11,7 @@ use crate::ids::{MatchId, PlayerId};
 use crate::lobby::Finished;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
-    SeatHolder, Session, is_sha256_hex,
+    SeatHolder, Session, StoredEvent, is_sha256_hex,
 };
 use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
@@ -62,8 +62,13 @@ struct State {
 struct MatchState {
     meta: MatchMeta,
     secret: MatchSecret,
-    /// `log[v]` is version `v`.
+    /// `log[v]` is version `v`, without views.
     log: Vec<Entry>,
+    /// Each viewer's view after the latest version.
+    views: Vec<StoredEvent>,
+    /// Compacted ([`HostStore::compact`]): `log` is what the record reads back as, and
+    /// nothing more is appended.
+    compacted: bool,
     /// Idempotency key -> version.
     idem: BTreeMap<String, u64>,
     snapshot: Option<(u64, Vec<u8>)>,
@@ -145,6 +150,10 @@ impl EventStore for MemoryStore {
         {
             let mut state = self.lock();
             let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
+            if m.compacted {
+                // As on Redis, where a compacted match has no stream to append to.
+                return Err(StoreError::NotFound(id));
+            }
             if let Some(key) = &entry.idempotency_key
                 && let Some(&version) = m.idem.get(key)
             {
@@ -157,7 +166,8 @@ impl EventStore for MemoryStore {
             if let Some(key) = &entry.idempotency_key {
                 m.idem.insert(key.clone(), entry.version);
             }
-            m.log.push(entry.clone());
+            m.log.push(Entry { views: Vec::new(), ..entry.clone() });
+            m.views = entry.views.clone();
             match deadline {
                 DeadlineChange::Keep => {}
                 DeadlineChange::Clear => state.clear_deadline(id),
@@ -180,7 +190,13 @@ impl EventStore for MemoryStore {
         let state = self.lock();
         let Some(m) = state.matches.get(&id) else { return Ok(Vec::new()) };
         let from = usize::try_from(from_version).unwrap_or(usize::MAX);
-        Ok(m.log.iter().skip(from).take(limit).cloned().collect())
+        let mut entries: Vec<Entry> = m.log.iter().skip(from).take(limit).cloned().collect();
+        if let Some(last) = entries.last_mut()
+            && last.version + 1 == m.log.len() as u64
+        {
+            last.views = m.views.clone();
+        }
+        Ok(entries)
     }
 
     async fn last_version(&self, id: MatchId) -> Result<Option<u64>, StoreError> {
@@ -195,7 +211,7 @@ impl EventStore for MemoryStore {
     ) -> Result<bool, StoreError> {
         let mut state = self.lock();
         let Some(m) = state.matches.get_mut(&id) else { return Ok(false) };
-        if m.snapshot.as_ref().is_some_and(|(v, _)| *v >= version) {
+        if m.compacted || m.snapshot.as_ref().is_some_and(|(v, _)| *v >= version) {
             return Ok(false);
         }
         m.snapshot = Some((version, bytes.to_vec()));
@@ -326,7 +342,9 @@ impl HostStore for MemoryStore {
                 MatchState {
                     meta: meta.clone(),
                     secret: secret.clone(),
-                    log: vec![opening.clone()],
+                    log: vec![Entry { views: Vec::new(), ..opening.clone() }],
+                    views: opening.views.clone(),
+                    compacted: false,
                     idem,
                     snapshot: None,
                 },
@@ -337,6 +355,30 @@ impl HostStore for MemoryStore {
 
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
         Ok(self.lock().matches.get(&id).map(|m| m.secret.clone()))
+    }
+
+    async fn compact(
+        &self,
+        id: MatchId,
+        last_version: u64,
+        _retention_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let mut state = self.lock();
+        let Some(m) = state.matches.get_mut(&id) else { return Ok(false) };
+        if m.compacted || m.log.len() as u64 != last_version + 1 {
+            return Ok(false);
+        }
+        // Through the record's own encoding, so reads answer exactly what Redis's would.
+        let record = crate::record::encode(&m.log, &m.views);
+        let (log, views) = crate::record::decode(&record)
+            .map_err(|e| StoreError::Corrupt(format!("record of {id}: {e}")))?;
+        m.log = log;
+        m.views = views;
+        m.idem.clear();
+        m.snapshot = None;
+        m.compacted = true;
+        state.clear_deadline(id);
+        Ok(true)
     }
 }
 

@@ -10,13 +10,14 @@
 //!
 //! | operation | Redis |
 //! | --- | --- |
-//! | `create_match` | `create.lua`: `EXISTS`, `XADD 0-1`, `HSET` meta, `HSET` secret (and idem) |
+//! | `create_match` | `create.lua`: `EXISTS`, `HSET` open (the opening entry), `HSET` views, `HSET` meta, `HSET` secret (and idem) |
 //! | `meta` | `HMGET meta m seat0 seat1` |
 //! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`, then `move_secret.lua` moves the seed to `secret`) |
 //! | `claim_seat` | `claim.lua`: `HGET`/`HSET` of `seat0`/`seat1` |
-//! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id, `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
-//! | `read` | `XRANGE log <from>-0 + COUNT limit` |
-//! | `last_version` | `XREVRANGE log + - COUNT 1` |
+//! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id (and `EXISTS open` before the first step), `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET` views, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
+//! | `read` | `read.lua`: `HGETALL open` (from version 0), `XRANGE log <from>-0 + COUNT limit`, `HMGET views` when the last entry read is the latest; a compacted match's `HMGET record v b` |
+//! | `last_version` | `XREVRANGE log + - COUNT 1`, `EXISTS open`, `HGET record v`, pipelined |
+//! | `compact` | `read.lua` to the end, then `compact.lua`: `XREVRANGE`, `HSET record`, `DEL` log, open, idem, snap, views, deadline, `PEXPIRE` record, meta, secret |
 //! | `put_snapshot` / `snapshot` | `snapshot.lua` / `HMGET snap v b` |
 //! | `set_deadline` | `ZADD deadlines LT`, then `HSET deadline due fence` |
 //! | `due_deadlines` | `ZRANGEBYSCORE deadlines ... LIMIT`, `HMGET` of each candidate's deadline, `index_fix.lua` for stale index entries |
@@ -77,8 +78,9 @@ use crate::keys;
 use crate::lobby::Finished;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
-    is_sha256_hex,
+    StoredEvent, is_sha256_hex,
 };
+use crate::record;
 use crate::sentinel::SentinelConn;
 use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
@@ -114,6 +116,8 @@ struct Scripts {
     clear_if: Script,
     index_fix: Script,
     move_secret: Script,
+    read: Script,
+    compact: Script,
 }
 
 impl Scripts {
@@ -126,11 +130,22 @@ impl Scripts {
             clear_if: Script::new(include_str!("lua/clear_if.lua")),
             index_fix: Script::new(include_str!("lua/index_fix.lua")),
             move_secret: Script::new(include_str!("lua/move_secret.lua")),
+            read: Script::new(include_str!("lua/read.lua")),
+            compact: Script::new(include_str!("lua/compact.lua")),
         }
     }
 
-    fn all(&self) -> [&Script; 6] {
-        [&self.create, &self.claim, &self.append, &self.snapshot, &self.clear_if, &self.index_fix]
+    fn all(&self) -> [&Script; 8] {
+        [
+            &self.create,
+            &self.claim,
+            &self.append,
+            &self.snapshot,
+            &self.clear_if,
+            &self.index_fix,
+            &self.read,
+            &self.compact,
+        ]
     }
 }
 
@@ -379,6 +394,20 @@ impl RedisStore {
         })
     }
 
+    /// Every entry of a match, the latest with its views.
+    async fn read_all(&self, id: MatchId) -> Result<Vec<Entry>, StoreError> {
+        const PAGE: usize = 1_024;
+        let mut all: Vec<Entry> = Vec::new();
+        loop {
+            let page = self.read(id, all.len() as u64, PAGE).await?;
+            let full = page.len() == PAGE;
+            all.extend(page);
+            if !full {
+                return Ok(all);
+            }
+        }
+    }
+
     fn conn(&self) -> Conn {
         // A clone shares the one multiplexed connection (or the cluster's node connections).
         self.conn.clone()
@@ -558,6 +587,47 @@ fn idem_args(entry: &Entry) -> (&'static str, &str) {
     }
 }
 
+/// The views argument of the append and create scripts: encoded, or `''` for none.
+fn views_arg(entry: &Entry) -> Vec<u8> {
+    if entry.views.is_empty() {
+        Vec::new()
+    } else {
+        // Packed for the opening, where an idle match may wait a week.
+        record::encode_views(&entry.views, entry.version == 0)
+    }
+}
+
+/// A field name and its value, as bytes.
+type FieldPair = (Vec<u8>, Vec<u8>);
+
+/// A flat `[field, value, ...]` reply as byte pairs.
+fn field_pairs(flat: Vec<Value>) -> Result<Vec<FieldPair>, String> {
+    if !flat.len().is_multiple_of(2) {
+        return Err("an odd field list".into());
+    }
+    let mut pairs = Vec::with_capacity(flat.len() / 2);
+    let mut flat = flat.into_iter();
+    while let (Some(k), Some(v)) = (flat.next(), flat.next()) {
+        pairs.push((bytes(k).ok_or("a non-string field")?, bytes(v).ok_or("a non-string value")?));
+    }
+    Ok(pairs)
+}
+
+/// What a read of `limit` entries from `from_version` answers from a compacted record:
+/// the last entry carries the final views.
+fn from_record(
+    mut entries: Vec<Entry>,
+    views: Vec<StoredEvent>,
+    from_version: u64,
+    limit: usize,
+) -> Vec<Entry> {
+    if let Some(last) = entries.last_mut() {
+        last.views = views;
+    }
+    let from = usize::try_from(from_version).unwrap_or(usize::MAX);
+    entries.into_iter().skip(from).take(limit).collect()
+}
+
 fn corrupt(key: &str, what: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(format!("{key}: {what}"))
 }
@@ -587,16 +657,7 @@ fn parse_entry(value: Value) -> Result<Entry, String> {
         Value::Map(pairs) => pairs.into_iter().flat_map(|(k, v)| [k, v]).collect(),
         _ => return Err(format!("entry {id} has no field list")),
     };
-    if flat.len() % 2 != 0 {
-        return Err(format!("entry {id} has an odd field list"));
-    }
-    let mut pairs = Vec::with_capacity(flat.len() / 2);
-    let mut flat = flat.into_iter();
-    while let (Some(k), Some(v)) = (flat.next(), flat.next()) {
-        let k = bytes(k).ok_or_else(|| format!("entry {id} has a non-string field name"))?;
-        let v = bytes(v).ok_or_else(|| format!("entry {id} has a non-string value"))?;
-        pairs.push((k, v));
-    }
+    let pairs = field_pairs(flat).map_err(|e| format!("entry {id}: {e}"))?;
     codec::entry_from_fields(version, pairs)
 }
 
@@ -674,7 +735,11 @@ impl EventStore for RedisStore {
             DeadlineChange::Set { due_ms, fence_version } => ("set", due_ms, fence_version),
         };
         let mut call = self.scripts.append.prepare_invoke();
-        call.key(keys::log(id)).key(keys::idem(id)).key(keys::deadline(id));
+        call.key(keys::log(id))
+            .key(keys::idem(id))
+            .key(keys::deadline(id))
+            .key(keys::views(id))
+            .key(keys::opening(id));
         call.arg(entry.version)
             .arg(has_key)
             .arg(key)
@@ -682,7 +747,8 @@ impl EventStore for RedisStore {
             .arg(due_ms)
             .arg(fence)
             .arg(keys::APPENDED)
-            .arg(feed::payload(id, entry.version));
+            .arg(feed::payload(id, entry.version))
+            .arg(views_arg(entry));
         for (field, value) in codec::entry_fields(entry) {
             call.arg(field).arg(value);
         }
@@ -730,28 +796,83 @@ impl EventStore for RedisStore {
             return Ok(Vec::new());
         }
         let key = keys::log(id);
-        let reply: Value = redis::cmd("XRANGE")
-            .arg(&key)
-            .arg(keys::before(from_version))
-            .arg("+")
-            .arg("COUNT")
+        let reply: Value = self
+            .scripts
+            .read
+            .key(&key)
+            .key(keys::views(id))
+            .key(keys::record(id))
+            .key(keys::opening(id))
+            .arg(from_version)
             .arg(limit)
-            .query_async(&mut self.conn())
+            .invoke_async(&mut self.conn())
             .await?;
-        parse_entries(reply, &key)
+        let Value::Array(parts) = reply else {
+            return Err(corrupt(&key, "the read script answered no array"));
+        };
+        let mut parts = parts.into_iter();
+        match parts.next().map(redis::from_redis_value::<i64>) {
+            Some(Ok(0)) => {
+                let mut entries = Vec::new();
+                if let Some(Value::Array(flat)) = parts.next()
+                    && !flat.is_empty()
+                {
+                    let open_key = keys::opening(id);
+                    let fields = field_pairs(flat).map_err(|e| corrupt(&open_key, e))?;
+                    entries.push(
+                        codec::entry_from_fields(0, fields).map_err(|e| corrupt(&open_key, e))?,
+                    );
+                }
+                entries.extend(parse_entries(parts.next().unwrap_or(Value::Nil), &key)?);
+                if let (Some(version), Some(views)) = (parts.next(), parts.next())
+                    && let (Some(version), Some(views)) = (text(version), bytes(views))
+                    && let Some(last) = entries.last_mut()
+                    && version.parse() == Ok(last.version)
+                {
+                    last.views =
+                        record::decode_views(&views).map_err(|e| corrupt(&keys::views(id), e))?;
+                }
+                Ok(entries)
+            }
+            Some(Ok(1)) => {
+                let record_key = keys::record(id);
+                let blob = parts
+                    .nth(1)
+                    .and_then(bytes)
+                    .ok_or_else(|| corrupt(&record_key, "no record"))?;
+                let (entries, views) =
+                    record::decode(&blob).map_err(|e| corrupt(&record_key, e))?;
+                Ok(from_record(entries, views, from_version, limit))
+            }
+            _ => Err(corrupt(&key, "the read script answered an unknown code")),
+        }
     }
 
     async fn last_version(&self, id: MatchId) -> Result<Option<u64>, StoreError> {
         let key = keys::log(id);
-        let reply: Value = redis::cmd("XREVRANGE")
-            .arg(&key)
-            .arg("+")
-            .arg("-")
-            .arg("COUNT")
-            .arg(1)
-            .query_async(&mut self.conn())
-            .await?;
-        Ok(parse_entries(reply, &key)?.first().map(|e| e.version))
+        let mut last = redis::cmd("XREVRANGE");
+        last.arg(&key).arg("+").arg("-").arg("COUNT").arg(1);
+        let mut opening = redis::cmd("EXISTS");
+        opening.arg(keys::opening(id));
+        let mut record = redis::cmd("HGET");
+        record.arg(keys::record(id)).arg("v");
+        // In this order: a compaction between them leaves the record for the last.
+        let mut answers = self.conn().in_order(vec![last, opening, record]).await?.into_iter();
+        let (Some(last), Some(opening), Some(record)) =
+            (answers.next(), answers.next(), answers.next())
+        else {
+            return Err(corrupt(&key, "a pipeline answer is missing"));
+        };
+        if let Some(entry) = parse_entries(last?, &key)?.first() {
+            return Ok(Some(entry.version));
+        }
+        let opening: i64 = redis::from_redis_value(opening?).map_err(|e| corrupt(&key, e))?;
+        if opening == 1 {
+            return Ok(Some(0));
+        }
+        let record: Option<u64> =
+            redis::from_redis_value(record?).map_err(|e| corrupt(&keys::record(id), e))?;
+        Ok(record)
     }
 
     async fn put_snapshot(
@@ -765,6 +886,7 @@ impl EventStore for RedisStore {
             .snapshot
             .key(keys::snapshot(id))
             .key(keys::log(id))
+            .key(keys::opening(id))
             .arg(version)
             .arg(bytes)
             .invoke_async(&mut self.conn())
@@ -975,8 +1097,14 @@ impl HostStore for RedisStore {
         let [(_, seed)] = codec::secret_fields(secret);
         let (has_key, key) = idem_args(opening);
         let mut call = self.scripts.create.prepare_invoke();
-        call.key(keys::meta(id)).key(keys::log(id)).key(keys::idem(id)).key(keys::secret(id));
+        call.key(keys::meta(id))
+            .key(keys::log(id))
+            .key(keys::idem(id))
+            .key(keys::secret(id))
+            .key(keys::views(id))
+            .key(keys::opening(id));
         call.arg(fixed).arg(seat0).arg(seat1).arg(seed).arg(has_key).arg(key);
+        call.arg(views_arg(opening));
         for (field, value) in codec::entry_fields(opening) {
             call.arg(field).arg(value);
         }
@@ -1018,5 +1146,39 @@ impl HostStore for RedisStore {
             tracing::warn!(match_id = %id, error = %e, "the seed stays in the meta for now");
         }
         Ok(Some(secret))
+    }
+
+    async fn compact(
+        &self,
+        id: MatchId,
+        last_version: u64,
+        retention_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let entries = self.read_all(id).await?;
+        let Some(last) = entries.last() else { return Ok(false) };
+        if last.version != last_version || entries.len() as u64 != last_version + 1 {
+            // Moved on, compacted already (the record reads back the same, but the stream
+            // is gone), or unknown: the script would refuse too.
+            return Ok(false);
+        }
+        let blob = record::encode(&entries, &last.views);
+        let done: i64 = self
+            .scripts
+            .compact
+            .key(keys::log(id))
+            .key(keys::idem(id))
+            .key(keys::snapshot(id))
+            .key(keys::views(id))
+            .key(keys::record(id))
+            .key(keys::meta(id))
+            .key(keys::secret(id))
+            .key(keys::deadline(id))
+            .key(keys::opening(id))
+            .arg(last_version)
+            .arg(blob)
+            .arg(retention_ms)
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(done == 1)
     }
 }

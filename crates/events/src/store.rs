@@ -64,7 +64,10 @@ pub trait EventStore: Send + Sync {
 
     /// At most `limit` entries from version `from_version` on (inclusive), in order:
     /// `from_version = 0` reads from the creation, `last_seen + 1` resumes after a
-    /// reconnect. Empty if there is no such match.
+    /// reconnect. Empty if there is no such match. The views are not history: only an
+    /// entry that is the match's latest version when read carries them (`Entry::views`);
+    /// the others carry none. A compacted match reads as its record's entries, the
+    /// same, the last with the final views.
     ///
     /// # Errors
     ///
@@ -233,6 +236,24 @@ pub trait HostStore: EventStore {
     ///
     /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError>;
+
+    /// Compacts a finished match whose last version is `last_version`: its entries and
+    /// final views become one record ([`crate::record`]), and the stream, the idempotency
+    /// keys, the snapshot, the views and any deadline go; reads answer the same entries
+    /// from the record. With `retention_ms > 0` the record, the meta and the secret
+    /// expire after that long (the match is then unknown); 0 keeps them. Returns whether
+    /// this call compacted it: `false` if it is compacted already, unknown, or has moved
+    /// past `last_version` (nothing changes). The in-memory store keeps no expiry.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] or [`StoreError::Redis`].
+    async fn compact(
+        &self,
+        id: MatchId,
+        last_version: u64,
+        retention_ms: u64,
+    ) -> Result<bool, StoreError>;
 }
 
 /// The tournament service's part: the platform's records, with the lobby's lease and

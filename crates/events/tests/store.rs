@@ -127,6 +127,7 @@ suite!(
     repair_leaves_a_whole_index_alone,
     the_feed_announces_each_append_once,
     snapshots,
+    compaction,
     sessions,
     players_exist_once_they_have_a_session,
     ping,
@@ -323,16 +324,50 @@ async fn duplicate_key_answers_the_first_version(store: Store) {
     );
 }
 
+/// A finished match compacted: the same entries, the final views with the last, its last version, no more appends or snapshots, and a second compaction
+/// or one from a stale version changes nothing.
+async fn compaction(store: Store) {
+    let id = new_match(&store).await;
+    append_n(&store, id, 4).await;
+    store.put_snapshot(id, 2, b"s").await.expect("snapshot");
+    store.set_deadline(id, 10, 4).await.expect("deadline");
+    let before = store.read(id, 0, 100).await.expect("read");
+    assert_eq!(store.compact(id, 3, 0).await, Ok(false), "moved past version 3");
+    assert_eq!(store.compact(MatchId::random(), 0, 0).await, Ok(false));
+    assert_eq!(store.compact(id, 4, 0).await, Ok(true));
+    assert_eq!(store.compact(id, 4, 0).await, Ok(false), "once");
+    let after = store.read(id, 0, 100).await.expect("read");
+    assert_eq!(after, before, "the record reads as the stream did");
+    assert_eq!(after[4].views, entry(4, None).views);
+    assert_eq!(store.read(id, 3, 1).await.expect("read"), [before[3].clone()]);
+    assert_eq!(store.read(id, 4, 9).await.expect("read"), [before[4].clone()]);
+    assert_eq!(store.read(id, 5, 9).await, Ok(vec![]));
+    assert_eq!(store.last_version(id).await, Ok(Some(4)));
+    assert_eq!(store.snapshot(id).await, Ok(None));
+    assert_eq!(store.deadline(id).await, Ok(None));
+    assert!(store.meta(id).await.expect("meta").is_some());
+    assert_eq!(store.match_secret(id).await, Ok(Some(secret())));
+    assert_eq!(
+        store.append(id, &entry(5, None), DeadlineChange::Keep).await,
+        Err(StoreError::NotFound(id))
+    );
+    assert_eq!(store.put_snapshot(id, 4, b"t").await, Ok(false));
+}
+
 async fn read_from_a_version(store: Store) {
     let id = new_match(&store).await;
     append_n(&store, id, 5).await;
     let all = store.read(id, 0, 100).await.expect("read");
     assert_eq!(versions(&all), [0, 1, 2, 3, 4, 5]);
-    // Entries come back exactly as appended: events with audiences, key, trace context.
-    assert_eq!(all[3], entry(3, Some("k3")));
-    assert_eq!(all[0], entry(0, None));
-    assert_eq!(versions(&store.read(id, 3, 2).await.expect("read")), [3, 4]);
-    assert_eq!(versions(&store.read(id, 5, 2).await.expect("read")), [5]);
+    // Entries come back as appended: events with audiences, key, trace context; the views
+    // only with the latest version (they are the match now, not its history).
+    assert_eq!(all[3], Entry { views: vec![], ..entry(3, Some("k3")) });
+    assert_eq!(all[0], Entry { views: vec![], ..entry(0, None) });
+    assert_eq!(all[5], entry(5, Some("k5")));
+    let middle = store.read(id, 3, 2).await.expect("read");
+    assert_eq!(versions(&middle), [3, 4]);
+    assert!(middle.iter().all(|e| e.views.is_empty()), "no views on superseded versions");
+    assert_eq!(store.read(id, 5, 2).await.expect("read"), [entry(5, Some("k5"))]);
     assert_eq!(store.read(id, 6, 10).await, Ok(vec![]));
     assert_eq!(store.read(id, 0, 0).await, Ok(vec![]));
     assert_eq!(store.read(MatchId::random(), 0, 10).await, Ok(vec![]));
@@ -576,6 +611,9 @@ fn key_names_carry_the_match_hash_tag() {
         keys::meta(id),
         keys::secret(id),
         keys::idem(id),
+        keys::views(id),
+        keys::record(id),
+        keys::opening(id),
         keys::snapshot(id),
         keys::deadline(id),
     ] {
@@ -595,17 +633,26 @@ async fn redis_holds_exactly_the_documented_keys() {
     store.set_deadline(id, 10, 1).await.expect("deadline");
     let player = PlayerId::random();
     store.put_session(&sha(3), player, "x").await.expect("session");
+    // A finished match keeps its record, meta and secret, expiring together.
+    let done = new_match(store).await;
+    append_n(store, done, 2).await;
+    assert_eq!(store.compact(done, 2, 3_600_000).await, Ok(true));
     let mut conn = inspect(server).await;
     let mut found: Vec<String> =
         redis::cmd("KEYS").arg("*").query_async(&mut conn).await.expect("KEYS");
     found.sort();
     let mut expected = vec![
+        keys::opening(id),
         keys::log(id),
         keys::meta(id),
         keys::secret(id),
         keys::idem(id),
+        keys::views(id),
         keys::snapshot(id),
         keys::deadline(id),
+        keys::record(done),
+        keys::meta(done),
+        keys::secret(done),
         keys::DEADLINES.to_string(),
         keys::session(&sha(3)),
         keys::player(player),
@@ -630,7 +677,15 @@ async fn redis_holds_exactly_the_documented_keys() {
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(ids, ["0-1", "1-1"]);
+    // The opening is not in the stream: the first step made it.
+    assert_eq!(ids, ["1-1"]);
+    for key in [keys::record(done), keys::meta(done), keys::secret(done)] {
+        let ttl: i64 = redis::cmd("PTTL").arg(&key).query_async(&mut conn).await.expect("PTTL");
+        assert!((3_500_000..=3_600_000).contains(&ttl), "{key} expires with the retention: {ttl}");
+    }
+    let ttl: i64 =
+        redis::cmd("PTTL").arg(keys::meta(id)).query_async(&mut conn).await.expect("PTTL");
+    assert_eq!(ttl, -1, "a live match never expires");
     // The meta hash, which the gateway and the clock read, holds no seed.
     let fields: Vec<String> =
         redis::cmd("HGETALL").arg(keys::meta(id)).query_async(&mut conn).await.expect("HGETALL");
@@ -710,9 +765,10 @@ async fn append_is_one_evalsha_round_trip() {
     assert_eq!(after.0 - before.0, 1, "one EVALSHA");
     assert_eq!(after.1 - before.1, 1, "one ZADD of the deadline index, pipelined before it");
     // `total_commands_processed` also counts the commands a script runs inside Redis. Between
-    // the two INFOs: the first INFO, the ZADD, the EVALSHA, and the script's XREVRANGE, HGET
-    // (idem), XADD, HSET (idem), HSET (deadline), PUBLISH. Any extra command would add to it.
-    assert_eq!(after.2 - before.2, 1 + 2 + 6, "commands between the INFOs");
+    // the two INFOs: the first INFO, the ZADD, the EVALSHA, and the script's XREVRANGE,
+    // EXISTS (the opening: no stream before the first step), HGET (idem), XADD, HSET (idem),
+    // HSET (views), HSET (deadline), PUBLISH. Any extra command would add to it.
+    assert_eq!(after.2 - before.2, 1 + 2 + 8, "commands between the INFOs");
     let duplicate = store.append(id, &entry(2, Some("a")), DeadlineChange::Keep).await;
     assert_eq!(duplicate, Ok(AppendOutcome::Duplicate { version: 1 }));
     let last = command_counts(&mut conn).await;

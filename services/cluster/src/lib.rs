@@ -21,6 +21,25 @@ use tokio_util::sync::CancellationToken;
 struct EngineRunning {
     addr: SocketAddr,
     runtime: Option<tokio::runtime::Runtime>,
+    /// The rules engine it serves (none for the other services), for its cache's size.
+    engine: Option<Arc<Engine>>,
+}
+
+/// How the cluster's rules engines hold matches in memory (the engine binary's
+/// `ENGINE_IDLE_MS` and `ENGINE_MAX_HOT_MATCHES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineCache {
+    /// A match unused this long is evicted.
+    pub idle_ms: u64,
+    /// The most matches an engine holds; past it the least recently used are evicted.
+    pub max_hot: usize,
+}
+
+impl Default for EngineCache {
+    /// As the engine binary's defaults.
+    fn default() -> Self {
+        EngineCache { idle_ms: 120_000, max_hot: rules_engine::engine::DEFAULT_MAX_HOT_MATCHES }
+    }
 }
 
 impl EngineRunning {
@@ -28,6 +47,8 @@ impl EngineRunning {
         if let Some(rt) = self.runtime.take() {
             rt.shutdown_background();
         }
+        // Its memory goes with it.
+        self.engine = None;
     }
 }
 
@@ -73,8 +94,8 @@ pub struct Cluster {
     gateway: Running,
     /// Gateways beside the first (see [`Cluster::start_second_gateway`]).
     more_gateways: Vec<Running>,
-    /// How long an engine keeps an idle match in memory.
-    idle_ms: u64,
+    /// How the engines hold matches in memory.
+    cache: EngineCache,
     /// The internal secret of this run: the engines check it, the gateways and the clock
     /// send it.
     token: InternalToken,
@@ -95,7 +116,19 @@ impl Cluster {
         store: Arc<dyn FullStore>,
         gateway_addr: SocketAddr,
     ) -> std::io::Result<Cluster> {
-        let idle_ms = 120_000;
+        Cluster::start_with(store, gateway_addr, EngineCache::default()).await
+    }
+
+    /// As [`Cluster::start`], its engines (and any started later) holding matches in
+    /// memory as `cache` says.
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_with(
+        store: Arc<dyn FullStore>,
+        gateway_addr: SocketAddr,
+        cache: EngineCache,
+    ) -> std::io::Result<Cluster> {
         let token = InternalToken::random();
         // The gateway's address first: the other services take any free port, and one of
         // those must never be the port the caller chose for the gateway.
@@ -106,7 +139,7 @@ impl Cluster {
                 store.clone(),
                 family,
                 "127.0.0.1:0".parse().expect("an address"),
-                idle_ms,
+                cache,
                 &token,
             )
             .await?;
@@ -133,7 +166,7 @@ impl Cluster {
             tournaments,
             gateway,
             more_gateways,
-            idle_ms,
+            cache,
             token,
         })
     }
@@ -214,7 +247,7 @@ impl Cluster {
     /// A port cannot be bound.
     pub async fn start_second_gateway(&mut self, family: Family) -> std::io::Result<String> {
         let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
-        let r = start_engine(self.store.clone(), family, any, self.idle_ms, &self.token).await?;
+        let r = start_engine(self.store.clone(), family, any, self.cache, &self.token).await?;
         let mut urls = urls(&self.engines, &BTreeMap::new());
         for (f, list) in &mut urls {
             if *f == family {
@@ -237,7 +270,7 @@ impl Cluster {
     /// A port cannot be bound.
     pub async fn start_replica(&mut self, family: Family) -> std::io::Result<String> {
         let any = "127.0.0.1:0".parse().expect("an address");
-        let r = start_engine(self.store.clone(), family, any, self.idle_ms, &self.token).await?;
+        let r = start_engine(self.store.clone(), family, any, self.cache, &self.token).await?;
         let url = format!("http://{}", r.addr);
         self.replicas.entry(family).or_default().push(r);
         let urls = urls(&self.engines, &self.replicas);
@@ -245,6 +278,18 @@ impl Cluster {
         self.stop_clock().await;
         self.clock = Some(self.new_clock(&urls)?);
         Ok(url)
+    }
+
+    /// How many matches each family's engines hold in memory now (its replicas' summed).
+    pub fn hot_matches(&self) -> BTreeMap<Family, usize> {
+        let mut hot: BTreeMap<Family, usize> = BTreeMap::new();
+        let replicas = self.replicas.iter().flat_map(|(f, list)| list.iter().map(move |r| (f, r)));
+        for (family, r) in self.engines.iter().chain(replicas) {
+            if let Some(e) = &r.engine {
+                *hot.entry(*family).or_default() += e.hot_matches();
+            }
+        }
+        hot
     }
 
     /// The gateway's URL (`http://127.0.0.1:PORT`).
@@ -276,7 +321,7 @@ impl Cluster {
             .get(&family)
             .map(|r| r.addr)
             .ok_or_else(|| std::io::Error::other("no such family"))?;
-        let r = start_engine(self.store.clone(), family, addr, self.idle_ms, &self.token).await?;
+        let r = start_engine(self.store.clone(), family, addr, self.cache, &self.token).await?;
         self.engines.insert(family, r);
         Ok(())
     }
@@ -461,9 +506,13 @@ async fn start_engine(
     store: Arc<dyn HostStore>,
     family: Family,
     addr: SocketAddr,
-    idle_ms: u64,
+    cache: EngineCache,
     token: &InternalToken,
 ) -> std::io::Result<EngineRunning> {
+    let engine = Arc::new(
+        Engine::new(store, vec![family], cache.idle_ms).with_max_hot_matches(cache.max_hot),
+    );
+    let served = engine.clone();
     let token = token.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name(format!("engine-{family}"))
@@ -480,17 +529,16 @@ async fn start_engine(
             }
         };
         let _ = tx.send(Ok(addr));
-        let engine = Arc::new(Engine::new(store, vec![family], idle_ms));
         // Never cancelled: the engine stops only when its runtime is dropped.
         if let Err(e) =
-            rules_engine::serve(listener, engine, Some(token), CancellationToken::new()).await
+            rules_engine::serve(listener, served, Some(token), CancellationToken::new()).await
         {
             tracing::error!(error = %e, family = %family, "rules engine stopped");
         }
     });
     let addr = rx.await.map_err(std::io::Error::other)??;
     tracing::info!(family = %family, %addr, "rules engine up");
-    Ok(EngineRunning { addr, runtime: Some(runtime) })
+    Ok(EngineRunning { addr, runtime: Some(runtime), engine: Some(engine) })
 }
 
 async fn start_match_maker(
@@ -552,7 +600,7 @@ where
     });
     let addr = rx.await.map_err(std::io::Error::other)??;
     tracing::info!(%addr, service = name, "up");
-    Ok(EngineRunning { addr, runtime: Some(runtime) })
+    Ok(EngineRunning { addr, runtime: Some(runtime), engine: None })
 }
 
 fn start_clock(

@@ -38,6 +38,7 @@ const SESSION_METHODS: &[&str] = &[
     "GetView",
     "WatchMatch",
     "GetMatchRecord",
+    "Play",
 ];
 
 /// The LobbyService methods that need a session (Register, Login and the public reads
@@ -202,6 +203,7 @@ mod tests {
     #[test]
     fn only_session_methods_need_a_token() {
         assert!(!is_open("/colosseum.v1.ColosseumService/SubmitMove"));
+        assert!(!is_open("/colosseum.v1.ColosseumService/Play"));
         assert!(is_open("/colosseum.v1.ColosseumService/ListGames"));
         assert!(is_open("/colosseum.v1.ColosseumService/NoSuchMethod"));
         assert!(is_open("/colosseum.v2.ColosseumService/SubmitMove"));

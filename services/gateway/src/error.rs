@@ -67,6 +67,21 @@ pub enum Error {
         /// The resume request that continues exactly where the stream stopped.
         hint: String,
     },
+    /// A Play stream ends because the gateway is stopping (its watches were each told
+    /// where to resume).
+    PlayShuttingDown,
+    /// A Play request names no kind (or one this gateway does not know).
+    NoRequestKind,
+    /// A Play stream's message could not be decoded as a PlayRequest.
+    UndecodableRequest,
+    /// A Play stream's message is over the decoding limit.
+    RequestTooLarge,
+    /// A Play watch beyond the stream's limit of watched matches.
+    TooManyWatches,
+    /// A Play watch of a match the stream already watches.
+    AlreadyWatching(MatchId),
+    /// A Play watch unwatched before it started.
+    UnwatchedBeforeStart(MatchId),
 }
 
 impl fmt::Display for Error {
@@ -111,6 +126,29 @@ impl fmt::Display for Error {
             Error::ShuttingDown { hint } => {
                 write!(f, "the gateway is shutting down; reconnect with {hint}")
             }
+            Error::PlayShuttingDown => f.write_str(
+                "the gateway is shutting down; open a new Play stream and watch each match again from its last message",
+            ),
+            Error::NoRequestKind => f.write_str(
+                "a PlayRequest names one of watch, unwatch, submit_move, resign",
+            ),
+            Error::UndecodableRequest => f.write_str("a message on the stream is not a PlayRequest"),
+            Error::RequestTooLarge => write!(
+                f,
+                "a message on the stream is over the limit of {} bytes",
+                service_kit::serve::MAX_REQUEST_BYTES
+            ),
+            Error::TooManyWatches => write!(
+                f,
+                "a Play stream watches at most {} matches; unwatch one first",
+                crate::limits::MAX_PLAY_WATCHES
+            ),
+            Error::AlreadyWatching(id) => {
+                write!(f, "this stream already watches match {id}; unwatch it first")
+            }
+            Error::UnwatchedBeforeStart(id) => {
+                write!(f, "the watch of match {id} was unwatched before it started")
+            }
         }
     }
 }
@@ -153,20 +191,40 @@ impl From<Error> for Status {
             | Error::MoveTimeOutOfRange(_)
             | Error::ChallengeSelf
             | Error::NoSuchBot { .. }
-            | Error::NoMove => status::refuse(Code::InvalidArgument, e.to_string()),
+            | Error::NoMove
+            | Error::NoRequestKind
+            | Error::UndecodableRequest => status::refuse(Code::InvalidArgument, e.to_string()),
             Error::NoSuchPlayer | Error::NoSuchMatch(_) => {
                 status::refuse(Code::NotFound, e.to_string())
             }
             Error::NotSeated => status::refuse(Code::PermissionDenied, e.to_string()),
-            Error::KeyUsedForAnotherRequest => status::refuse(Code::AlreadyExists, e.to_string()),
+            Error::KeyUsedForAnotherRequest | Error::AlreadyWatching(_) => {
+                status::refuse(Code::AlreadyExists, e.to_string())
+            }
             Error::Store(e) => fields::store_status(e),
             Error::SessionLookup(_) | Error::BotRunnerStarting | Error::MetaMissing(_) => {
                 status::unavailable(e)
             }
             Error::BadEngineAnswer(_) => status::internal(e),
-            Error::FellBehind { .. } => status::refuse(Code::ResourceExhausted, e.to_string()),
+            Error::FellBehind { .. } | Error::TooManyWatches => {
+                status::refuse(Code::ResourceExhausted, e.to_string())
+            }
+            // As the edge answers a unary request over the limit.
+            Error::RequestTooLarge => {
+                let limit = service_kit::serve::MAX_REQUEST_BYTES.to_string();
+                status::refusal_status(
+                    Code::ResourceExhausted,
+                    e.to_string(),
+                    "message_too_large",
+                    &[("limit_bytes", limit)],
+                    |_| {},
+                )
+            }
             // Not the generic UNAVAILABLE: the client needs the hint to resume.
-            Error::ShuttingDown { .. } => status::refuse(Code::Unavailable, e.to_string()),
+            Error::ShuttingDown { .. } | Error::PlayShuttingDown => {
+                status::refuse(Code::Unavailable, e.to_string())
+            }
+            Error::UnwatchedBeforeStart(_) => status::refuse(Code::Cancelled, e.to_string()),
         }
     }
 }

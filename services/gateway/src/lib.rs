@@ -8,6 +8,7 @@
 //! # Layout
 //! - [`auth`]: the tower layer that authenticates tokens.
 //! - [`public`]: the handlers.
+//! - [`play`]: one Play stream: many matches' watches, moves and resignations.
 //! - [`hub`]: the fan-out of every watched match's new entries.
 //! - [`limits`]: the bound of every request field.
 //! - [`lobby`]: LobbyService, passed on to the match-maker.
@@ -25,6 +26,7 @@ pub mod limits;
 pub mod lobby;
 pub mod metrics;
 pub mod platform;
+pub mod play;
 pub mod public;
 pub mod watch;
 
@@ -75,7 +77,8 @@ pub async fn serve(
     let hub = hub::Hub::new(store.clone());
     tokio::spawn(hub.clone().run(shutdown.clone()));
     let dispatch = Arc::new(OnceLock::new());
-    let gateway = public::Gateway::new(store.clone(), engines, hub, dispatch.clone());
+    let gateway =
+        public::Gateway::new(store.clone(), engines, hub, dispatch.clone(), shutdown.clone());
     {
         let shutdown = shutdown.clone();
         tokio::spawn(async move {

@@ -19,6 +19,13 @@ pub const MAX_MOVE_LIST: usize = 16;
 /// The longest string inside a move (a cell name such as `c3`).
 pub const MAX_MOVE_STRING: usize = 8;
 
+/// The most matches one Play stream watches (or is starting to) at once.
+pub const MAX_PLAY_WATCHES: usize = 1_000;
+/// The most requests one Play stream has in flight: at the limit it stops reading.
+pub const MAX_PLAY_IN_FLIGHT: usize = 256;
+/// The longest `traceparent` of a Play request (the W3C form is 55 bytes).
+pub const MAX_TRACEPARENT_BYTES: usize = 128;
+
 fn match_id(id: &str) -> Result<(), FieldError> {
     fields::match_id(id).map(|_| ())
 }
@@ -102,6 +109,19 @@ fn cells(field: &str, list: &[String]) -> Result<(), FieldError> {
 /// INVALID_ARGUMENT naming `match_id`.
 pub fn match_only(id: &str) -> Result<(), FieldError> {
     match_id(id)
+}
+
+/// A Play request's own fields (its kind's are checked by the unary call's checks, as
+/// that call is made): the trace context, and an unwatch's match id.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn play(r: &v1::PlayRequest) -> Result<(), FieldError> {
+    at_most("traceparent", r.traceparent.len(), MAX_TRACEPARENT_BYTES, "bytes")?;
+    if let Some(v1::play_request::Kind::Unwatch(u)) = &r.kind {
+        match_id(&u.match_id)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

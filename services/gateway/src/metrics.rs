@@ -6,8 +6,12 @@ use service_kit::metrics::{Desc, Kind, LATENCY_BUCKETS};
 /// SubmitMove from its arrival to its answer (the engine's apply and the append included),
 /// by game.
 pub const SUBMIT_SECONDS: &str = "colosseum_gateway_submit_duration_seconds";
-/// Open WatchMatch streams.
+/// Open match watches: WatchMatch streams and Play streams' watches.
 pub const WATCH_STREAMS: &str = "colosseum_gateway_watch_streams";
+/// Open Play streams.
+pub const PLAY_STREAMS: &str = "colosseum_gateway_play_streams";
+/// Play requests answered, by kind and status code.
+pub const PLAY_REQUESTS: &str = "colosseum_gateway_play_requests_total";
 
 /// Every metric of the gateway.
 pub const ALL: &[Desc] = &[
@@ -16,7 +20,17 @@ pub const ALL: &[Desc] = &[
         kind: Kind::Histogram(LATENCY_BUCKETS),
         help: "SubmitMove from arrival to answer (engine apply and append included), by game",
     },
-    Desc { name: WATCH_STREAMS, kind: Kind::Gauge, help: "Open WatchMatch streams" },
+    Desc {
+        name: WATCH_STREAMS,
+        kind: Kind::Gauge,
+        help: "Open match watches (WatchMatch streams and Play streams' watches)",
+    },
+    Desc { name: PLAY_STREAMS, kind: Kind::Gauge, help: "Open Play streams" },
+    Desc {
+        name: PLAY_REQUESTS,
+        kind: Kind::Counter,
+        help: "Play requests answered, by kind (watch, unwatch, submit_move, resign, none) and status code",
+    },
     Desc {
         name: "colosseum_gateway_requests_total",
         kind: Kind::Counter,

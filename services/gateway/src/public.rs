@@ -14,7 +14,8 @@ use fields::{holder_to_proto, match_id, seat as seat_number};
 use rules_core::{Seat, Viewer};
 use service_kit::telemetry::TraceContext;
 use std::sync::{Arc, OnceLock};
-use tonic::{Request, Response, Status};
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
 
 /// Per-move time when the request leaves it at 0.
@@ -34,20 +35,33 @@ pub struct Gateway {
     /// Metadata of matches whose seats are all held: it never changes again, so it is
     /// kept instead of read from the store on every request (bounded; cleared when full).
     settled: Arc<std::sync::Mutex<std::collections::BTreeMap<MatchId, Arc<MatchMeta>>>>,
+    /// Cancelled when the gateway stops: Play streams stop reading and end.
+    shutdown: CancellationToken,
 }
 
 /// How many settled matches' metadata a gateway keeps.
 const SETTLED_CAP: usize = 100_000;
 
 impl Gateway {
-    /// A gateway over `store` (sessions, streams) and `engines`.
+    /// A gateway over `store` (sessions, streams) and `engines`, stopping with `shutdown`.
     pub fn new(
         store: Arc<dyn EventStore>,
         engines: Engines,
         hub: Arc<Hub>,
         bots: Arc<OnceLock<BotDispatch>>,
+        shutdown: CancellationToken,
     ) -> Self {
-        Gateway { store, engines, hub, bots, settled: Arc::default() }
+        Gateway { store, engines, hub, bots, settled: Arc::default(), shutdown }
+    }
+
+    /// The event store (sessions, streams).
+    pub(crate) fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+
+    /// Cancelled when the gateway stops.
+    pub(crate) fn shutdown(&self) -> &CancellationToken {
+        &self.shutdown
     }
 
     /// The tonic service.
@@ -73,7 +87,8 @@ impl Gateway {
     }
 }
 
-fn caller<T>(req: &Request<T>) -> Result<PlayerId, Error> {
+/// The caller the authentication layer found for `req`.
+pub(crate) fn caller<T>(req: &Request<T>) -> Result<PlayerId, Error> {
     req.extensions().get::<Caller>().map(|c| c.player_id).ok_or(Error::NoSession)
 }
 
@@ -279,11 +294,116 @@ impl srv::ColosseumService for Gateway {
         &self,
         req: Request<v1::SubmitMoveRequest>,
     ) -> Result<Response<v1::SubmitMoveResponse>, Status> {
-        crate::limits::submit_move(req.get_ref())?;
         let me = caller(&req)?;
         let trace = TraceContext::from_metadata(req.metadata());
-        let v1::SubmitMoveRequest { match_id: id, r#move, idempotency_key } = req.into_inner();
+        Ok(Response::new(self.submit_move_as(me, trace, req.into_inner()).await?))
+    }
+
+    async fn resign(
+        &self,
+        req: Request<v1::ResignRequest>,
+    ) -> Result<Response<v1::ResignResponse>, Status> {
+        let me = caller(&req)?;
+        let trace = TraceContext::from_metadata(req.metadata());
+        Ok(Response::new(self.resign_as(me, trace, req.into_inner()).await?))
+    }
+
+    async fn get_view(
+        &self,
+        req: Request<v1::GetViewRequest>,
+    ) -> Result<Response<v1::GetViewResponse>, Status> {
+        crate::limits::match_only(&req.get_ref().match_id)?;
+        let me = caller(&req)?;
+        let v1::GetViewRequest { match_id: id } = req.into_inner();
         let id = match_id(&id).map_err(Error::from)?;
+        // A span per request, with the match id, for logs and traces.
+        let span = tracing::info_span!("get_view", match_id = %id);
+        let meta = self.meta(id).instrument(span).await?;
+        let seat = seat_of(&meta, me);
+        let view = self
+            .engines
+            .for_match(&meta.game, id)?
+            .get_view(internal::GetViewRequest {
+                match_id: id.to_string(),
+                seat: seat.map(wire::seat_u32),
+            })
+            .await
+            .map_err(relay)?
+            .into_inner()
+            .view
+            .ok_or(Error::BadEngineAnswer("the rules engine returned no view"))?;
+        Ok(Response::new(view))
+    }
+
+    type WatchMatchStream = crate::watch::WatchStream;
+
+    async fn watch_match(
+        &self,
+        req: Request<v1::WatchMatchRequest>,
+    ) -> Result<Response<crate::watch::WatchStream>, Status> {
+        let me = caller(&req)?;
+        let trace = TraceContext::from_metadata(req.metadata());
+        Ok(Response::new(self.watch_match_as(me, trace, req.into_inner()).await?.stream))
+    }
+
+    async fn get_match_record(
+        &self,
+        req: Request<v1::GetMatchRecordRequest>,
+    ) -> Result<Response<v1::GetMatchRecordResponse>, Status> {
+        crate::limits::match_only(&req.get_ref().match_id)?;
+        caller(&req)?;
+        let v1::GetMatchRecordRequest { match_id: id } = req.into_inner();
+        let id = match_id(&id).map_err(Error::from)?;
+        // A span per request, with the match id, for logs and traces.
+        let span = tracing::info_span!("get_match_record", match_id = %id);
+        let meta = self.meta(id).instrument(span).await?;
+        let record = self
+            .engines
+            .for_match(&meta.game, id)?
+            .get_record(internal::GetRecordRequest { match_id: id.to_string() })
+            .await
+            .map_err(relay)?
+            .into_inner()
+            .record
+            .ok_or(Error::BadEngineAnswer("the rules engine returned no record"))?;
+        Ok(Response::new(record))
+    }
+
+    type PlayStream = crate::play::PlayStream;
+
+    async fn play(
+        &self,
+        req: Request<Streaming<v1::PlayRequest>>,
+    ) -> Result<Response<crate::play::PlayStream>, Status> {
+        Ok(Response::new(crate::play::open(self.clone(), req)?))
+    }
+}
+
+/// A watch begun for a caller: the stream WatchMatch sends, and the caller's seat (none: a
+/// spectator).
+pub struct Watching {
+    /// The match's messages for the caller.
+    pub stream: crate::watch::WatchStream,
+    /// The caller's seat in the match.
+    pub seat: Option<Seat>,
+}
+
+/// SubmitMove, Resign and WatchMatch for a caller, each in one place: the unary handlers
+/// and Play's requests both call these, so the two ways in cannot drift apart.
+impl Gateway {
+    /// SubmitMove by `me`, in the trace `trace` (the caller's context: the span joins it).
+    ///
+    /// # Errors
+    /// The refusal SubmitMove answers.
+    pub async fn submit_move_as(
+        &self,
+        me: PlayerId,
+        trace: TraceContext,
+        req: v1::SubmitMoveRequest,
+    ) -> Result<v1::SubmitMoveResponse, Error> {
+        crate::limits::submit_move(&req)?;
+        let v1::SubmitMoveRequest { match_id: id, r#move, idempotency_key } = req;
+        let id = match_id(&id)?;
         let mv = r#move.ok_or(Error::NoMove)?;
         let meta = self.meta(id).await?;
         // Timed by game from here (the edge times the whole call by method): earlier
@@ -329,34 +449,42 @@ impl srv::ColosseumService for Gateway {
             Some(apply_step_response::Outcome::Stale(_)) | None => {
                 return Err(Error::BadEngineAnswer(
                     "the engine answered a move as a stale deadline",
-                )
-                .into());
+                ));
             }
         };
-        Ok(Response::new(v1::SubmitMoveResponse { outcome: Some(outcome) }))
+        Ok(v1::SubmitMoveResponse { outcome: Some(outcome) })
     }
 
-    async fn resign(
+    /// Resign by `me`, in the trace `trace`.
+    ///
+    /// # Errors
+    /// The refusal Resign answers.
+    pub async fn resign_as(
         &self,
-        req: Request<v1::ResignRequest>,
-    ) -> Result<Response<v1::ResignResponse>, Status> {
-        crate::limits::match_only(&req.get_ref().match_id)?;
-        let me = caller(&req)?;
-        let v1::ResignRequest { match_id: id } = req.into_inner();
-        let id = match_id(&id).map_err(Error::from)?;
+        me: PlayerId,
+        trace: TraceContext,
+        req: v1::ResignRequest,
+    ) -> Result<v1::ResignResponse, Error> {
+        crate::limits::match_only(&req.match_id)?;
+        let id = match_id(&req.match_id)?;
         // A span per request, with the match id, for logs and traces.
-        let span = tracing::info_span!("resign", match_id = %id);
-        let meta = self.meta(id).instrument(span).await?;
+        let span = tracing::info_span!("resign", match_id = %id, trace_id = %trace.trace_hex());
+        let trace = service_kit::telemetry::adopt(&span, &trace);
+        let meta = self.meta(id).instrument(span.clone()).await?;
         let seat = seat_of(&meta, me).ok_or(Error::NotSeated)?;
         let resp = self
             .engines
             .for_match(&meta.game, id)?
-            .apply_step(internal::ApplyStepRequest {
-                match_id: id.to_string(),
-                step: Some(apply_step_request::Step::Resign(wire::seat_u32(seat))),
-                idempotency_key: String::new(),
-                traceparent: String::new(),
-            })
+            .apply_step(traced(
+                internal::ApplyStepRequest {
+                    match_id: id.to_string(),
+                    step: Some(apply_step_request::Step::Resign(wire::seat_u32(seat))),
+                    idempotency_key: String::new(),
+                    traceparent: trace.to_string(),
+                },
+                &trace,
+            ))
+            .instrument(span)
             .await
             .map_err(relay)?
             .into_inner();
@@ -367,95 +495,45 @@ impl srv::ColosseumService for Gateway {
             ) => resp.seat_version,
             Some(apply_step_response::Outcome::Stale(_)) | None => 0,
         };
-        Ok(Response::new(v1::ResignResponse { version }))
+        Ok(v1::ResignResponse { version })
     }
 
-    async fn get_view(
+    /// WatchMatch by `me`, in the trace `trace`: the stream (subscribed to the hub before
+    /// its backfill starts, so nothing falls between the two) and `me`'s seat.
+    ///
+    /// # Errors
+    /// The refusal WatchMatch answers.
+    pub async fn watch_match_as(
         &self,
-        req: Request<v1::GetViewRequest>,
-    ) -> Result<Response<v1::GetViewResponse>, Status> {
-        crate::limits::match_only(&req.get_ref().match_id)?;
-        let me = caller(&req)?;
-        let v1::GetViewRequest { match_id: id } = req.into_inner();
-        let id = match_id(&id).map_err(Error::from)?;
-        // A span per request, with the match id, for logs and traces.
-        let span = tracing::info_span!("get_view", match_id = %id);
-        let meta = self.meta(id).instrument(span).await?;
-        let seat = seat_of(&meta, me);
-        let view = self
-            .engines
-            .for_match(&meta.game, id)?
-            .get_view(internal::GetViewRequest {
-                match_id: id.to_string(),
-                seat: seat.map(wire::seat_u32),
-            })
-            .await
-            .map_err(relay)?
-            .into_inner()
-            .view
-            .ok_or(Error::BadEngineAnswer("the rules engine returned no view"))?;
-        Ok(Response::new(view))
-    }
-
-    type WatchMatchStream = crate::watch::WatchStream;
-
-    async fn watch_match(
-        &self,
-        req: Request<v1::WatchMatchRequest>,
-    ) -> Result<Response<crate::watch::WatchStream>, Status> {
-        crate::limits::match_only(&req.get_ref().match_id)?;
-        let me = caller(&req)?;
+        me: PlayerId,
+        trace: TraceContext,
+        req: v1::WatchMatchRequest,
+    ) -> Result<Watching, Error> {
+        crate::limits::match_only(&req.match_id)?;
         let v1::WatchMatchRequest {
             match_id: id,
             after_version,
             include_views,
             after_index,
             after_tag,
-        } = req.into_inner();
-        let id = match_id(&id).map_err(Error::from)?;
+        } = req;
+        let id = match_id(&id)?;
         // A span per request, with the match id, for logs and traces.
-        let span = tracing::info_span!("watch_match", match_id = %id);
+        let span =
+            tracing::info_span!("watch_match", match_id = %id, trace_id = %trace.trace_hex());
         let meta = self.meta(id).instrument(span).await?;
-        let viewer = match seat_of(&meta, me) {
+        let seat = seat_of(&meta, me);
+        let viewer = match seat {
             Some(s) => Viewer::Seat(s),
             None => Viewer::Spectator,
         };
-        let last = self.store.last_version(id).await.map_err(Error::from)?.unwrap_or(0);
+        let last = self.store.last_version(id).await?.unwrap_or(0);
         // Subscribe before backfilling, so nothing falls between the two.
         let live = self.hub.subscribe(id, last);
         let from = crate::watch::Cursor::resume(after_version, after_index);
         let watch = crate::watch::Watch { viewer, include_views };
-        Ok(Response::new(crate::watch::stream(
-            self.store.clone(),
-            id,
-            watch,
-            from,
-            after_tag,
-            live,
-        )))
-    }
-
-    async fn get_match_record(
-        &self,
-        req: Request<v1::GetMatchRecordRequest>,
-    ) -> Result<Response<v1::GetMatchRecordResponse>, Status> {
-        crate::limits::match_only(&req.get_ref().match_id)?;
-        caller(&req)?;
-        let v1::GetMatchRecordRequest { match_id: id } = req.into_inner();
-        let id = match_id(&id).map_err(Error::from)?;
-        // A span per request, with the match id, for logs and traces.
-        let span = tracing::info_span!("get_match_record", match_id = %id);
-        let meta = self.meta(id).instrument(span).await?;
-        let record = self
-            .engines
-            .for_match(&meta.game, id)?
-            .get_record(internal::GetRecordRequest { match_id: id.to_string() })
-            .await
-            .map_err(relay)?
-            .into_inner()
-            .record
-            .ok_or(Error::BadEngineAnswer("the rules engine returned no record"))?;
-        Ok(Response::new(record))
+        let stream = crate::watch::stream(self.store.clone(), id, watch, from, after_tag, live);
+        Ok(Watching { stream, seat })
     }
 }
 

@@ -78,13 +78,14 @@ pub struct Watch {
 }
 
 /// The messages of `entry` (the viewer's `version`) that `watch` may receive, numbered
-/// among themselves, past `sent`; and whether the match ended with it.
+/// among themselves, past `sent`; whether the match ended with it; and how many events
+/// the viewer has of it (the index its view takes).
 fn deliver(
     entry: &Entry,
     version: u64,
     watch: Watch,
     sent: Option<Cursor>,
-) -> (Vec<v1::WatchMatchResponse>, bool) {
+) -> (Vec<v1::WatchMatchResponse>, bool, u32) {
     let traceparent = entry.traceparent.clone().unwrap_or_default();
     let tag = entry.tag;
     let mut ended = false;
@@ -110,25 +111,47 @@ fn deliver(
         }
         index += 1;
     }
-    if watch.include_views
-        && Cursor::before(sent, version, index)
-        && let Some(bytes) = entry.view_for(watch.viewer)
-        && let Ok(mut view) = v1::GetViewResponse::decode(bytes)
-    {
-        view.version = version;
-        view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
-        out.push(v1::WatchMatchResponse {
-            version,
-            index,
-            private: watch.viewer.seat().is_some(),
-            event: None,
-            traceparent,
-            view: Some(view),
-            tag,
-            resync: None,
-        });
+    let at = Seen { version, events: index, tag, traceparent };
+    out.extend(view_message(entry, &at, watch, sent));
+    (out, ended, index)
+}
+
+/// What a viewer holds of its own latest version: where its view goes, and what the view
+/// carries with it.
+#[derive(Clone, Default)]
+struct Seen {
+    /// The version, in the viewer's numbering.
+    version: u64,
+    /// The events the viewer got of it: the view's index.
+    events: u32,
+    tag: u64,
+    traceparent: String,
+}
+
+/// The view `entry` carries for `watch`, as the message at `at` (after its events), if the
+/// client has not had it (the store hands views only with the latest version).
+fn view_message(
+    entry: &Entry,
+    at: &Seen,
+    watch: Watch,
+    sent: Option<Cursor>,
+) -> Option<v1::WatchMatchResponse> {
+    if !watch.include_views || !Cursor::before(sent, at.version, at.events) {
+        return None;
     }
-    (out, ended)
+    let mut view = v1::GetViewResponse::decode(entry.view_for(watch.viewer)?).ok()?;
+    view.version = at.version;
+    view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
+    Some(v1::WatchMatchResponse {
+        version: at.version,
+        index: at.events,
+        private: watch.viewer.seat().is_some(),
+        event: None,
+        traceparent: at.traceparent.clone(),
+        view: Some(view),
+        tag: at.tag,
+        resync: None,
+    })
 }
 
 /// Where a stream is.
@@ -152,6 +175,9 @@ struct State {
     /// The next stream version to take, and the numbering up to it.
     next: u64,
     seen: ViewerVersions,
+    /// The viewer's own latest version as sent: where a view that comes with a later step
+    /// it may not know of goes.
+    last_seen: Seen,
     live: broadcast::Receiver<Note>,
     phase: Phase,
     /// How many times this stream has resynchronized (a batch read before one is void).
@@ -175,6 +201,13 @@ impl State {
         self.next += 1;
         self.seen = self.seen.after(entry);
         if !entry.visible_to(self.watch.viewer) {
+            // A step this viewer may not know of, carrying the latest views: the viewer's
+            // view is that of its own last version (nothing it may see changed), sent
+            // there with that version's tag and trace if it has not been.
+            if let Some(m) = view_message(entry, &self.last_seen, self.watch, self.sent) {
+                self.sent = Some(Cursor { version: m.version, index: Some(m.index) });
+                self.pending.push_back(Ok(m));
+            }
             return;
         }
         let version = self.seen.of(self.watch.viewer);
@@ -187,7 +220,13 @@ impl State {
                 return self.resync();
             }
         }
-        let (out, ended) = deliver(entry, version, self.watch, self.sent);
+        let (out, ended, events) = deliver(entry, version, self.watch, self.sent);
+        self.last_seen = Seen {
+            version,
+            events,
+            tag: entry.tag,
+            traceparent: entry.traceparent.clone().unwrap_or_default(),
+        };
         if let Some(last) = out.last() {
             self.sent = Some(Cursor { version, index: Some(last.index) });
         }
@@ -221,6 +260,7 @@ impl State {
         self.verify = None;
         self.next = 0;
         self.seen = ViewerVersions::default();
+        self.last_seen = Seen::default();
         self.phase = Phase::Backfill(0);
     }
 
@@ -292,6 +332,7 @@ pub fn stream(
         verify: from.map(|_| tag),
         next: 0,
         seen: ViewerVersions::default(),
+        last_seen: Seen::default(),
         live,
         phase: Phase::Backfill(0),
         resyncs: 0,

@@ -1,7 +1,8 @@
 //! The rules-engine service: the one host of any game (`games::host`, in protobuf terms),
 //! deployed once per game family (goofspiel, placement, duel). A match's Redis stream is
 //! its source of truth: any replica can serve any match, rebuilding it from the stream;
-//! hot matches stay cached and idle ones are evicted.
+//! hot matches stay cached, and idle ones (and the least recently used past a cap) are
+//! evicted.
 //!
 //! # Layout
 //! - [`engine`]: the cache, rebuilds, one step at a time per match, appends, deadlines.
@@ -22,8 +23,9 @@ use tokio_util::sync::CancellationToken;
 
 /// Serves `engine` on `listener` until `shutdown` is cancelled, through the house harness
 /// (`service_kit::serve::serve`: health, reflection, the edge layer), evicting idle
-/// matches in the background. Every engine call must carry `token` (see
-/// `service_kit::internal`); `None` checks nothing (`INTERNAL_AUTH=off`).
+/// matches in the background (the cap on matches held is kept as they come in). Every
+/// engine call must carry `token` (see `service_kit::internal`); `None` checks nothing
+/// (`INTERNAL_AUTH=off`).
 ///
 /// # Errors
 /// The server failed.
@@ -37,7 +39,9 @@ pub async fn serve(
     let evictor = {
         let (engine, shutdown) = (engine.clone(), shutdown.clone());
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(10));
+            // Every 10 s, or twice per idle time when that is shorter (tests, benchmarks).
+            let every_ms = (engine.idle_ms() / 2).clamp(100, 10_000);
+            let mut tick = tokio::time::interval(Duration::from_millis(every_ms));
             loop {
                 tokio::select! {
                     _ = shutdown.cancelled() => break,

@@ -1,5 +1,7 @@
 //! `rules-engine`: serves the families in `FAMILIES` (default all) on `ENGINE_ADDR`, over
-//! Redis at `REDIS_URL` (or the in-memory store when unset). Callers must send the shared
+//! Redis at `REDIS_URL` (or the in-memory store when unset), holding idle matches in memory
+//! for `ENGINE_IDLE_MS` and at most `ENGINE_MAX_HOT_MATCHES`, keeping finished matches'
+//! records for `RECORD_RETENTION_DAYS` (0: for ever). Callers must send the shared
 //! secret of `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`).
 
 use games::Family;
@@ -36,11 +38,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let all = Family::ALL.map(Family::as_str).join(",");
     let families = families(&service_kit::config::string("FAMILIES", &all))?;
     let idle_ms = service_kit::config::number("ENGINE_IDLE_MS", 120_000)?;
+    let default_max = rules_engine::engine::DEFAULT_MAX_HOT_MATCHES as u64;
+    let max_hot = service_kit::config::number("ENGINE_MAX_HOT_MATCHES", default_max)?;
+    let default_days = rules_engine::engine::DEFAULT_RETENTION_MS / 86_400_000;
+    let retention_days = service_kit::config::number("RECORD_RETENTION_DAYS", default_days)?;
     let store = events::open_host_store_from_env().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
     let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
     service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
-    let engine = Arc::new(Engine::new(store, families.clone(), idle_ms));
+    let engine = Arc::new(
+        Engine::new(store, families.clone(), idle_ms)
+            .with_max_hot_matches(usize::try_from(max_hot).unwrap_or(usize::MAX))
+            .with_record_retention_ms(retention_days.saturating_mul(86_400_000)),
+    );
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let names = families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
     tracing::info!(%addr, families = %names, "rules engine listening");

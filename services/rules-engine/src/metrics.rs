@@ -7,8 +7,12 @@ use service_kit::metrics::{Desc, Kind, LATENCY_BUCKETS};
 /// step: `create`, `move`, `resign`, `deadline`.
 pub const APPLY_SECONDS: &str = "colosseum_engine_apply_duration_seconds";
 /// The matches this replica holds, by game and state (`live`: used within the last minute;
-/// `idle`), as of the last eviction sweep (every 10 s).
+/// `idle`), as of the last eviction sweep (every 10 s, or twice per idle time if shorter).
 pub const MATCHES: &str = "colosseum_engine_matches";
+
+/// Matches evicted from this replica's memory, by reason: `idle` (unused for the idle
+/// time) or `cap` (the least recently used, past the most it holds).
+pub const EVICTED: &str = "colosseum_engine_evicted_total";
 
 /// Every metric of the rules engine.
 pub const ALL: &[Desc] = &[
@@ -32,6 +36,11 @@ pub const ALL: &[Desc] = &[
         name: "colosseum_engine_hot_matches",
         kind: Kind::Gauge,
         help: "Matches in this replica's cache",
+    },
+    Desc {
+        name: EVICTED,
+        kind: Kind::Counter,
+        help: "Matches evicted from memory, by reason (idle, cap)",
     },
     Desc {
         name: "colosseum_engine_rebuilds_total",

@@ -4,18 +4,22 @@
 -- KEYS[1] colosseum:{<match>}:log        the stream
 -- KEYS[2] colosseum:{<match>}:idem       idempotency key -> version
 -- KEYS[3] colosseum:{<match>}:deadline   the armed deadline: due, fence
+-- KEYS[4] colosseum:{<match>}:views      each viewer's view after the latest version
+-- KEYS[5] colosseum:{<match>}:open       the opening entry (version 0)
 -- ARGV[1] the entry's version, decimal
 -- ARGV[2] '1' if the entry has an idempotency key, else '0'; ARGV[3] the key
 -- ARGV[4] deadline change: 'keep', 'clear' or 'set'; ARGV[5] due ms; ARGV[6] fence version
 -- ARGV[7] the append feed's channel; ARGV[8] the notification ('<match> <version>')
--- ARGV[9..] the entry's field/value pairs, as XADD takes them
+-- ARGV[9] the viewers' views after this version ('' for none)
+-- ARGV[10..] the entry's field/value pairs, as XADD takes them
 --
 -- Returns {0, version} appended, {1, version} duplicate key (accepted at that version),
 -- {2, current} version conflict, {3, 0} no such match. Only the appended case writes.
 -- The global deadline index is not touched here (another slot): the caller adds to it
 -- before this script runs, and a stale index entry is dropped by whoever finds it.
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if #last == 0 then
+-- No stream yet: the match is at its opening (version 0) if it exists at all.
+if #last == 0 and redis.call('EXISTS', KEYS[5]) == 0 then
   return {3, 0}
 end
 if ARGV[2] == '1' then
@@ -24,15 +28,24 @@ if ARGV[2] == '1' then
     return {1, tonumber(seen)}
   end
 end
-local current = tonumber(string.match(last[1][1], '^(%d+)%-'))
+local current = 0
+if #last > 0 then
+  current = tonumber(string.match(last[1][1], '^(%d+)%-'))
+end
 if tonumber(ARGV[1]) ~= current + 1 then
   return {2, current}
 end
 -- The explicit id '<version>-1' is the second guard: the stream itself refuses an id that
 -- is not above its last one.
-redis.call('XADD', KEYS[1], ARGV[1] .. '-1', unpack(ARGV, 9))
+redis.call('XADD', KEYS[1], ARGV[1] .. '-1', unpack(ARGV, 10))
 if ARGV[2] == '1' then
   redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+end
+-- Overwritten, not appended: a match keeps one set of views however long it runs.
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[4], 'v', ARGV[1], 'b', ARGV[9])
+else
+  redis.call('DEL', KEYS[4])
 end
 if ARGV[4] == 'set' then
   redis.call('HSET', KEYS[3], 'due', ARGV[5], 'fence', ARGV[6])

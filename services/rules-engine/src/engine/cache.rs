@@ -1,17 +1,19 @@
 //! The matches in memory: a slot per hot match, filled from the match's stream (a
 //! snapshot, then the entries after it) and kept at its head: absorbed when the stream
-//! moved on as this copy knows it, rebuilt when it did not, evicted when idle.
+//! moved on as this copy knows it, rebuilt when it did not, evicted when idle or when the
+//! replica holds more than its cap (the least recently used first).
 
 use super::Engine;
 use super::step::{actor, moving_seat};
 use super::time::{TimeAccount, keeps_window};
 use crate::error::EngineError;
-use crate::metrics::MATCHES;
+use crate::metrics::{EVICTED, MATCHES};
 use events::{Entry, MatchId, MatchMeta, ViewerVersions};
 use games::host::{self, Host};
 use rules_core::Seed;
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::sync::Arc;
 
 /// One cached match.
@@ -68,6 +70,94 @@ const LIVE_WITHIN_MS: u64 = 60_000;
 
 pub(super) type SlotRef = Arc<tokio::sync::Mutex<Option<Slot>>>;
 
+/// The matches held past the cap are evicted (the least recently used first) when a new
+/// one comes in; this many of the oldest are looked at per eviction before giving up (all
+/// of them in use: the cap is exceeded until a later insert finds one free).
+const LRU_LOOKS: usize = 64;
+
+/// The idle sweep walks the cache in batches of this many, the cache's lock released (and
+/// the task yielding) between them, so requests are never held up by a whole sweep.
+const SWEEP_BATCH: usize = 1024;
+
+/// The hot matches, and the order they were last asked for in.
+#[derive(Default)]
+pub(super) struct Hot {
+    /// Each match's slot and the number of its last use (a key of `by_use`).
+    slots: BTreeMap<MatchId, (SlotRef, u64)>,
+    /// The matches by last use, oldest first.
+    by_use: BTreeMap<u64, MatchId>,
+    /// Uses so far: the next one's number.
+    uses: u64,
+}
+
+impl Hot {
+    /// How many matches are held.
+    pub(super) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The slot of `id` (made empty if absent), now its most recent use; and whether it
+    /// was made.
+    fn touch(&mut self, id: MatchId) -> (SlotRef, bool) {
+        self.uses += 1;
+        let now = self.uses;
+        match self.slots.get_mut(&id) {
+            Some((slot, used)) => {
+                let before = std::mem::replace(used, now);
+                let slot = slot.clone();
+                self.by_use.remove(&before);
+                self.by_use.insert(now, id);
+                (slot, false)
+            }
+            None => {
+                let slot: SlotRef = Arc::new(tokio::sync::Mutex::new(None));
+                self.slots.insert(id, (slot.clone(), now));
+                self.by_use.insert(now, id);
+                (slot, true)
+            }
+        }
+    }
+
+    /// Removes `id` if no one but the cache holds its slot: a slot handed out (a request
+    /// waiting for it, or stepping under its lock) stays, so no two slots of one match
+    /// are ever in use in one replica. Under the cache's lock the count cannot grow: every
+    /// handing out goes through [`Hot::touch`].
+    fn remove_if_unused(&mut self, id: MatchId) -> bool {
+        let Some((slot, used)) = self.slots.get(&id) else { return false };
+        if Arc::strong_count(slot) > 1 {
+            return false;
+        }
+        let used = *used;
+        self.slots.remove(&id);
+        self.by_use.remove(&used);
+        true
+    }
+
+    /// Evicts the least recently used matches not in use until at most `max` are held
+    /// (or [`LRU_LOOKS`] candidates were all in use); returns how many.
+    fn evict_over(&mut self, max: usize) -> usize {
+        let mut evicted = 0;
+        while self.slots.len() > max {
+            let over = self.slots.len() - max;
+            let oldest: Vec<MatchId> =
+                self.by_use.values().take(LRU_LOOKS.max(over)).copied().collect();
+            let before = evicted;
+            for id in oldest {
+                if self.slots.len() <= max {
+                    break;
+                }
+                if self.remove_if_unused(id) {
+                    evicted += 1;
+                }
+            }
+            if evicted == before {
+                break;
+            }
+        }
+        evicted
+    }
+}
+
 /// Every this many versions the engine stores a snapshot of the match's steps, so a
 /// replica rebuilding it reads one key and the entries after it, not the whole stream
 /// with every event.
@@ -94,13 +184,20 @@ pub(super) struct Snapshot {
 }
 
 impl Engine {
-    /// The match's slot in the cache (created empty if absent).
+    /// The match's slot in the cache (created empty if absent), now its most recently
+    /// used. A new slot past the cap evicts the least recently used ones not in use (never
+    /// this one: it is handed out).
     pub(super) fn slot_ref(&self, id: MatchId) -> SlotRef {
-        let slot = {
+        let (slot, evicted, held) = {
             let mut hot = self.hot.lock().expect("the cache lock");
-            hot.entry(id).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(None))).clone()
+            let (slot, made) = hot.touch(id);
+            let evicted = if made { hot.evict_over(self.max_hot) } else { 0 };
+            (slot, evicted, hot.len())
         };
-        service_kit::metrics::set("colosseum_engine_hot_matches", self.hot_matches() as i64);
+        if evicted > 0 {
+            service_kit::metrics::add_with(EVICTED, &[("reason", "cap")], evicted as i64);
+        }
+        service_kit::metrics::set("colosseum_engine_hot_matches", held as i64);
         slot
     }
 
@@ -293,37 +390,165 @@ impl Engine {
         Ok(guard.as_mut().expect("synced"))
     }
 
-    fn evict(&self, id: MatchId) {
-        let mut hot = self.hot.lock().expect("the cache lock");
-        hot.remove(&id);
-        service_kit::metrics::set("colosseum_engine_hot_matches", hot.len() as i64);
-    }
-
-    /// Evicts matches idle for longer than the idle time; returns how many.
+    /// Evicts matches idle for longer than the idle time (and empty slots no one uses, as
+    /// a failed rebuild leaves); returns how many. Publishes each game's matches held, live
+    /// and idle.
     pub async fn evict_idle(&self) -> usize {
         let now = now_ms();
-        let slots: Vec<(MatchId, SlotRef)> =
-            self.hot.lock().expect("the cache lock").iter().map(|(k, v)| (*k, v.clone())).collect();
         let mut n = 0;
         // Per game, the matches used within the last minute and the others held.
         let mut held: BTreeMap<&'static str, [i64; 2]> =
             games::GAMES.iter().map(|g| (g.name, [0, 0])).collect();
-        for (id, slot) in slots {
-            let Ok(guard) = slot.try_lock() else { continue };
-            let unused_ms = guard.as_ref().map(|s| now.saturating_sub(s.last_used_ms));
-            if let Some(count) = guard.as_ref().and_then(|s| held.get_mut(s.meta.game.as_str())) {
-                count[usize::from(unused_ms.unwrap_or(0) >= LIVE_WITHIN_MS)] += 1;
+        let mut after: Option<MatchId> = None;
+        loop {
+            let (batch_len, left) = {
+                let mut hot = self.hot.lock().expect("the cache lock");
+                let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+                let mut idle = Vec::new();
+                let mut batch_len = 0;
+                for (id, (slot, _)) in hot.slots.range((from, Bound::Unbounded)).take(SWEEP_BATCH) {
+                    batch_len += 1;
+                    after = Some(*id);
+                    // A slot locked is in use: live, and not looked into.
+                    let Ok(guard) = slot.try_lock() else { continue };
+                    let unused_ms = guard.as_ref().map(|s| now.saturating_sub(s.last_used_ms));
+                    if let Some(count) =
+                        guard.as_ref().and_then(|s| held.get_mut(s.meta.game.as_str()))
+                    {
+                        count[usize::from(unused_ms.unwrap_or(0) >= LIVE_WITHIN_MS)] += 1;
+                    }
+                    if unused_ms.is_none_or(|ms| ms >= self.idle_ms) {
+                        idle.push(*id);
+                    }
+                }
+                for id in idle {
+                    if hot.remove_if_unused(id) {
+                        n += 1;
+                    }
+                }
+                (batch_len, hot.len())
+            };
+            if batch_len < SWEEP_BATCH {
+                service_kit::metrics::set("colosseum_engine_hot_matches", left as i64);
+                break;
             }
-            drop(guard);
-            if unused_ms.is_none_or(|ms| ms >= self.idle_ms) {
-                self.evict(id);
-                n += 1;
-            }
+            tokio::task::yield_now().await;
+        }
+        if n > 0 {
+            service_kit::metrics::add_with(EVICTED, &[("reason", "idle")], n as i64);
         }
         for (game, [live, idle]) in held {
             service_kit::metrics::set_with(MATCHES, &[("game", game), ("state", "live")], live);
             service_kit::metrics::set_with(MATCHES, &[("game", game), ("state", "idle")], idle);
         }
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::StepResult;
+    use api::v1;
+    use events::{MemoryStore, PlayerId, SeatHolder};
+    use games::Family;
+    use games::host::StepIn;
+    use rules_core::{Seat, Viewer};
+
+    fn gops_view(v: &v1::GetViewResponse) -> &v1::GopsView {
+        match v.view.as_ref().and_then(|v| v.game.as_ref()) {
+            Some(v1::view::Game::Gops(g)) => g,
+            other => panic!("not a GOPS view: {other:?}"),
+        }
+    }
+
+    fn bid(card: i64) -> v1::Move {
+        v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card })) }
+    }
+
+    #[test]
+    fn the_least_recently_used_free_slots_go_first() {
+        let ids: Vec<MatchId> = (0..4).map(|_| MatchId::random()).collect();
+        let mut hot = Hot::default();
+        for &id in &ids {
+            hot.touch(id);
+        }
+        // ids[1], the oldest now that ids[0] is used again, is still held by a request
+        // (a long step) that took it when it was touched.
+        hot.touch(ids[0]);
+        let held = hot.slots[&ids[1]].0.clone();
+        assert_eq!(hot.evict_over(2), 2, "4 held, at most 2");
+        let mut expected = vec![ids[0], ids[1]];
+        expected.sort();
+        let left: Vec<MatchId> = hot.slots.keys().copied().collect();
+        assert_eq!(left, expected, "the oldest free ones went (2 and 3), not the one in use");
+        assert_eq!(hot.by_use.len(), 2, "the use order holds exactly the slots held");
+        // Past the cap, a slot in use stays even when nothing else is left to evict.
+        assert_eq!(hot.evict_over(0), 1);
+        assert_eq!(hot.slots.keys().copied().collect::<Vec<_>>(), [ids[1]]);
+        drop(held);
+        assert_eq!(hot.evict_over(0), 1);
+        assert_eq!((hot.len(), hot.by_use.len()), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn the_cap_holds_and_an_evicted_match_moves_on_from_its_stream() {
+        const CAP: usize = 3;
+        let store = Arc::new(MemoryStore::new());
+        let e = Arc::new(
+            Engine::new(store, vec![Family::Goofspiel], 3_600_000).with_max_hot_matches(CAP),
+        );
+        let seats =
+            || [SeatHolder::Player(PlayerId::random()), SeatHolder::Player(PlayerId::random())];
+        let mut ids = Vec::new();
+        for i in 0..10i64 {
+            let id = MatchId::random();
+            e.create(id, "gops", "", seats(), 60_000).await.unwrap();
+            // Seat 0 bids 1..=10 in its match: each step makes its match hot.
+            let mv = StepIn::Move { seat: Seat::ZERO, mv: bid(i + 1) };
+            let r = e.step(id, mv, None, Some(format!("a{i}")), None).await.unwrap();
+            assert_eq!(r.result, StepResult::Applied(1));
+            assert!(e.hot_matches() <= CAP, "{} matches held, cap {CAP}", e.hot_matches());
+            ids.push(id);
+        }
+        assert_eq!(e.hot_matches(), CAP);
+        // The first match was evicted long ago: its next move is applied on the state
+        // rebuilt from its stream (seat 0's sealed bid of 1 included), and resolves the
+        // round with the right bids.
+        let first = ids[0];
+        let r = e
+            .step(
+                first,
+                StepIn::Move { seat: Seat::ONE, mv: bid(13) },
+                None,
+                Some("b".into()),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.result, StepResult::Applied(2));
+        assert!(e.hot_matches() <= CAP);
+        let view = e.view(first, Viewer::Spectator).await.unwrap();
+        assert_eq!(view.version, 2);
+        let g = gops_view(&view);
+        assert_eq!(g.round, 1, "the round resolved");
+        let hand = |h: &Option<v1::Cards>| h.as_ref().map(|c| c.values.clone()).unwrap_or_default();
+        assert!(!hand(&g.hand0).contains(&1) && hand(&g.hand0).len() == 12, "{g:?}");
+        assert!(!hand(&g.hand1).contains(&13) && hand(&g.hand1).len() == 12, "{g:?}");
+        let score = g.score_halves.unwrap();
+        assert_eq!(score.seat0, 0, "seat 0's 1 lost to 13");
+        assert!(score.seat1 > 0, "seat 1 took the prize: {score:?}");
+        // Seat 0's retry of its first bid, after the eviction, is still a duplicate.
+        let again = e
+            .step(
+                first,
+                StepIn::Move { seat: Seat::ZERO, mv: bid(1) },
+                None,
+                Some("a0".into()),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(again.result, StepResult::Duplicate(1));
     }
 }

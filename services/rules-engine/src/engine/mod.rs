@@ -27,31 +27,69 @@ pub use cache::SNAPSHOT_EVERY;
 pub use step::{Answer, StepResult};
 
 use crate::error::EngineError;
-use cache::{Slot, SlotRef};
+use cache::{Hot, Slot};
 use events::{Entry, HostStore, MatchId, MatchMeta, MatchSecret, SeatHolder, ViewerVersions};
 use games::host::{self, Encoded};
 use games::{Family, Record};
 use rules_core::{Seat, Seed, Viewer};
 use service_kit::time::now_ms;
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use time::TimeAccount;
 use views::{stored_views, view_response};
 
+/// The most matches an engine holds in memory unless told otherwise
+/// (`ENGINE_MAX_HOT_MATCHES`). A hot match's heap grows with its steps: 1.3 KB new, 8 KB
+/// for GOPS and 23 KB for Cure & Plague after 12 moves (docs/benchmarks.md, "A million
+/// idle matches"), so a full cache of the heaviest family stays near 0.5 GB, inside the
+/// chart's 1 GiB limit per replica.
+pub const DEFAULT_MAX_HOT_MATCHES: usize = 20_000;
+
 /// The rules engine of one or more families.
 pub struct Engine {
     store: Arc<dyn HostStore>,
     families: Vec<Family>,
-    hot: Mutex<BTreeMap<MatchId, SlotRef>>,
+    hot: Mutex<Hot>,
     /// Idle matches are evicted after this long, so memory follows live matches.
     idle_ms: u64,
+    /// At most this many matches are held (bar those in use at the moment): matches made
+    /// or moved faster than the idle time lets go would otherwise all stay.
+    max_hot: usize,
+    /// A finished match's compacted record is kept this long (0: for ever).
+    retention_ms: u64,
 }
 
+/// How long a finished match's record is kept unless told otherwise
+/// (`RECORD_RETENTION_DAYS`): 90 days.
+pub const DEFAULT_RETENTION_MS: u64 = 90 * 24 * 3_600_000;
+
 impl Engine {
-    /// An engine for `families` (e.g. `[Family::Goofspiel]`) over `store`.
+    /// An engine for `families` (e.g. `[Family::Goofspiel]`) over `store`, holding at
+    /// most [`DEFAULT_MAX_HOT_MATCHES`].
     pub fn new(store: Arc<dyn HostStore>, families: Vec<Family>, idle_ms: u64) -> Self {
-        Engine { store, families, hot: Mutex::new(BTreeMap::new()), idle_ms }
+        Engine {
+            store,
+            families,
+            hot: Mutex::new(Hot::default()),
+            idle_ms,
+            max_hot: DEFAULT_MAX_HOT_MATCHES,
+            retention_ms: DEFAULT_RETENTION_MS,
+        }
+    }
+
+    /// The same engine keeping each finished match's record for `ms` (0: for ever).
+    #[must_use]
+    pub fn with_record_retention_ms(mut self, ms: u64) -> Self {
+        self.retention_ms = ms;
+        self
+    }
+
+    /// The same engine holding at most `max` matches in memory: past it, the least
+    /// recently used one not in use is evicted (rebuilt from its stream on its next use).
+    #[must_use]
+    pub fn with_max_hot_matches(mut self, max: usize) -> Self {
+        self.max_hot = max;
+        self
     }
 
     /// The store (for readiness checks).
@@ -62,6 +100,11 @@ impl Engine {
     /// How many matches are in memory.
     pub fn hot_matches(&self) -> usize {
         self.hot.lock().expect("the cache lock").len()
+    }
+
+    /// How long an unused match stays in memory.
+    pub fn idle_ms(&self) -> u64 {
+        self.idle_ms
     }
 
     fn check_family(&self, game: &str) -> Result<(), EngineError> {

@@ -232,6 +232,7 @@ impl Engine {
                 if let Some(outcome) = s.host.outcome() {
                     let seed = s.host.revealed_seed().map(|seed| seed.to_hex());
                     self.announce(id, &s.meta, &outcome, seed, now);
+                    self.compact(id, version);
                 }
                 if version.is_multiple_of(SNAPSHOT_EVERY) {
                     let snap = Snapshot {
@@ -292,6 +293,27 @@ impl Engine {
                     Ok(()) => return,
                     Err(e) if attempt == 4 => {
                         tracing::warn!(match_id = %id, error = %e, "finish not announced")
+                    }
+                    Err(_) => tokio::time::sleep(Duration::from_millis(100 << attempt)).await,
+                }
+            }
+        });
+    }
+}
+
+impl Engine {
+    /// Compacts a finished match into its record, off the move's path, with a few
+    /// retries. A compaction that never happens (this replica died first) costs memory,
+    /// not correctness: the stream reads the same either way.
+    fn compact(&self, id: MatchId, last_version: u64) {
+        let store = self.store.clone();
+        let retention_ms = self.retention_ms;
+        tokio::spawn(async move {
+            for attempt in 0..5u64 {
+                match store.compact(id, last_version, retention_ms).await {
+                    Ok(_) => return,
+                    Err(e) if attempt == 4 => {
+                        tracing::warn!(match_id = %id, error = %e, "finished match not compacted")
                     }
                     Err(_) => tokio::time::sleep(Duration::from_millis(100 << attempt)).await,
                 }

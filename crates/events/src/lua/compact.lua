@@ -1,0 +1,28 @@
+-- Compacts a finished match: its record (built by the caller from the entries it read)
+-- replaces the stream, the idempotency keys, the snapshot, the views and any deadline, if
+-- the stream still ends at the version the record was built from. Then, with a retention,
+-- the record, the meta and the secret expire together.
+--
+-- KEYS[1] log   KEYS[2] idem   KEYS[3] snap   KEYS[4] views   KEYS[5] record
+-- KEYS[6] meta  KEYS[7] secret KEYS[8] deadline   KEYS[9] open   (all colosseum:{<match>}:...)
+-- ARGV[1] the record's last version; ARGV[2] the record; ARGV[3] retention in ms (0: none)
+--
+-- Returns 1 compacted, 0 not (compacted already, unknown, or moved on).
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local version = nil
+if #last > 0 then
+  version = string.match(last[1][1], '^(%d+)%-')
+elseif redis.call('EXISTS', KEYS[9]) == 1 then
+  version = '0'
+end
+if version ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[5], 'v', ARGV[1], 'b', ARGV[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[8], KEYS[9])
+if tonumber(ARGV[3]) > 0 then
+  redis.call('PEXPIRE', KEYS[5], ARGV[3])
+  redis.call('PEXPIRE', KEYS[6], ARGV[3])
+  redis.call('PEXPIRE', KEYS[7], ARGV[3])
+end
+return 1
