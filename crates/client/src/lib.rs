@@ -245,7 +245,7 @@ impl Client {
     }
 
     /// WatchMatch from `from` ([`Cursor::START`] for the whole match), with the caller's
-    /// view after each version when `include_views`.
+    /// current view (with its latest version as read) when `include_views`.
     ///
     /// # Errors
     /// The gateway's refusal.

@@ -151,8 +151,9 @@ impl EventStore for MemoryStore {
             let mut state = self.lock();
             let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
             if m.compacted {
-                // As on Redis, where a compacted match has no stream to append to.
-                return Err(StoreError::NotFound(id));
+                // As on Redis: a conflict at the last version, so a caller behind it
+                // rebuilds and finds a retried key in the record.
+                return Ok(AppendOutcome::Conflict { current_version: m.log.len() as u64 - 1 });
             }
             if let Some(key) = &entry.idempotency_key
                 && let Some(&version) = m.idem.get(key)

@@ -15,7 +15,7 @@
 //! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`, then `move_secret.lua` moves the seed to `secret`) |
 //! | `claim_seat` | `claim.lua`: `HGET`/`HSET` of `seat0`/`seat1` |
 //! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id (and `EXISTS open` before the first step), `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET` views, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
-//! | `read` | `read.lua`: `HGETALL open` (from version 0), `XRANGE log <from>-0 + COUNT limit`, `HMGET views` when the last entry read is the latest; a compacted match's `HMGET record v b` |
+//! | `read` | from version 1 on: `XRANGE log <from>-0 + COUNT limit`, `HMGET views v b`, `EXISTS log`, pipelined (a script costs Redis several times the commands it runs); from version 0, or when there is no stream: `read.lua`: `HGETALL open` (from version 0), `XRANGE log <from>-0 + COUNT limit`, `HMGET views` when the last entry read is the latest; a compacted match's `HMGET record v b` |
 //! | `last_version` | `XREVRANGE log + - COUNT 1`, `EXISTS open`, `HGET record v`, pipelined |
 //! | `compact` | `read.lua` to the end, then `compact.lua`: `XREVRANGE`, `HSET record`, `DEL` log, open, idem, snap, views, deadline, `PEXPIRE` record, meta, secret |
 //! | `put_snapshot` / `snapshot` | `snapshot.lua` / `HMGET snap v b` |
@@ -209,6 +209,16 @@ impl Conn {
         }
     }
 
+    /// Runs `cmds`, whose keys all share one slot (one match's), as one pipeline: one round
+    /// trip on a cluster too, since one node serves them all.
+    async fn same_slot(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<RedisResult<Value>>> {
+        match self {
+            Conn::Single(c) => pipeline(cmds).query_async(c).await,
+            Conn::Sentinel(c) => pipeline(cmds).query_async(c).await,
+            Conn::Cluster(c) => pipeline(cmds).query_async(c).await,
+        }
+    }
+
     /// Runs `cmd` on `node` (a cluster would send a keyless command to a random node).
     async fn on_node(&mut self, cmd: Cmd, node: Node) -> RedisResult<Value> {
         match (self, node) {
@@ -392,6 +402,47 @@ impl RedisStore {
             platform: platform::Scripts::new(),
             blocking: tokio::sync::Mutex::new(None),
         })
+    }
+
+    /// The common read (a watcher or an engine following a live match past its opening):
+    /// `XRANGE`, the views and whether the stream exists, pipelined in one round trip
+    /// without a script (a script costs Redis several times the commands it runs). `None`
+    /// when there is no stream (a match still at its opening, or compacted): `read.lua`
+    /// answers those. Not atomic, and need not be: entries read are entries stored, views
+    /// go only with the entry of their own version, and a compaction between the commands
+    /// leaves no stream for the last one to find.
+    async fn read_steps(
+        &self,
+        id: MatchId,
+        from_version: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<Entry>>, StoreError> {
+        let key = keys::log(id);
+        let mut range = redis::cmd("XRANGE");
+        range.arg(&key).arg(keys::before(from_version)).arg("+").arg("COUNT").arg(limit);
+        let mut views = redis::cmd("HMGET");
+        views.arg(keys::views(id)).arg(&["v", "b"]);
+        let mut exists = redis::cmd("EXISTS");
+        exists.arg(&key);
+        let mut answers = self.conn().same_slot(vec![range, views, exists]).await?.into_iter();
+        let (Some(range), Some(views), Some(exists)) =
+            (answers.next(), answers.next(), answers.next())
+        else {
+            return Err(corrupt(&key, "a pipeline answer is missing"));
+        };
+        let mut entries = parse_entries(range?, &key)?;
+        if entries.is_empty() {
+            let exists: i64 = redis::from_redis_value(exists?).map_err(|e| corrupt(&key, e))?;
+            return Ok((exists == 1).then_some(entries));
+        }
+        let (version, bytes): (Option<u64>, Option<Vec<u8>>) =
+            redis::from_redis_value(views?).map_err(|e| corrupt(&keys::views(id), e))?;
+        if let (Some(version), Some(bytes), Some(last)) = (version, bytes, entries.last_mut())
+            && version == last.version
+        {
+            last.views = record::decode_views(&bytes).map_err(|e| corrupt(&keys::views(id), e))?;
+        }
+        Ok(Some(entries))
     }
 
     /// Every entry of a match, the latest with its views.
@@ -739,7 +790,8 @@ impl EventStore for RedisStore {
             .key(keys::idem(id))
             .key(keys::deadline(id))
             .key(keys::views(id))
-            .key(keys::opening(id));
+            .key(keys::opening(id))
+            .key(keys::record(id));
         call.arg(entry.version)
             .arg(has_key)
             .arg(key)
@@ -794,6 +846,11 @@ impl EventStore for RedisStore {
     ) -> Result<Vec<Entry>, StoreError> {
         if limit == 0 {
             return Ok(Vec::new());
+        }
+        if from_version > 0
+            && let Some(entries) = self.read_steps(id, from_version, limit).await?
+        {
+            return Ok(entries);
         }
         let key = keys::log(id);
         let reply: Value = self
@@ -1177,6 +1234,7 @@ impl HostStore for RedisStore {
             .arg(last_version)
             .arg(blob)
             .arg(retention_ms)
+            .arg(last.tag)
             .invoke_async(&mut self.conn())
             .await?;
         Ok(done == 1)

@@ -243,7 +243,9 @@ pub trait HostStore: EventStore {
     /// from the record. With `retention_ms > 0` the record, the meta and the secret
     /// expire after that long (the match is then unknown); 0 keeps them. Returns whether
     /// this call compacted it: `false` if it is compacted already, unknown, or has moved
-    /// past `last_version` (nothing changes). The in-memory store keeps no expiry.
+    /// past `last_version` or its last entry is another than the one read (a failover
+    /// reissued it; nothing changes). An append to a compacted match answers
+    /// [`AppendOutcome::Conflict`] at its last version. The in-memory store keeps no expiry.
     ///
     /// # Errors
     ///

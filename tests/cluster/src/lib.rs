@@ -346,7 +346,7 @@ impl Player {
     }
 
     /// WatchMatch with every option: resume inside `after_version` after `after_index`,
-    /// and the caller's view after each version when `include_views`.
+    /// and the caller's current view (with its latest version as read) when `include_views`.
     ///
     /// # Errors
     /// The gateway's refusal.

@@ -6,6 +6,7 @@
 -- KEYS[3] colosseum:{<match>}:deadline   the armed deadline: due, fence
 -- KEYS[4] colosseum:{<match>}:views      each viewer's view after the latest version
 -- KEYS[5] colosseum:{<match>}:open       the opening entry (version 0)
+-- KEYS[6] colosseum:{<match>}:record     a finished match's compacted record
 -- ARGV[1] the entry's version, decimal
 -- ARGV[2] '1' if the entry has an idempotency key, else '0'; ARGV[3] the key
 -- ARGV[4] deadline change: 'keep', 'clear' or 'set'; ARGV[5] due ms; ARGV[6] fence version
@@ -14,12 +15,18 @@
 -- ARGV[10..] the entry's field/value pairs, as XADD takes them
 --
 -- Returns {0, version} appended, {1, version} duplicate key (accepted at that version),
--- {2, current} version conflict, {3, 0} no such match. Only the appended case writes.
+-- {2, current} version conflict (a compacted match answers its last version, so a caller
+-- behind it rebuilds from the record and finds a retried key there), {3, 0} no such match.
+-- Only the appended case writes.
 -- The global deadline index is not touched here (another slot): the caller adds to it
 -- before this script runs, and a stale index entry is dropped by whoever finds it.
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 -- No stream yet: the match is at its opening (version 0) if it exists at all.
 if #last == 0 and redis.call('EXISTS', KEYS[5]) == 0 then
+  local compacted = redis.call('HGET', KEYS[6], 'v')
+  if compacted then
+    return {2, tonumber(compacted)}
+  end
   return {3, 0}
 end
 if ARGV[2] == '1' then

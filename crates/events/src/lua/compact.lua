@@ -6,12 +6,24 @@
 -- KEYS[1] log   KEYS[2] idem   KEYS[3] snap   KEYS[4] views   KEYS[5] record
 -- KEYS[6] meta  KEYS[7] secret KEYS[8] deadline   KEYS[9] open   (all colosseum:{<match>}:...)
 -- ARGV[1] the record's last version; ARGV[2] the record; ARGV[3] retention in ms (0: none)
+-- ARGV[4] the tag of the record's last entry, decimal ('0' for none): after a failover
+-- that lost and reissued the last versions, the same number names another entry
 --
 -- Returns 1 compacted, 0 not (compacted already, unknown, or moved on).
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local version = nil
 if #last > 0 then
   version = string.match(last[1][1], '^(%d+)%-')
+  local fields = last[1][2]
+  local tag = '0'
+  for i = 1, #fields, 2 do
+    if fields[i] == 'tag' then
+      tag = fields[i + 1]
+    end
+  end
+  if tag ~= ARGV[4] then
+    return 0
+  end
 elseif redis.call('EXISTS', KEYS[9]) == 1 then
   version = '0'
 end

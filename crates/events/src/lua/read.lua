@@ -16,8 +16,10 @@ if from == 0 then
   opening = redis.call('HGETALL', KEYS[4])
   if #opening > 0 then
     count = count - 1
+    from = 1
   end
-  from = 1
+  -- No opening hash: a match stored before it had one keeps its opening in the stream, as
+  -- entry 0-1, which the range from 0-0 takes.
 end
 local entries = {}
 if count > 0 then

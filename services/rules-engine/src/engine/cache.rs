@@ -364,6 +364,11 @@ impl Engine {
         // The round's deadline as armed: a rebuilt replica keeps it rather than granting a
         // fresh window (only when it belongs to this version).
         slot.due_ms = self.armed(id, slot.version).await?;
+        if slot.host.outcome().is_some() {
+            // A finished match whose compaction was lost with its replica (or that ended
+            // before compaction existed) is compacted now; one that is already answers no.
+            self.compact(id, slot.version);
+        }
         Ok(slot)
     }
 

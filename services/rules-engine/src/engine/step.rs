@@ -303,9 +303,10 @@ impl Engine {
 
 impl Engine {
     /// Compacts a finished match into its record, off the move's path, with a few
-    /// retries. A compaction that never happens (this replica died first) costs memory,
-    /// not correctness: the stream reads the same either way.
-    fn compact(&self, id: MatchId, last_version: u64) {
+    /// retries. One that never happens (this replica died first) is made by the next
+    /// rebuild of the match; until then it costs memory, not correctness: the stream
+    /// reads the same either way.
+    pub(super) fn compact(&self, id: MatchId, last_version: u64) {
         let store = self.store.clone();
         let retention_ms = self.retention_ms;
         tokio::spawn(async move {
