@@ -57,6 +57,10 @@ pub struct Engine {
     max_hot: usize,
     /// A finished match's compacted record is kept this long (0: for ever).
     retention_ms: u64,
+    /// Finished matches waiting for compaction, worked through one at a time by one task
+    /// (started with the first): a round of matches ending together would otherwise start
+    /// a thousand compactions at once, beside the moves still in play.
+    compactions: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(MatchId, u64)>>,
 }
 
 /// How long a finished match's record is kept unless told otherwise
@@ -74,6 +78,7 @@ impl Engine {
             idle_ms,
             max_hot: DEFAULT_MAX_HOT_MATCHES,
             retention_ms: DEFAULT_RETENTION_MS,
+            compactions: std::sync::OnceLock::new(),
         }
     }
 

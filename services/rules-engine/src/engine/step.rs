@@ -302,24 +302,42 @@ impl Engine {
 }
 
 impl Engine {
-    /// Compacts a finished match into its record, off the move's path, with a few
-    /// retries. One that never happens (this replica died first) is made by the next
-    /// rebuild of the match; until then it costs memory, not correctness: the stream
-    /// reads the same either way.
+    /// Queues a finished match for compaction into its record, off the move's path: one
+    /// task works through the queue one match at a time, each with a few retries. One that
+    /// never happens (this replica died first) is made by the next rebuild of the match;
+    /// until then it costs memory, not correctness: the stream reads the same either way.
     pub(super) fn compact(&self, id: MatchId, last_version: u64) {
-        let store = self.store.clone();
-        let retention_ms = self.retention_ms;
-        tokio::spawn(async move {
-            for attempt in 0..5u64 {
-                match store.compact(id, last_version, retention_ms).await {
-                    Ok(_) => return,
-                    Err(e) if attempt == 4 => {
-                        tracing::warn!(match_id = %id, error = %e, "finished match not compacted")
-                    }
-                    Err(_) => tokio::time::sleep(Duration::from_millis(100 << attempt)).await,
+        let queue = self.compactions.get_or_init(|| {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(MatchId, u64)>();
+            let store = self.store.clone();
+            let retention_ms = self.retention_ms;
+            tokio::spawn(async move {
+                while let Some((id, last_version)) = rx.recv().await {
+                    compact_with_retries(&*store, id, last_version, retention_ms).await;
                 }
-            }
+            });
+            tx
         });
+        // The task ends only with the engine (the sender lives in it): a send cannot fail.
+        let _ = queue.send((id, last_version));
+    }
+}
+
+/// Compacts one finished match, with a few retries.
+async fn compact_with_retries(
+    store: &dyn events::HostStore,
+    id: MatchId,
+    last_version: u64,
+    retention_ms: u64,
+) {
+    for attempt in 0..5u64 {
+        match store.compact(id, last_version, retention_ms).await {
+            Ok(_) => return,
+            Err(e) if attempt == 4 => {
+                tracing::warn!(match_id = %id, error = %e, "finished match not compacted")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100 << attempt)).await,
+        }
     }
 }
 
