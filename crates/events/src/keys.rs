@@ -8,7 +8,7 @@
 //! | `colosseum:{<match-id>}:open` | hash | the opening entry (version 0), its fields as a stream entry's; gone once the match is compacted |
 //! | `colosseum:{<match-id>}:log` | stream | one entry per step (version 1 on), id `<version>-1`; made by the first step, gone once the match is compacted |
 //! | `colosseum:{<match-id>}:views` | hash | `v`: the latest version; `b`: each viewer's view after it (the opening's deflated, [`crate::record::encode_views`]) |
-//! | `colosseum:{<match-id>}:record` | hash | a finished match compacted ([`crate::record`]): `v`: its last version; `b`: the record |
+//! | `colosseum:{<match-id>}:record` | string | a finished match compacted ([`crate::record`]): `<last version>:<record>` |
 //! | `colosseum:{<match-id>}:meta` | hash | `m`: the fixed meta as JSON; `seat0`, `seat1`: the seat holders |
 //! | `colosseum:{<match-id>}:secret` | hash | `seed`: the seed in hex, for the rules engine alone (in matches created before it, `m` of the meta held it) |
 //! | `colosseum:{<match-id>}:idem` | hash | idempotency key -> the version it was accepted at |

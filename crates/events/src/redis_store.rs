@@ -15,9 +15,9 @@
 //! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`, then `move_secret.lua` moves the seed to `secret`) |
 //! | `claim_seat` | `claim.lua`: `HGET`/`HSET` of `seat0`/`seat1` |
 //! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id (and `EXISTS open` before the first step), `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET` views, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
-//! | `read` | from version 1 on: `XRANGE log <from>-0 + COUNT limit`, `HMGET views v b`, `EXISTS log`, pipelined (a script costs Redis several times the commands it runs); from version 0, or when there is no stream: `read.lua`: `HGETALL open` (from version 0), `XRANGE log <from>-0 + COUNT limit`, `HMGET views` when the last entry read is the latest; a compacted match's `HMGET record v b` |
-//! | `last_version` | `XREVRANGE log + - COUNT 1`, `EXISTS open`, `HGET record v`, pipelined |
-//! | `compact` | `read.lua` to the end, then `compact.lua`: `XREVRANGE`, `HSET record`, `DEL` log, open, idem, snap, views, deadline, `PEXPIRE` record, meta, secret |
+//! | `read` | from version 1 on: `XRANGE log <from>-0 + COUNT limit`, `HMGET views v b`, `EXISTS log`, pipelined (a script costs Redis several times the commands it runs); from version 0, or when there is no stream: `read.lua`: `HGETALL open` (from version 0), `XRANGE log <from>-0 + COUNT limit`, `HMGET views` when the last entry read is the latest; a compacted match's `GET record` |
+//! | `last_version` | `XREVRANGE log + - COUNT 1`, `EXISTS open`, `GETRANGE record 0 24`, pipelined |
+//! | `compact` | `read.lua` to the end, then `compact.lua`: `XREVRANGE`, `SET record`, `DEL` log, open, idem, snap, views, deadline, `PEXPIRE` record, meta, secret |
 //! | `put_snapshot` / `snapshot` | `snapshot.lua` / `HMGET snap v b` |
 //! | `set_deadline` | `ZADD deadlines LT`, then `HSET deadline due fence` |
 //! | `due_deadlines` | `ZRANGEBYSCORE deadlines ... LIMIT`, `HMGET` of each candidate's deadline, `index_fix.lua` for stale index entries |
@@ -651,6 +651,13 @@ fn views_arg(entry: &Entry) -> Vec<u8> {
 /// A field name and its value, as bytes.
 type FieldPair = (Vec<u8>, Vec<u8>);
 
+/// The version and the record of a `record` key's value, `<version>:<record>`.
+fn split_record(stored: &[u8]) -> Option<(u64, &[u8])> {
+    let colon = stored.iter().position(|&b| b == b':')?;
+    let version = std::str::from_utf8(&stored[..colon]).ok()?.parse().ok()?;
+    Some((version, &stored[colon + 1..]))
+}
+
 /// A flat `[field, value, ...]` reply as byte pairs.
 fn field_pairs(flat: Vec<Value>) -> Result<Vec<FieldPair>, String> {
     if !flat.len().is_multiple_of(2) {
@@ -893,12 +900,13 @@ impl EventStore for RedisStore {
             }
             Some(Ok(1)) => {
                 let record_key = keys::record(id);
-                let blob = parts
-                    .nth(1)
+                let stored = parts
+                    .next()
                     .and_then(bytes)
                     .ok_or_else(|| corrupt(&record_key, "no record"))?;
-                let (entries, views) =
-                    record::decode(&blob).map_err(|e| corrupt(&record_key, e))?;
+                let (_, blob) =
+                    split_record(&stored).ok_or_else(|| corrupt(&record_key, "no version"))?;
+                let (entries, views) = record::decode(blob).map_err(|e| corrupt(&record_key, e))?;
                 Ok(from_record(entries, views, from_version, limit))
             }
             _ => Err(corrupt(&key, "the read script answered an unknown code")),
@@ -911,8 +919,8 @@ impl EventStore for RedisStore {
         last.arg(&key).arg("+").arg("-").arg("COUNT").arg(1);
         let mut opening = redis::cmd("EXISTS");
         opening.arg(keys::opening(id));
-        let mut record = redis::cmd("HGET");
-        record.arg(keys::record(id)).arg("v");
+        let mut record = redis::cmd("GETRANGE");
+        record.arg(keys::record(id)).arg(0).arg(24);
         // In this order: a compaction between them leaves the record for the last.
         let mut answers = self.conn().in_order(vec![last, opening, record]).await?.into_iter();
         let (Some(last), Some(opening), Some(record)) =
@@ -927,9 +935,14 @@ impl EventStore for RedisStore {
         if opening == 1 {
             return Ok(Some(0));
         }
-        let record: Option<u64> =
+        let record: Vec<u8> =
             redis::from_redis_value(record?).map_err(|e| corrupt(&keys::record(id), e))?;
-        Ok(record)
+        if record.is_empty() {
+            return Ok(None);
+        }
+        let (version, _) =
+            split_record(&record).ok_or_else(|| corrupt(&keys::record(id), "no version"))?;
+        Ok(Some(version))
     }
 
     async fn put_snapshot(

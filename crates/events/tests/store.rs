@@ -830,7 +830,7 @@ async fn a_match_stored_with_its_opening_in_the_stream_still_works() {
         .await
         .expect("DEL");
     let opening = Entry { views: vec![], ..entry(0, None) };
-    assert_eq!(store.read(id, 0, 1).await.expect("read"), [opening.clone()]);
+    assert_eq!(store.read(id, 0, 1).await.expect("read"), std::slice::from_ref(&opening));
     assert_eq!(store.last_version(id).await, Ok(Some(0)));
     append_n(store, id, 2).await;
     let all = store.read(id, 0, 10).await.expect("read");

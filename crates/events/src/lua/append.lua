@@ -23,7 +23,7 @@
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 -- No stream yet: the match is at its opening (version 0) if it exists at all.
 if #last == 0 and redis.call('EXISTS', KEYS[5]) == 0 then
-  local compacted = redis.call('HGET', KEYS[6], 'v')
+  local compacted = string.match(redis.call('GETRANGE', KEYS[6], 0, 24), '^(%d+):')
   if compacted then
     return {2, tonumber(compacted)}
   end

@@ -30,7 +30,8 @@ end
 if version ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[5], 'v', ARGV[1], 'b', ARGV[2])
+-- A string, '<version>:<record>': a hash with a value this long would cost a hash table.
+redis.call('SET', KEYS[5], ARGV[1] .. ':' .. ARGV[2])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[8], KEYS[9])
 if tonumber(ARGV[3]) > 0 then
   redis.call('PEXPIRE', KEYS[5], ARGV[3])

@@ -8,7 +8,7 @@
 -- ARGV[1] the first version wanted; ARGV[2] the most entries wanted (at least 1)
 --
 -- Returns {0, opening fields or {}, stream entries, views version or nil, views or nil}
--- while the match is live (all empty for no such match), or {1, record version, record}.
+-- while the match is live (all empty for no such match), or {1, '<version>:<record>'}.
 local from = tonumber(ARGV[1])
 local count = tonumber(ARGV[2])
 local opening = {}
@@ -26,9 +26,9 @@ if count > 0 then
   entries = redis.call('XRANGE', KEYS[1], from .. '-0', '+', 'COUNT', count)
 end
 if #opening == 0 and #entries == 0 and redis.call('EXISTS', KEYS[1], KEYS[4]) == 0 then
-  local record = redis.call('HMGET', KEYS[3], 'v', 'b')
-  if record[2] then
-    return {1, record[1], record[2]}
+  local record = redis.call('GET', KEYS[3])
+  if record then
+    return {1, record}
   end
   return {0, {}, {}}
 end
