@@ -289,6 +289,23 @@ impl Player {
         self.try_view(id).await.unwrap_or_else(|s| panic!("{} view: {s:?}", self.name))
     }
 
+    /// GetView, retried (as the retry contract allows) while the answer is UNAVAILABLE.
+    ///
+    /// # Panics
+    /// On any other refusal, or UNAVAILABLE for about a second.
+    pub async fn view_retrying(&self, id: &str) -> v1::GetViewResponse {
+        for _ in 0..20 {
+            match self.try_view(id).await {
+                Ok(v) => return v,
+                Err(s) if s.code() == Code::Unavailable => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(s) => panic!("{} view: {s:?}", self.name),
+            }
+        }
+        self.view(id).await
+    }
+
     /// SubmitMove with `key`.
     ///
     /// # Errors
@@ -461,14 +478,36 @@ pub async fn play_out(
     loop {
         let mut moved = false;
         for (seat, p) in seats.iter().enumerate() {
-            let view = p.view(id).await;
+            let view = p.view_retrying(id).await;
             if view.outcome.is_some() {
-                return Played { last: seats[0].view(id).await, moves };
+                return Played { last: seats[0].view_retrying(id).await, moves };
             }
             if let Some(mv) = picker.pick(&view) {
-                let version = p.submit(id, mv.clone()).await.unwrap_or_else(|s| {
-                    panic!("{} ({}) refused at version {}: {s:?}", p.name, view.game, view.version)
-                });
+                // UNAVAILABLE is retried with the same key, as the API says (a dead engine
+                // replica is tried again after a second, and fails that call over).
+                let mut tries = 0;
+                let key = p.key();
+                let version = loop {
+                    match p.submit_with(id, Some(mv.clone()), &key).await {
+                        // A retry of a move the first call applied is its duplicate.
+                        Ok(v1::SubmitMoveResponse {
+                            outcome:
+                                Some(
+                                    v1::submit_move_response::Outcome::Accepted(a)
+                                    | v1::submit_move_response::Outcome::Duplicate(a),
+                                ),
+                        }) => break a.version,
+                        Ok(other) => panic!("{} ({}): {other:?}", p.name, view.game),
+                        Err(s) if s.code() == Code::Unavailable && tries < 20 => {
+                            tries += 1;
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                        Err(s) => panic!(
+                            "{} ({}) refused at version {}: {s:?}",
+                            p.name, view.game, view.version
+                        ),
+                    }
+                };
                 moves.push((seat as u32, mv, version));
                 moved = true;
                 assert!(moves.len() <= max_moves, "{} ran past {max_moves} moves", view.game);
