@@ -71,7 +71,59 @@ impl Env {
     }
 }
 
+/// The tournament service's operator API, as the tests reach it.
+pub type Admin = api::internal::tenant_admin_service_client::TenantAdminServiceClient<
+    tonic::service::interceptor::InterceptedService<
+        tonic::transport::Channel,
+        service_kit::internal::Stamp,
+    >,
+>;
+
 impl<R> Env<R> {
+    /// The tournament service's operator API (TenantAdminService), with the internal
+    /// secret.
+    pub fn admin(&self) -> Admin {
+        let url = self.cluster.tournaments_urls()[0].clone();
+        let channel = tonic::transport::Endpoint::from_shared(url).expect("url").connect_lazy();
+        api::internal::tenant_admin_service_client::TenantAdminServiceClient::with_interceptor(
+            channel,
+            service_kit::internal::Stamp::new(Some(self.cluster.internal_token())),
+        )
+    }
+
+    /// A new tenant and a key of it with `scopes`: (tenant id, key id, its platform
+    /// client through the gateway).
+    ///
+    /// # Panics
+    /// If the tournament service refuses.
+    pub async fn tenant(
+        &self,
+        name: &str,
+        scopes: &[&str],
+    ) -> (String, String, client::platform::Platform) {
+        let mut admin = self.admin();
+        let t = admin
+            .create_tenant(api::internal::CreateTenantRequest { name: name.into() })
+            .await
+            .expect("tenant")
+            .into_inner()
+            .tenant
+            .expect("tenant");
+        let k = admin
+            .create_api_key(api::internal::CreateApiKeyRequest {
+                tenant_id: t.tenant_id.clone(),
+                scopes: scopes.iter().map(|s| (*s).to_string()).collect(),
+                label: "test".into(),
+            })
+            .await
+            .expect("key")
+            .into_inner();
+        let info = k.info.expect("info");
+        let platform = client::platform::Platform::connect(&self.cluster.gateway_url(), &k.key)
+            .expect("platform");
+        (t.tenant_id, info.key_id, platform)
+    }
+
     /// Alice and bob, new guests, in a GOPS match with `move_time_ms` per move: alice
     /// created it in seat 0, bob joined seat 1. Returns (alice, bob, match id).
     ///

@@ -2,12 +2,9 @@
 //! 2,000 GOPS matches left alone, due over 5 s, two clock replicas: every deadline is
 //! applied exactly once, none missed, every match ends by it.
 
-use api::internal::{self, tenant_admin_service_client::TenantAdminServiceClient};
 use api::v1;
-use client::platform::Platform;
 use cluster_tests::Env;
 use futures_util::StreamExt;
-use service_kit::internal::Stamp;
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -20,41 +17,13 @@ const LEAD_MS: u64 = 6_000;
 /// The deadlines fall due over this span.
 const OVER_MS: u64 = 5_000;
 
-/// A tenant with a key that creates matches and reads results, its platform client.
-async fn platform(env: &Env) -> Platform {
-    let url = env.cluster.tournaments_urls()[0].clone();
-    let channel = tonic::transport::Endpoint::from_shared(url).expect("url").connect_lazy();
-    let mut admin = TenantAdminServiceClient::with_interceptor(
-        channel,
-        Stamp::new(Some(env.cluster.internal_token())),
-    );
-    let tenant = admin
-        .create_tenant(internal::CreateTenantRequest { name: "deadlines".into() })
-        .await
-        .expect("tenant")
-        .into_inner()
-        .tenant
-        .expect("tenant");
-    let key = admin
-        .create_api_key(internal::CreateApiKeyRequest {
-            tenant_id: tenant.tenant_id,
-            scopes: vec!["matches:create".into(), "results:read".into()],
-            label: "test".into(),
-        })
-        .await
-        .expect("key")
-        .into_inner()
-        .key;
-    Platform::connect(&env.cluster.gateway_url(), &key).expect("platform")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_thousand_deadlines_under_two_clocks_each_fire_once() {
     let mut env = Env::start().await;
     env.cluster.keep_clock_firings();
     env.cluster.start_extra_clock().expect("a second clock replica");
     let (a, b) = (env.player("alice").await, env.player("bob").await);
-    let p = platform(&env).await;
+    let p = env.tenant("deadlines", &["matches:create", "results:read"]).await.2;
 
     // Each match's time per move puts its deadline at its place in the span.
     let now = now_ms();

@@ -4,15 +4,12 @@
 //! (rebuilt from their streams) are accepted at the right versions and resolve their round
 //! with the bids made, as the seats' watch streams and views show.
 
-use api::internal::{self, tenant_admin_service_client::TenantAdminServiceClient};
 use api::v1;
 use client::Cursor;
-use client::platform::Platform;
 use cluster::{Cluster, EngineCache};
 use cluster_tests::{Env, Picker, Player, accepted, gops, gops_view};
 use futures_util::StreamExt;
 use games::Family;
-use service_kit::internal::Stamp;
 use service_kit::time::now_ms;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -33,34 +30,6 @@ const WARMED: usize = 600;
 const MOVED: usize = 150;
 /// Requests in flight at once.
 const IN_FLIGHT: usize = 16;
-
-/// A tenant with a key that creates matches, its platform client.
-async fn platform(env: &Env) -> Platform {
-    let url = env.cluster.tournaments_urls()[0].clone();
-    let channel = tonic::transport::Endpoint::from_shared(url).expect("url").connect_lazy();
-    let mut admin = TenantAdminServiceClient::with_interceptor(
-        channel,
-        Stamp::new(Some(env.cluster.internal_token())),
-    );
-    let tenant = admin
-        .create_tenant(internal::CreateTenantRequest { name: "idle".into() })
-        .await
-        .expect("tenant")
-        .into_inner()
-        .tenant
-        .expect("tenant");
-    let key = admin
-        .create_api_key(internal::CreateApiKeyRequest {
-            tenant_id: tenant.tenant_id,
-            scopes: vec!["matches:create".into()],
-            label: "test".into(),
-        })
-        .await
-        .expect("key")
-        .into_inner()
-        .key;
-    Platform::connect(&env.cluster.gateway_url(), &key).expect("platform")
-}
 
 /// The players of match `i` (indexes into the pool): two different ones.
 fn seated(i: usize) -> [usize; 2] {
@@ -103,7 +72,7 @@ async fn idle_matches_stay_within_the_cap_and_evicted_ones_move_on() {
     for i in 0..PLAYERS {
         players.push(env.player(&format!("p{i}")).await);
     }
-    let p = platform(&env).await;
+    let p = env.tenant("idle", &["matches:create"]).await.2;
     let matches = (0..MATCHES)
         .map(|i| {
             let [a, b] = seated(i);

@@ -4,11 +4,10 @@
 //! 16-player swiss of GOPS played to the end with standings checked against the matches'
 //! own results, and the results stream resumed from the middle.
 
-use api::internal::{self, tenant_admin_service_client::TenantAdminServiceClient};
+use api::internal;
 use api::v1;
 use client::platform::Platform;
 use cluster_tests::{Env, Picker, Player, assert_status, play_out};
-use service_kit::internal::Stamp;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use tokio_stream::StreamExt;
@@ -17,43 +16,6 @@ use tonic::Code;
 fn reason(s: &tonic::Status) -> String {
     use tonic_types::StatusExt;
     s.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
-}
-
-type Admin = TenantAdminServiceClient<
-    tonic::service::interceptor::InterceptedService<tonic::transport::Channel, Stamp>,
->;
-
-async fn admin(env: &Env) -> Admin {
-    let url = env.cluster.tournaments_urls()[0].clone();
-    let channel = tonic::transport::Endpoint::from_shared(url).expect("url").connect_lazy();
-    TenantAdminServiceClient::with_interceptor(
-        channel,
-        Stamp::new(Some(env.cluster.internal_token())),
-    )
-}
-
-/// A new tenant and a key of it with `scopes`: (tenant id, key id, platform client).
-async fn tenant(env: &Env, name: &str, scopes: &[&str]) -> (String, String, Platform) {
-    let mut a = admin(env).await;
-    let t = a
-        .create_tenant(internal::CreateTenantRequest { name: name.into() })
-        .await
-        .expect("tenant")
-        .into_inner()
-        .tenant
-        .expect("tenant");
-    let k = a
-        .create_api_key(internal::CreateApiKeyRequest {
-            tenant_id: t.tenant_id.clone(),
-            scopes: scopes.iter().map(|s| (*s).to_string()).collect(),
-            label: "test".into(),
-        })
-        .await
-        .expect("key")
-        .into_inner();
-    let info = k.info.expect("info");
-    let platform = Platform::connect(&env.cluster.gateway_url(), &k.key).expect("platform");
-    (t.tenant_id, info.key_id, platform)
 }
 
 const ALL: [&str; 3] = ["matches:create", "tournaments:manage", "results:read"];
@@ -116,9 +78,9 @@ async fn stream_events(
 async fn tenants_see_only_their_own_and_keys_keep_their_scopes() {
     let env = Env::start().await;
     let (a, b) = (env.player("alice").await, env.player("bob").await);
-    let (ta, key_a, pa) = tenant(&env, "acme", &ALL).await;
-    let (_, _, pb) = tenant(&env, "umbrella", &ALL).await;
-    let (_, _, reader) = tenant(&env, "readers", &["results:read"]).await;
+    let (ta, key_a, pa) = env.tenant("acme", &ALL).await;
+    let (_, _, pb) = env.tenant("umbrella", &ALL).await;
+    let (_, _, reader) = env.tenant("readers", &["results:read"]).await;
     let ids = pa
         .api()
         .create_matches(pa.request(bulk("one", vec![spec("gops", "", &a, &b)])))
@@ -181,8 +143,7 @@ async fn tenants_see_only_their_own_and_keys_keep_their_scopes() {
         .await;
     assert_status(denied, Code::Unauthenticated, "API key");
     // Revoked: refused.
-    admin(&env)
-        .await
+    env.admin()
         .revoke_api_key(internal::RevokeApiKeyRequest { key_id: key_a.clone() })
         .await
         .expect("revoke");
@@ -197,8 +158,8 @@ async fn tenants_see_only_their_own_and_keys_keep_their_scopes() {
         }
     }
     assert_eq!(refused.expect("revoked within 8 s").code(), Code::Unauthenticated);
-    let audit = admin(&env)
-        .await
+    let audit = env
+        .admin()
         .read_audit(internal::ReadAuditRequest { tenant_id: ta, limit: 100 })
         .await
         .expect("audit")
@@ -217,7 +178,7 @@ async fn tenants_see_only_their_own_and_keys_keep_their_scopes() {
 async fn ten_thousand_matches_are_created_all_or_none() {
     let env = Env::start().await;
     let (a, b) = (env.player("alice").await, env.player("bob").await);
-    let (_, _, p) = tenant(&env, "bulk", &ALL).await;
+    let (_, _, p) = env.tenant("bulk", &ALL).await;
     let good = spec("gops", "{\"cards\":3}", &a, &b);
     let mut matches = vec![good.clone(); 10_000];
     matches[7_777].game.as_mut().expect("game").game = "chess".into();
@@ -273,7 +234,7 @@ async fn ten_thousand_matches_are_created_all_or_none() {
 async fn a_bulk_call_retried_after_the_service_died_midway_gives_the_same_ids() {
     let mut env = Env::start().await;
     let (a, b) = (env.player("alice").await, env.player("bob").await);
-    let (_, _, p) = tenant(&env, "crash", &ALL).await;
+    let (_, _, p) = env.tenant("crash", &ALL).await;
     let matches = vec![spec("gops", "{\"cards\":3}", &a, &b); 3_000];
     let call = {
         let (p, matches) = (p.clone(), matches.clone());
@@ -331,7 +292,7 @@ struct Tally {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sixteen_player_swiss_is_played_to_the_end() {
     let env = Env::start().await;
-    let (_, _, p) = tenant(&env, "swiss", &ALL).await;
+    let (_, _, p) = env.tenant("swiss", &ALL).await;
     let mut players = BTreeMap::new();
     for i in 0..16 {
         let pl = env.player(&format!("p{i}")).await;
@@ -574,7 +535,7 @@ async fn tournament_when(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_organiser_pauses_resumes_and_adjudicates_a_knockout() {
     let env = Env::start().await;
-    let (tenant_id, _, p) = tenant(&env, "ko", &ALL).await;
+    let (tenant_id, _, p) = env.tenant("ko", &ALL).await;
     let mut players = BTreeMap::new();
     for i in 0..4 {
         let pl = env.player(&format!("k{i}")).await;
@@ -642,8 +603,8 @@ async fn the_organiser_pauses_resumes_and_adjudicates_a_knockout() {
         .standings;
     assert_eq!(standings[0].reached_round, 3, "the champion");
     assert_eq!(standings[1].reached_round, 2, "the finalist");
-    let audit = admin(&env)
-        .await
+    let audit = env
+        .admin()
         .read_audit(internal::ReadAuditRequest { tenant_id, limit: 100 })
         .await
         .expect("audit")
@@ -662,7 +623,7 @@ async fn the_organiser_pauses_resumes_and_adjudicates_a_knockout() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_withdrawn_player_is_never_paired_again() {
     let env = Env::start().await;
-    let (_, _, p) = tenant(&env, "wd", &ALL).await;
+    let (_, _, p) = env.tenant("wd", &ALL).await;
     let mut players = BTreeMap::new();
     for i in 0..6 {
         let pl = env.player(&format!("w{i}")).await;
@@ -706,7 +667,7 @@ async fn a_withdrawn_player_is_never_paired_again() {
 async fn a_scheduled_match_is_created_at_its_time_and_announced_once() {
     let env = Env::start().await;
     let (a, b) = (env.player("alice").await, env.player("bob").await);
-    let (_, _, p) = tenant(&env, "sched", &ALL).await;
+    let (_, _, p) = env.tenant("sched", &ALL).await;
     let now = service_kit::time::now_ms();
     let mut later = spec("gops", "{\"cards\":3}", &a, &b);
     later.start_at_ms = now + 1_500;
