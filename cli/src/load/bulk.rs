@@ -68,6 +68,47 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
     }))
 }
 
+/// Matches created through CreateMatches at most 10,000 a call (`label` names the calls'
+/// idempotency keys): `spec(i, now_ms)` is match `i`'s, `now_ms` read once a call. The
+/// ids in order; `bar` goes up by each call's matches.
+///
+/// # Errors
+/// A call refused, or its answer not one id per match.
+pub(super) async fn create_in_calls(
+    p: &Platform,
+    label: &str,
+    n: u64,
+    bar: &indicatif::ProgressBar,
+    mut spec: impl FnMut(u64, u64) -> v1::MatchSpec,
+) -> Result<Vec<events::MatchId>, String> {
+    const PER_CALL: u64 = 10_000;
+    let mut ids = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+    for call in 0..n.div_ceil(PER_CALL) {
+        let range = call * PER_CALL..n.min((call + 1) * PER_CALL);
+        let now = service_kit::time::now_ms();
+        let req = v1::CreateMatchesRequest {
+            idempotency_key: format!("{label}-{call}-{}", uuid::Uuid::new_v4()),
+            matches: range.clone().map(|i| spec(i, now)).collect(),
+            validate_only: false,
+        };
+        let answered = p
+            .api()
+            .create_matches(p.request(req))
+            .await
+            .map_err(|s| format!("{}: {}", s.code(), s.message()))?
+            .into_inner()
+            .match_ids;
+        if answered.len() as u64 != range.end - range.start {
+            return Err(format!("{} ids for {} matches", answered.len(), range.end - range.start));
+        }
+        for id in answered {
+            ids.push(id.parse().map_err(|_| format!("a match id {id:?}"))?);
+        }
+        bar.inc(range.end - range.start);
+    }
+    Ok(ids)
+}
+
 /// A tenant named `tenant` with a `matches:create` key, made through `cluster`'s tenant
 /// admin, its platform client on the gateway, and two guest players (`{prefix}-a`,
 /// `{prefix}-b`).

@@ -3,7 +3,7 @@
 //! lag (applied minus armed due), misses, a restart's catch-up, a second clock's waste.
 
 use super::LoadArgs;
-use super::bulk::tenant_and_players;
+use super::bulk::{create_in_calls, tenant_and_players};
 use api::v1;
 use clock::Firing;
 use events::{FullStore, MatchId};
@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// The most matches one CreateMatches call takes.
-const PER_CALL: u64 = 10_000;
 /// The shortest time per move CreateMatches accepts.
 const MIN_MOVE_TIME_MS: u64 = 1_000;
 /// How long the clock stays down with `--clock-restart-ms`.
@@ -46,7 +45,6 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
         cluster.start_extra_clock().map_err(|e| e.to_string())?;
     }
     let (p, a, b) = tenant_and_players(&cluster, "deadline bench", "deadlines").await?;
-    let fail = |s: tonic::Status| format!("{}: {}", s.code(), s.message());
 
     // Creation: the i-th deadline is meant to fall due at `intended(i)`, evenly from
     // `lead_ms` after the start over `over_ms`. Each call sets each match's time per move
@@ -60,39 +58,18 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
         ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} matches created ({per_sec})")
             .expect("a valid template"),
     );
-    let mut ids: Vec<MatchId> = Vec::with_capacity(n as usize);
-    for call in 0..n.div_ceil(PER_CALL) {
-        let range = call * PER_CALL..(n.min((call + 1) * PER_CALL));
-        let now = now_ms();
-        let matches = range
-            .clone()
-            .map(|i| v1::MatchSpec {
-                game: Some(v1::GameSpec {
-                    game: "gops".into(),
-                    options_json: String::new(),
-                    move_time_ms: intended(i).saturating_sub(now).max(MIN_MOVE_TIME_MS),
-                }),
-                seat0_player_id: a.player_id().to_string(),
-                seat1_player_id: b.player_id().to_string(),
-                start_at_ms: 0,
-                label: String::new(),
-            })
-            .collect::<Vec<_>>();
-        let req = v1::CreateMatchesRequest {
-            idempotency_key: format!("deadlines-{call}-{}", uuid::Uuid::new_v4()),
-            matches,
-            validate_only: false,
-        };
-        let answered =
-            p.api().create_matches(p.request(req)).await.map_err(fail)?.into_inner().match_ids;
-        if answered.len() as u64 != range.end - range.start {
-            return Err(format!("{} ids for {} matches", answered.len(), range.end - range.start));
-        }
-        for id in answered {
-            ids.push(id.parse().map_err(|_| format!("a match id {id:?}"))?);
-        }
-        bar.inc(range.end - range.start);
-    }
+    let ids = create_in_calls(&p, "deadlines", n, &bar, |i, now| v1::MatchSpec {
+        game: Some(v1::GameSpec {
+            game: "gops".into(),
+            options_json: String::new(),
+            move_time_ms: intended(i).saturating_sub(now).max(MIN_MOVE_TIME_MS),
+        }),
+        seat0_player_id: a.player_id().to_string(),
+        seat1_player_id: b.player_id().to_string(),
+        start_at_ms: 0,
+        label: String::new(),
+    })
+    .await?;
     let creation_ms = now_ms() - started_ms;
     bar.finish_and_clear();
     eprintln!("{n} matches created in {:.1} s", creation_ms as f64 / 1000.0);

@@ -3,7 +3,7 @@
 //! and the load; Redis's bytes per match, by key) and what a move on one costs (SubmitMove
 //! through the gateway, as clients send it, on random matches no engine holds any more).
 
-use super::bulk::tenant_and_players;
+use super::bulk::{create_in_calls, tenant_and_players};
 use super::{LoadArgs, percentile};
 use api::v1;
 use client::Client;
@@ -19,7 +19,6 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// The most matches one CreateMatches call takes.
-const PER_CALL: u64 = 10_000;
 /// The players the matches are spread over (each match seats two different ones), whose
 /// sessions the load keeps to move as them.
 const PLAYERS: u64 = 200;
@@ -50,7 +49,6 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
     let mut redis = Redis::from_env().await?;
     let (p, a, b) = tenant_and_players(&cluster, "idle bench", "idle").await?;
     let players = pool(&cluster, a, b).await?;
-    let fail = |s: tonic::Status| format!("{}: {}", s.code(), s.message());
     let rss_start = Rss::now();
     let redis_before = match &mut redis {
         Some(r) => Some(r.memory().await?),
@@ -66,41 +64,21 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
         )
         .expect("a valid template"),
     );
-    let mut ids: Vec<MatchId> = Vec::with_capacity(n as usize);
-    for call in 0..n.div_ceil(PER_CALL) {
-        let range = call * PER_CALL..n.min((call + 1) * PER_CALL);
-        let matches = range
-            .clone()
-            .map(|i| {
-                let [s0, s1] = seated(i);
-                v1::MatchSpec {
-                    game: Some(v1::GameSpec {
-                        game: "gops".into(),
-                        options_json: String::new(),
-                        move_time_ms,
-                    }),
-                    seat0_player_id: players[s0].player_id().to_string(),
-                    seat1_player_id: players[s1].player_id().to_string(),
-                    start_at_ms: 0,
-                    label: String::new(),
-                }
-            })
-            .collect::<Vec<_>>();
-        let req = v1::CreateMatchesRequest {
-            idempotency_key: format!("idle-{call}-{}", uuid::Uuid::new_v4()),
-            matches,
-            validate_only: false,
-        };
-        let answered =
-            p.api().create_matches(p.request(req)).await.map_err(fail)?.into_inner().match_ids;
-        if answered.len() as u64 != range.end - range.start {
-            return Err(format!("{} ids for {} matches", answered.len(), range.end - range.start));
+    let ids = create_in_calls(&p, "idle", n, &bar, |i, _| {
+        let [s0, s1] = seated(i);
+        v1::MatchSpec {
+            game: Some(v1::GameSpec {
+                game: "gops".into(),
+                options_json: String::new(),
+                move_time_ms,
+            }),
+            seat0_player_id: players[s0].player_id().to_string(),
+            seat1_player_id: players[s1].player_id().to_string(),
+            start_at_ms: 0,
+            label: String::new(),
         }
-        for id in answered {
-            ids.push(id.parse().map_err(|_| format!("a match id {id:?}"))?);
-        }
-        bar.inc(range.end - range.start);
-    }
+    })
+    .await?;
     let creation_ms = (now_ms() - started_ms).max(1);
     bar.finish_and_clear();
     eprintln!("{n} matches created in {:.1} s", creation_ms as f64 / 1000.0);
