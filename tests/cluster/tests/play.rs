@@ -487,6 +487,11 @@ async fn bad_requests_are_answered_in_band_and_the_stream_goes_on() {
         .expect("sent");
     assert_eq!(refusal(&mut s, 77).await.code, Code::InvalidArgument as i32);
 
+    let r = s.unwatch(&huge).await.expect("sent");
+    let st = refusal(&mut s, r).await;
+    assert_eq!(st.metadata.get("field").map(String::as_str), Some("unwatch.match_id"));
+    assert!(!st.message.contains(&"x".repeat(100)), "the input is not echoed");
+
     let r = s.unwatch(&id).await.expect("sent");
     match answered(&mut s, r).await {
         play_answer::Kind::Unwatch(u) => assert!(!u.watching),
