@@ -1,24 +1,46 @@
 #!/usr/bin/env bash
-# The move path of two builds compared in one run: the same `colosseum load` (closed
-# loop, 200 concurrent GOPS matches, a bare tonic echo as each run's baseline) on each
-# binary in turn, ROUNDS times, on one throwaway redis-server. Prints one line a run:
-#   round label moves/s p50_ms p99_ms echo_req/s moves/s÷echo
-# Usage: tools/ab-load.sh LABEL=BIN LABEL=BIN... (ROUNDS=3 MATCHES=2000 by default).
+# Two or more builds compared in one run: the same `colosseum load` on each binary in
+# turn, ROUNDS times, on one throwaway redis-server, each round after a bare tonic echo
+# (the host's baseline that round). CPU per move is the load process's user + system time
+# (every service and the load clients) and Redis's, divided by the moves: unlike moves/s,
+# it hardly moves with the host's noise. Prints one line a run:
+#   round label moves/s p50_ms p99_ms echo_req/s moves/s÷echo cpu_us/move redis_cpu_us/move
+# Usage: tools/ab-load.sh LABEL=BIN LABEL=BIN... (ROUNDS=3; LOAD_ARGS, by default the
+# closed loop of 2,000 GOPS matches 200 at a time; (b) is
+# LOAD_ARGS="--matches 1000 --concurrency 1000 --think-ms 500").
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 old=/path/colosseum new=/path/colosseum [...]" >&2; exit 2; }
 rounds=${ROUNDS:-3}
-matches=${MATCHES:-2000}
+read -r -a load_args <<< "${LOAD_ARGS:---matches 2000 --concurrency 200 --think-ms 0}"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --pidfile "/tmp/ab-load-$port.pid" >/dev/null
-trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true' EXIT
+times=$(mktemp)
+trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; rm -f "$times"' EXIT
+until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.05; done
 export REDIS_URL="redis://127.0.0.1:$port/"
+redis_cpu() { redis-cli -p "$port" info cpu | tr -d '\r' | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {printf "%.3f", s}'; }
+first_bin=${1#*=}
 for round in $(seq 1 "$rounds"); do
+    echo "round $round/$rounds: echo" >&2
+    echo_rps=$("$first_bin" load --matches 0 --echo-seconds 5 2>/dev/null |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["echo"]["requests_per_s"])')
     for pair in "$@"; do
         label=${pair%%=*}
         bin=${pair#*=}
         redis-cli -p "$port" flushall >/dev/null
         echo "round $round/$rounds: $label" >&2
-        out=$("$bin" load --game gops --matches "$matches" --concurrency 200 --think-ms 0 --echo-seconds 5 2>/dev/null)
-        python3 -c 'import json,sys; d=json.loads(sys.argv[3]); print(sys.argv[1], sys.argv[2], d["moves_per_s"], d["p50_ms"], d["p99_ms"], d["echo"]["requests_per_s"], round(d["moves_per_s"]/d["echo"]["requests_per_s"],4))' "$round" "$label" "$out"
+        r0=$(redis_cpu)
+        out=$(/usr/bin/time -f '%U %S' -o "$times" "$bin" load --game gops "${load_args[@]}" 2>/dev/null)
+        r1=$(redis_cpu)
+        python3 - "$round" "$label" "$out" "$echo_rps" "$(cat "$times")" "$r0" "$r1" <<'EOF'
+import json, sys
+rnd, label, out, echo, times, r0, r1 = sys.argv[1:]
+d = json.loads(out)
+moves = max(1, d["moves"])
+cpu = sum(float(x) for x in times.split())
+print(rnd, label, d["moves_per_s"], d["p50_ms"], d["p99_ms"], echo,
+      round(d["moves_per_s"] / float(echo), 4), round(cpu * 1e6 / moves),
+      round((float(r1) - float(r0)) * 1e6 / moves))
+EOF
     done
 done

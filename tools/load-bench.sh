@@ -42,14 +42,23 @@ calls() {
     done
     echo "$total"
 }
+# Redis's own CPU seconds (user + system), every server together.
+redis_cpu() {
+    local p
+    for p in "${ports[@]}"; do redis-cli -p "$p" info cpu | tr -d '\r' | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {print s}'; done |
+        awk '{s += $1} END {printf "%.2f", s}'
+}
 run() {
-    local before after out moves
+    local before after cpu_before cpu_after out moves
     before=$(calls)
+    cpu_before=$(redis_cpu)
     out=$("$bin" load "$@")
     after=$(calls)
+    cpu_after=$(redis_cpu)
     moves=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["moves"])' "$out")
     echo "$out"
     echo "redis commands: $((after - before)) for $moves moves: $(python3 -c "print(round(($after - $before) / max(1, $moves), 2))") per move (every service's, the hub's blocking reads included)"
+    echo "redis cpu: $(python3 -c "print(round(($cpu_after - $cpu_before) * 1e6 / max(1, $moves)))") us per move"
 }
 for n in $(seq 1 "${RUNS:-1}"); do
     echo "## run $n of ${RUNS:-1} on ${REDIS_MODE:-single} Redis"

@@ -155,8 +155,9 @@ def overview() -> Board:
         f"sum by (component) (rate(colosseum_store_errors_total[{RATE}]))",
         f"sum(rate(colosseum_gateway_feed_failures_total[{RATE}]))",
     ], unit="reqps", legend=["{{component}}", "gateway feed reads failed"])
-    b.add("timeseries", "Gateway streams", ["sum(colosseum_gateway_watch_streams)", "sum(colosseum_gateway_watched_matches)"],
-          legend=["WatchMatch streams open", "matches watched"])
+    b.add("timeseries", "Gateway streams", ["sum(colosseum_gateway_watch_streams)", "sum(colosseum_gateway_watched_matches)",
+                                           "sum(colosseum_gateway_play_streams)"],
+          legend=["match watches open", "matches watched", "Play streams open"])
     b.add("table", "Services up", "sum by (component, family, instance) (up{component=~\"gateway|rules-engine|clock|match-maker|tournaments\"})",
           description="1: scraped; 0: the target is down.")
     process_panels(b, "")
@@ -193,6 +194,13 @@ def gateway() -> Board:
     b.add("timeseries", "Watch streams and watched matches",
           ["sum by (instance) (colosseum_gateway_watch_streams)", "sum by (instance) (colosseum_gateway_watched_matches)"],
           legend=["streams {{instance}}", "matches {{instance}}"])
+    b.add("timeseries", "Play streams open", "sum by (instance) (colosseum_gateway_play_streams)",
+          legend=["{{instance}}"],
+          description="Bidirectional Play streams: one per client connection, carrying its watches and moves.")
+    b.add("timeseries", "Play requests/s by kind and code",
+          f"sum by (kind, code) (rate(colosseum_gateway_play_requests_total[{RATE}]))",
+          unit="reqps", legend=["{{kind}} {{code}}"],
+          description="Requests answered in-band on Play streams (watch, unwatch, submit_move, resign), by gRPC code.")
     b.add("timeseries", "Hub: feed reads/s and failures/s", [
         f"sum(rate(colosseum_gateway_hub_reads_total[{RATE}]))",
         f"sum(rate(colosseum_gateway_feed_failures_total[{RATE}]))",

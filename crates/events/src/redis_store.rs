@@ -107,6 +107,13 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// The `COUNT` of each `SCAN` step of the index repair: keys looked at per round trip.
 const SCAN_COUNT: usize = 1_000;
 
+/// The index repair's pause between two `SCAN` steps. A step (the SCAN and the read of the
+/// deadlines it found) holds Redis's one thread for about a millisecond; back to back, a
+/// pass over a million matches' keys held it for seconds, and every move waited behind
+/// it. Paced, a pass over 5,000,000 keys takes about 25 s more, and a move waits behind
+/// at most one step.
+const SCAN_PAUSE: Duration = Duration::from_millis(5);
+
 /// The Lua scripts, hashed once.
 struct Scripts {
     create: Script,
@@ -597,6 +604,7 @@ impl RedisStore {
                 return Ok(repaired);
             }
             cursor = next;
+            tokio::time::sleep(SCAN_PAUSE).await;
         }
     }
 

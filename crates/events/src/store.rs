@@ -144,7 +144,9 @@ pub trait EventStore: Send + Sync {
     /// Makes every armed deadline findable by [`EventStore::due_deadlines`] again: on
     /// Redis, restores the index entries lost between an arming's two writes (a crash, a
     /// cluster node failing) and lowers any left later than the deadline. Returns how many
-    /// entries it restored or lowered. The memory store has no index: always 0.
+    /// entries it restored or lowered. The memory store has no index: always 0. A
+    /// background job: on Redis it scans the key space paced (a pause between steps), so
+    /// it takes seconds on a large store and never holds Redis long.
     ///
     /// # Errors
     ///

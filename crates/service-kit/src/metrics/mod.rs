@@ -12,6 +12,7 @@
 
 mod http;
 mod process;
+pub use process::cpu_seconds;
 
 pub use http::{Ready, ready_on, serve, serve_from_env};
 

@@ -28,15 +28,19 @@ fn stat_fields(stat: &str) -> Option<Vec<&str>> {
     Some(after.split_whitespace().collect())
 }
 
+/// The process's user and system CPU time so far, seconds (to 10 ms); `None` off Linux.
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let f = stat_fields(&stat)?;
+    // utime and stime are fields 14 and 15 of the file.
+    let user: f64 = f.get(11)?.parse().ok()?;
+    let system: f64 = f.get(12)?.parse().ok()?;
+    Some((user + system) / TICKS_PER_SECOND)
+}
+
 /// Appends the process metrics to `out`.
 pub(super) fn render(out: &mut String) {
-    if let Some(fields) = std::fs::read_to_string("/proc/self/stat").ok().as_deref().and_then(|s| {
-        let f = stat_fields(s)?;
-        // utime and stime are fields 14 and 15 of the file.
-        let user: f64 = f.get(11)?.parse().ok()?;
-        let system: f64 = f.get(12)?.parse().ok()?;
-        Some((user + system) / TICKS_PER_SECOND)
-    }) {
+    if let Some(fields) = cpu_seconds() {
         let _ = writeln!(
             out,
             "# HELP process_cpu_seconds_total User and system CPU time spent, in seconds"
