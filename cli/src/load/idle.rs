@@ -374,7 +374,14 @@ impl Redis {
             return Ok(None);
         }
         let client = redis::Client::open(url.as_str()).map_err(|e| e.to_string())?;
-        let conn = client.get_multiplexed_async_connection().await.map_err(|e| e.to_string())?;
+        // `MEMORY USAGE .. SAMPLES 0` of the shared keys (a million entries each) reads them
+        // whole, beside the clock's index repair: seconds, not the client's default.
+        let config = redis::AsyncConnectionConfig::new()
+            .set_response_timeout(Some(Duration::from_secs(120)));
+        let conn = client
+            .get_multiplexed_async_connection_with_config(&config)
+            .await
+            .map_err(|e| e.to_string())?;
         Ok(Some(Redis { conn }))
     }
 
