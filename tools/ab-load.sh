@@ -5,10 +5,12 @@
 # (every service and the load clients) and Redis's, divided by the moves: unlike moves/s,
 # it hardly moves with the host's noise. Prints one line a run:
 #   round label moves/s p50_ms p99_ms echo_req/s moves/s÷echo cpu_us/move redis_cpu_us/move
+# A BIN may be a wrapper script that adds flags (`exec /path/colosseum "$@" --wire unary`).
 # Usage: tools/ab-load.sh LABEL=BIN LABEL=BIN... (ROUNDS=3; LOAD_ARGS, by default the
 # closed loop of 2,000 GOPS matches 200 at a time; (b) is
 # LOAD_ARGS="--matches 1000 --concurrency 1000 --think-ms 500").
 set -euo pipefail
+[ -x /usr/bin/time ] || { echo "$0: needs /usr/bin/time (Debian's package time)" >&2; exit 2; }
 [ $# -ge 2 ] || { echo "usage: $0 old=/path/colosseum new=/path/colosseum [...]" >&2; exit 2; }
 rounds=${ROUNDS:-3}
 read -r -a load_args <<< "${LOAD_ARGS:---matches 2000 --concurrency 200 --think-ms 0}"

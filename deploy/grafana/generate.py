@@ -193,10 +193,10 @@ def gateway() -> Board:
           unit="s", legend=["{{method}}"])
     b.add("timeseries", "Watch streams and watched matches",
           ["sum by (instance) (colosseum_gateway_watch_streams)", "sum by (instance) (colosseum_gateway_watched_matches)"],
-          legend=["streams {{instance}}", "matches {{instance}}"])
+          legend=["match watches {{instance}}", "matches {{instance}}"])
     b.add("timeseries", "Play streams open", "sum by (instance) (colosseum_gateway_play_streams)",
           legend=["{{instance}}"],
-          description="Bidirectional Play streams: one per client connection, carrying its watches and moves.")
+          description="Bidirectional Play streams: typically one per client session, carrying its watches and moves.")
     b.add("timeseries", "Play requests/s by kind and code",
           f"sum by (kind, code) (rate(colosseum_gateway_play_requests_total[{RATE}]))",
           unit="reqps", legend=["{{kind}} {{code}}"],

@@ -146,7 +146,7 @@ pub trait EventStore: Send + Sync {
     /// cluster node failing) and lowers any left later than the deadline. Returns how many
     /// entries it restored or lowered. The memory store has no index: always 0. A
     /// background job: on Redis it scans the key space paced (a pause between steps), so
-    /// it takes seconds on a large store and never holds Redis long.
+    /// it takes tens of seconds on a large store and never holds Redis long.
     ///
     /// # Errors
     ///
