@@ -430,6 +430,12 @@ impl Play {
         &self.handle.shared
     }
 
+    /// Whether the stream closed for good (a refusal that is not retried, or reopening
+    /// failed): every request and watch on it now fails at once.
+    pub fn is_closed(&self) -> bool {
+        self.shared().lock().closed.is_some()
+    }
+
     /// How many times the stream broke and was reopened (every watch resumed).
     pub fn reopens(&self) -> u64 {
         self.shared().reopens.load(std::sync::atomic::Ordering::Relaxed)

@@ -1,12 +1,42 @@
 //! The bot runner: built-in bots play through the public API like any client (a guest
-//! session, JoinMatch, WatchMatch, GetView, SubmitMove), never through a side door. The
-//! gateway only tells it which matches reserved a seat for it. It plays with the same
-//! client crate as every other player.
+//! session, JoinMatch and GetView, then each match's watch and moves on a Play stream the
+//! runner shares among its matches), never through a side door. The gateway only tells
+//! it which matches reserved a seat for it. It plays with the same client crate as every
+//! other player.
 
-use client::{Client, Cursor, Turns};
+use client::{Client, Cursor, Play, Turns};
 use events::{MatchId, PlayerId};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+/// Matches one of the runner's Play streams carries before the next match opens another
+/// (the gateway takes at most 1,000 watches a stream; a match that ends frees its place).
+const MATCHES_PER_STREAM: usize = 500;
+
+/// The runner's Play streams: the one new matches join, and how many it carries.
+struct Streams {
+    client: Client,
+    current: Option<(Play, Arc<AtomicUsize>)>,
+}
+
+impl Streams {
+    /// A stream for one more match, and its count (taken: the match gives it back).
+    async fn take(&mut self) -> Result<(Play, Arc<AtomicUsize>), RunnerError> {
+        let usable = |(p, n): &(Play, Arc<AtomicUsize>)| {
+            !p.is_closed() && n.load(Ordering::Relaxed) < MATCHES_PER_STREAM
+        };
+        if !self.current.as_ref().is_some_and(usable) {
+            // The old stream lives on while its matches hold it.
+            let play = self.client.play().await?;
+            self.current = Some((play, Arc::new(AtomicUsize::new(0))));
+        }
+        let (play, count) = self.current.clone().expect("a stream was just opened");
+        count.fetch_add(1, Ordering::Relaxed);
+        Ok((play, count))
+    }
+}
 
 /// Whether `game` has a bot called `name`.
 pub fn has_bot(game: &str, name: &str) -> bool {
@@ -37,6 +67,7 @@ impl BotDispatch {
 pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch, RunnerError> {
     let client = Client::guest(url, "bots").await?;
     let player_id = client.player_id().parse().map_err(|_| RunnerError::BadPlayerId)?;
+    let mut streams = Streams { client: client.clone(), current: None };
     let (tx, mut rx) = mpsc::unbounded_channel::<(MatchId, String, String)>();
     // The matches being played: a match handed over twice (a retried CreateMatch) is
     // played once.
@@ -51,16 +82,27 @@ pub async fn start(url: &str, shutdown: CancellationToken) -> Result<BotDispatch
             if !playing.lock().expect("the bot runner's lock").insert(id) {
                 continue;
             }
+            let (stream, count) = match streams.take().await {
+                Ok(s) => s,
+                Err(e) => {
+                    // Not played now; a match handed over again (a retried CreateMatch)
+                    // is tried again.
+                    tracing::warn!(match_id = %id, error = %e, "no Play stream for the bot");
+                    playing.lock().expect("the bot runner's lock").remove(&id);
+                    continue;
+                }
+            };
             let client = client.clone();
             let shutdown = shutdown.clone();
             let playing = playing.clone();
             tokio::spawn(async move {
                 tokio::select! {
                     _ = shutdown.cancelled() => {}
-                    r = play(client, id, &game, &bot) => if let Err(e) = r {
+                    r = play(client, &stream, id, &game, &bot) => if let Err(e) = r {
                         tracing::warn!(match_id = %id, error = %e, "bot stopped playing");
                     }
                 }
+                count.fetch_sub(1, Ordering::Relaxed);
                 playing.lock().expect("the bot runner's lock").remove(&id);
             });
         }
@@ -113,8 +155,15 @@ impl From<tonic::Status> for RunnerError {
     }
 }
 
-/// Plays one match to its end.
-async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), RunnerError> {
+/// Plays one match to its end: joined and viewed by unary calls, watched and moved on
+/// `stream`.
+async fn play(
+    client: Client,
+    stream: &Play,
+    id: MatchId,
+    game: &str,
+    bot: &str,
+) -> Result<(), RunnerError> {
     let match_id = id.to_string();
     let seat = client.join(&match_id, "").await?;
     let seat = rules_core::Seat::new(u64::from(seat)).ok_or(RunnerError::BadSeat(seat))?;
@@ -122,7 +171,7 @@ async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), 
         .ok_or(RunnerError::NoSuchBot)?;
     // The stream's views say when the bot owes a move; only then does it ask GetView for
     // the JSON form its brain reads.
-    let mut events = client.watch(&match_id, Cursor::START, true).await?;
+    let mut events = stream.watch(&match_id, Cursor::START, true).await?;
     let mut turns = Turns::default();
     while let Some(msg) = events.message().await? {
         if msg.resync.is_some() {
@@ -150,7 +199,7 @@ async fn play(client: Client, id: MatchId, game: &str, bot: &str) -> Result<(), 
         let choice = brain.choose(seat, &view.view_json, &legal).map_err(RunnerError::Brain)?;
         let mv = games::registry::move_from_json(game, &choice).map_err(RunnerError::Brain)?;
         let key = format!("bot:{id}:{}", view.version);
-        match client.submit(&match_id, Some(mv), &key).await {
+        match stream.submit(&match_id, Some(mv), &key).await {
             Ok(_) => {}
             // The match moved on between the view and the move (a deadline): the stream
             // brings the next view.
