@@ -6,6 +6,7 @@ Environment: COLOSSEUM_BIN (default <cargo's target directory>/debug/colosseum, 
 $CARGO_TARGET_DIR or target), COLOSSEUM_PY_GEN (default tests/python/build).
 """
 
+import json
 import os
 import pathlib
 import socket
@@ -130,3 +131,25 @@ class ClusterTestCase(unittest.TestCase):
         self.assertTrue(s.token)
         uuid.UUID(s.player_id)
         return s, (("authorization", f"Bearer {s.token}"),)
+
+    def create_bot_match(self, auth, cards: int) -> "pb.CreateMatchResponse":
+        """A GOPS match of `cards` cards (ties split) against the random bot, the caller at
+        seat 0. The bot runner starts a moment after the gateway: UNAVAILABLE until then."""
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:
+            try:
+                return self.stub.CreateMatch(
+                    pb.CreateMatchRequest(
+                        game="gops",
+                        options_json=json.dumps({"cards": cards, "ties": "split"}),
+                        opponent=pb.Opponent(bot="random"),
+                        seat=0,
+                        move_time_ms=60_000,
+                    ),
+                    metadata=auth,
+                    timeout=RPC_TIMEOUT_S,
+                )
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)

@@ -21,7 +21,7 @@ import uuid
 import grpc
 
 import cluster_case
-from cluster_case import RPC_TIMEOUT_S, STARTUP_TIMEOUT_S, pb
+from cluster_case import RPC_TIMEOUT_S, pb
 
 from colosseum.v1 import games_pb2
 from colosseum.v1 import gops_pb2
@@ -72,27 +72,7 @@ class GopsMatchTest(cluster_case.ClusterTestCase):
 
     def test_full_gops_match_against_the_random_bot(self):
         me, auth = self.session("python-client")
-
-        # The bot runner starts a moment after the gateway: UNAVAILABLE until then.
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while True:
-            try:
-                created = self.stub.CreateMatch(
-                    pb.CreateMatchRequest(
-                        game="gops",
-                        options_json=json.dumps({"cards": CARDS, "ties": "split"}),
-                        opponent=pb.Opponent(bot="random"),
-                        seat=0,
-                        move_time_ms=60_000,
-                    ),
-                    metadata=auth,
-                    timeout=RPC_TIMEOUT_S,
-                )
-                break
-            except grpc.RpcError as e:
-                if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        created = self.create_bot_match(auth, CARDS)
         match_id = created.match_id
         uuid.UUID(match_id)
         self.assertEqual(created.seat, 0)

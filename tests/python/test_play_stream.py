@@ -15,14 +15,13 @@ Environment: as cluster_case.py says (COLOSSEUM_BIN, COLOSSEUM_PY_GEN).
 import json
 import queue
 import random
-import time
 import unittest
 import uuid
 
 import grpc
 
 import cluster_case
-from cluster_case import RPC_TIMEOUT_S, STARTUP_TIMEOUT_S, pb
+from cluster_case import RPC_TIMEOUT_S, pb
 
 CARDS = 13
 MATCH_TIMEOUT_S = 60
@@ -58,30 +57,9 @@ class PlayStream:
 class PlayStreamTest(cluster_case.ClusterTestCase):
     """One cluster for the class (see cluster_case)."""
 
-    def create_bot_match(self, auth) -> pb.CreateMatchResponse:
-        # The bot runner starts a moment after the gateway: UNAVAILABLE until then.
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while True:
-            try:
-                return self.stub.CreateMatch(
-                    pb.CreateMatchRequest(
-                        game="gops",
-                        options_json=json.dumps({"cards": CARDS, "ties": "split"}),
-                        opponent=pb.Opponent(bot="random"),
-                        seat=0,
-                        move_time_ms=60_000,
-                    ),
-                    metadata=auth,
-                    timeout=RPC_TIMEOUT_S,
-                )
-            except grpc.RpcError as e:
-                if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-
     def test_a_gops_match_against_the_bot_over_one_play_stream(self):
         me, auth = self.session("python-play")
-        created = self.create_bot_match(auth)
+        created = self.create_bot_match(auth, CARDS)
         match_id = created.match_id
         stream = PlayStream(self.stub, auth)
 
