@@ -49,7 +49,7 @@ pub struct LoginArgs {
 /// saves its session.
 ///
 /// # Errors
-/// No config directory, unreadable input, the gateway's refusal (`email_taken`...), or
+/// No config directory, unreadable input, the gateway's refusal (`EMAIL_TAKEN`...), or
 /// the session file cannot be written.
 pub fn register(args: RegisterArgs) -> Result<ExitCode, String> {
     let dir = session::dir()?;
@@ -84,8 +84,8 @@ pub fn register(args: RegisterArgs) -> Result<ExitCode, String> {
 /// Runs `colosseum login`: a new session of the account, saved (replacing any other).
 ///
 /// # Errors
-/// No config directory, unreadable input, the gateway's refusal (`bad_credentials`,
-/// `rate_limited`), or the session file cannot be written.
+/// No config directory, unreadable input, the gateway's refusal (`BAD_CREDENTIALS`,
+/// `RATE_LIMITED`), or the session file cannot be written.
 pub fn login(args: LoginArgs) -> Result<ExitCode, String> {
     let dir = session::dir()?;
     let saved = session::load(&dir).ok().flatten();

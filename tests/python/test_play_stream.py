@@ -149,7 +149,7 @@ class PlayStreamTest(cluster_case.ClusterTestCase):
 
         # The refusals, in-band, with the unary calls' codes and reasons.
         self.assertEqual(refused[bad].code, grpc.StatusCode.INVALID_ARGUMENT.value[0])
-        self.assertEqual(refused[bad].reason, "invalid_field")
+        self.assertEqual(refused[bad].reason, "INVALID_FIELD")
         self.assertEqual(refused[bad].metadata["field"], "submit_move.match_id")
         self.assertEqual(refused[unknown].code, grpc.StatusCode.NOT_FOUND.value[0])
         self.assertEqual(len(refused), 2, refused)

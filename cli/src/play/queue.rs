@@ -139,10 +139,12 @@ async fn queue(client: &Client, spec: v1::QueueSpec, gateway: &str) -> Result<v1
     }
 }
 
-/// The caller's live ticket a `ticket_live` refusal names (in its ErrorInfo).
+/// The caller's live ticket a `TICKET_LIVE` refusal names (in its ErrorInfo).
 fn live_ticket(s: &Status) -> Option<String> {
-    let info = s.get_details_error_info().filter(|i| i.reason == "ticket_live")?;
-    info.metadata.get("ticket_id").cloned()
+    if service_kit::status::reason_of_status(s) != Some(service_kit::status::Reason::TicketLive) {
+        return None;
+    }
+    s.get_details_error_info()?.metadata.get("ticket_id").cloned()
 }
 
 /// Waits, with a spinner, for `ticket` to be paired: its match and seat, or `None` when
@@ -266,7 +268,7 @@ fn change(before: &v1::GetRatingResponse, after: &v1::GetRatingResponse) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use service_kit::status::refusal_status;
+    use service_kit::status::{Reason, refusal_status};
 
     #[test]
     fn a_rating_change_reads_as_before_and_after() {
@@ -293,9 +295,10 @@ mod tests {
         let id = "0b0e8a52-0000-4000-8000-000000000000";
         let meta = [("ticket_id", id.to_string())];
         let live =
-            refusal_status(Code::AlreadyExists, "a ticket is live", "ticket_live", &meta, |_| {});
+            refusal_status(Code::AlreadyExists, "a ticket is live", Reason::TicketLive, &meta, |_| {});
         assert_eq!(live_ticket(&live).as_deref(), Some(id));
-        let other = refusal_status(Code::AlreadyExists, "reused", "key_reused", &meta, |_| {});
+        let other =
+            refusal_status(Code::AlreadyExists, "reused", Reason::IdempotencyKeyReused, &meta, |_| {});
         assert_eq!(live_ticket(&other), None);
         assert_eq!(live_ticket(&Status::already_exists("no details")), None);
     }

@@ -214,10 +214,27 @@ impl HostStore for Instrumented {
     async fn compact(
         &self,
         id: MatchId,
+
+    async fn repair_announcements(
+        &self,
+        before_ms: u64,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        timed("repair_announcements", self.inner.repair_announcements(before_ms, limit)).await
+    }
         last_version: u64,
         retention_ms: u64,
     ) -> Result<bool, StoreError> {
         timed("compact", self.inner.compact(id, last_version, retention_ms)).await
+    async fn append_final(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        finished: &Finished,
+    ) -> Result<AppendOutcome, StoreError> {
+        timed("append_final", self.inner.append_final(id, entry, finished)).await
+    }
+
     }
 }
 

@@ -57,6 +57,8 @@ struct State {
     lobby: lobby::Lobby,
     /// Tenants, keys, audit logs, requests, results streams.
     platform: platform::Platform,
+    /// The announcements owed ([`HostStore::append_final`]): match -> its `Finished`.
+    owed: BTreeMap<MatchId, Finished>,
 }
 
 struct MatchState {
@@ -113,42 +115,16 @@ impl State {
     }
 }
 
-#[async_trait]
-impl EventStore for MemoryStore {
-    async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError> {
-        Ok(self.lock().matches.get(&id).map(|m| m.meta.clone()))
-    }
-
-    async fn claim_seat(
-        &self,
-        id: MatchId,
-        seat: Seat,
-        player: PlayerId,
-    ) -> Result<ClaimOutcome, StoreError> {
-        let mut state = self.lock();
-        let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
-        let holder = &mut m.meta.seats[seat];
-        let outcome = match holder {
-            SeatHolder::Open => ClaimOutcome::Claimed,
-            SeatHolder::Reserved(p) if *p == player => ClaimOutcome::Claimed,
-            SeatHolder::Reserved(_) => ClaimOutcome::ReservedForOther,
-            SeatHolder::Player(p) if *p == player => ClaimOutcome::AlreadyYours,
-            SeatHolder::Player(_) | SeatHolder::Bot(_) => ClaimOutcome::Taken,
-        };
-        if outcome == ClaimOutcome::Claimed {
-            *holder = SeatHolder::Player(player);
-        }
-        Ok(outcome)
-    }
-
-    async fn append(
+impl MemoryStore {
+    /// An append under the state lock ([`EventStore::append`]).
+    fn append_entry(
         &self,
         id: MatchId,
         entry: &Entry,
         deadline: DeadlineChange,
     ) -> Result<AppendOutcome, StoreError> {
+        state: &mut State,
         {
-            let mut state = self.lock();
             let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
             if m.compacted {
                 // As on Redis: a conflict at the last version, so a caller behind it
@@ -185,6 +161,44 @@ impl EventStore for MemoryStore {
     async fn read(
         &self,
         id: MatchId,
+}
+
+#[async_trait]
+impl EventStore for MemoryStore {
+    async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError> {
+        Ok(self.lock().matches.get(&id).map(|m| m.meta.clone()))
+    }
+
+    async fn claim_seat(
+        &self,
+        id: MatchId,
+        seat: Seat,
+        player: PlayerId,
+    ) -> Result<ClaimOutcome, StoreError> {
+        let mut state = self.lock();
+        let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
+        let holder = &mut m.meta.seats[seat];
+        let outcome = match holder {
+            SeatHolder::Open => ClaimOutcome::Claimed,
+            SeatHolder::Reserved(p) if *p == player => ClaimOutcome::Claimed,
+            SeatHolder::Reserved(_) => ClaimOutcome::ReservedForOther,
+            SeatHolder::Player(p) if *p == player => ClaimOutcome::AlreadyYours,
+            SeatHolder::Player(_) | SeatHolder::Bot(_) => ClaimOutcome::Taken,
+        };
+        if outcome == ClaimOutcome::Claimed {
+            *holder = SeatHolder::Player(player);
+        }
+        Ok(outcome)
+    }
+
+    async fn append(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        deadline: DeadlineChange,
+    ) -> Result<AppendOutcome, StoreError> {
+        self.append_entry(&mut self.lock(), id, entry, deadline)
+    }
         from_version: u64,
         limit: usize,
     ) -> Result<Vec<Entry>, StoreError> {
@@ -309,7 +323,10 @@ impl EventStore for MemoryStore {
     }
 
     async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
-        self.lock().lobby.announce(finished.clone());
+        let mut state = self.lock();
+        state.lobby.announce(finished.clone());
+        state.owed.remove(&finished.match_id);
+        drop(state);
         // Every reader waiting now looks again; one that is between its look and its wait
         // was registered first (`Notified::enable`), so none misses it.
         self.finished.notify_waiters();
@@ -352,10 +369,39 @@ impl HostStore for MemoryStore {
             );
         }
         Ok(())
+
+    async fn repair_announcements(
+        &self,
+        before_ms: u64,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        let mut due: Vec<Finished> =
+            self.lock().owed.values().filter(|f| f.at_ms <= before_ms).cloned().collect();
+        due.sort_by_key(|f| (f.at_ms, f.match_id));
+        due.truncate(limit);
+        for f in &due {
+            self.announce_finished(f).await?;
+        }
+        Ok(due.len())
+    }
     }
 
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
         Ok(self.lock().matches.get(&id).map(|m| m.secret.clone()))
+    async fn append_final(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        finished: &Finished,
+    ) -> Result<AppendOutcome, StoreError> {
+        let mut state = self.lock();
+        let outcome = self.append_entry(&mut state, id, entry, DeadlineChange::Clear)?;
+        if let AppendOutcome::Appended { .. } = outcome {
+            state.owed.insert(id, finished.clone());
+        }
+        Ok(outcome)
+    }
+
     }
 
     async fn compact(

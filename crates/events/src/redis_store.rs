@@ -26,7 +26,9 @@
 //! | `repair_deadline_index` | `SCAN MATCH colosseum:{*}:deadline` on each primary, `HMGET` of each (pipelined), `ZADD deadlines LT CH`, then a 5 ms pause |
 //! | `append_feed` | `SUBSCRIBE colosseum:appended` on a dedicated connection |
 //! | `put_session` / `session` | `HSET` / `HMGET` of `colosseum:session:<sha256>` |
-//! | `announce_finished` | `XADD colosseum:lifecycle MAXLEN ~ 1000000` |
+//! | `append_final` | `ZADD announcing <at> <match>`, then `append.lua` as `append`, which also `SET`s the match's `finished` |
+//! | `announce_finished` | `XADD colosseum:lifecycle MAXLEN ~ 1000000`, then `DEL` the match's `finished`, `ZREM announcing` |
+//! | `repair_announcements` | `ZRANGE announcing -inf <before> BYSCORE LIMIT`, `GET` each match's `finished`: announced as above, or (none) `index_fix.lua` drops the entry |
 //!
 //! The lobby's operations ([`crate::LobbyStore`]) are in `redis_store/lobby.rs`, with their
 //! own table: scripts on the `{lobby}` keys, and the lifecycle stream's consumer groups.
@@ -750,6 +752,93 @@ fn claim_outcome(code: i64, id: MatchId) -> Result<ClaimOutcome, StoreError> {
     }
 }
 
+impl RedisStore {
+    /// The append script, with the final step's owed announcement when `finished` is
+    /// given ([`HostStore::append_final`]: its index entry is written by the caller).
+    async fn append_entry(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        deadline: DeadlineChange,
+    ) -> Result<AppendOutcome, StoreError> {
+        let (has_key, key) = idem_args(entry);
+        finished: Option<&Finished>,
+        let (op, due_ms, fence) = match deadline {
+            DeadlineChange::Keep => ("keep", 0, 0),
+            DeadlineChange::Clear => ("clear", 0, 0),
+            DeadlineChange::Set { due_ms, fence_version } => ("set", due_ms, fence_version),
+        };
+        let mut call = self.scripts.append.prepare_invoke();
+        call.key(keys::log(id))
+            .key(keys::idem(id))
+            .key(keys::deadline(id))
+            .key(keys::views(id))
+            .key(keys::opening(id))
+            .key(keys::record(id))
+            .key(keys::finished(id));
+        call.arg(entry.version)
+            .arg(has_key)
+            .arg(key)
+            .arg(op)
+            .arg(due_ms)
+            .arg(fence)
+            .arg(keys::APPENDED)
+            .arg(feed::payload(id, entry.version))
+            .arg(views_arg(entry))
+            .arg(finished.map(lobby::json).transpose()?.unwrap_or_default());
+        for (field, value) in codec::entry_fields(entry) {
+            call.arg(field).arg(value);
+        }
+        let mut conn = self.conn();
+        let reply: Value = if let DeadlineChange::Set { due_ms, .. } = deadline {
+            // The index entry first (see the module docs), in the same round trip.
+            // `redis::Script` hands out its EVALSHA command only through a pipeline.
+            let script = redis::pipe().invoke_script(&call).cmd_iter().cloned().collect();
+            let mut answers = conn.in_order([vec![index_add(id, due_ms)], script].concat()).await?;
+            let (Some(script), Some(index)) = (answers.pop(), answers.pop()) else {
+                return Err(corrupt(keys::DEADLINES, "a pipeline answer is missing"));
+            };
+            if let Err(e) = index {
+                // The append itself stands or falls with the script; the repair sweep
+                // restores a missing index entry.
+                tracing::warn!(match_id = %id, error = %e, "deadline index not updated");
+            }
+            match script {
+                Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                    call.invoke_async(&mut conn).await?
+                }
+                answer => answer?,
+            }
+        } else {
+            call.invoke_async(&mut conn).await?
+        };
+        let (code, version): (i64, u64) =
+            redis::from_redis_value(reply).map_err(|e| corrupt(&keys::log(id), e))?;
+        match code {
+            0 => Ok(AppendOutcome::Appended { version }),
+            1 => Ok(AppendOutcome::Duplicate { version }),
+            2 => Ok(AppendOutcome::Conflict { current_version: version }),
+            3 => Err(StoreError::NotFound(id)),
+            other => Err(corrupt(&keys::log(id), format!("append script answered {other}"))),
+        }
+    }
+
+    async fn read(
+        &self,
+    /// Clears a match's owed announcement: its `finished` key, then its index entry (a
+    /// crash between the two leaves an entry the repair drops).
+    async fn clear_owed(&self, id: MatchId) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let () = redis::cmd("DEL").arg(keys::finished(id)).exec_async(&mut conn).await?;
+        let () = redis::cmd("ZREM")
+            .arg(keys::ANNOUNCING)
+            .arg(id.to_string())
+            .exec_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl EventStore for RedisStore {
     async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError> {
@@ -795,67 +884,9 @@ impl EventStore for RedisStore {
         entry: &Entry,
         deadline: DeadlineChange,
     ) -> Result<AppendOutcome, StoreError> {
-        let (has_key, key) = idem_args(entry);
-        let (op, due_ms, fence) = match deadline {
-            DeadlineChange::Keep => ("keep", 0, 0),
-            DeadlineChange::Clear => ("clear", 0, 0),
-            DeadlineChange::Set { due_ms, fence_version } => ("set", due_ms, fence_version),
-        };
-        let mut call = self.scripts.append.prepare_invoke();
-        call.key(keys::log(id))
-            .key(keys::idem(id))
-            .key(keys::deadline(id))
-            .key(keys::views(id))
-            .key(keys::opening(id))
-            .key(keys::record(id));
-        call.arg(entry.version)
-            .arg(has_key)
-            .arg(key)
-            .arg(op)
-            .arg(due_ms)
-            .arg(fence)
-            .arg(keys::APPENDED)
-            .arg(feed::payload(id, entry.version))
-            .arg(views_arg(entry));
-        for (field, value) in codec::entry_fields(entry) {
-            call.arg(field).arg(value);
-        }
-        let mut conn = self.conn();
-        let reply: Value = if let DeadlineChange::Set { due_ms, .. } = deadline {
-            // The index entry first (see the module docs), in the same round trip.
-            // `redis::Script` hands out its EVALSHA command only through a pipeline.
-            let script = redis::pipe().invoke_script(&call).cmd_iter().cloned().collect();
-            let mut answers = conn.in_order([vec![index_add(id, due_ms)], script].concat()).await?;
-            let (Some(script), Some(index)) = (answers.pop(), answers.pop()) else {
-                return Err(corrupt(keys::DEADLINES, "a pipeline answer is missing"));
-            };
-            if let Err(e) = index {
-                // The append itself stands or falls with the script; the repair sweep
-                // restores a missing index entry.
-                tracing::warn!(match_id = %id, error = %e, "deadline index not updated");
-            }
-            match script {
-                Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
-                    call.invoke_async(&mut conn).await?
-                }
-                answer => answer?,
-            }
-        } else {
-            call.invoke_async(&mut conn).await?
-        };
-        let (code, version): (i64, u64) =
-            redis::from_redis_value(reply).map_err(|e| corrupt(&keys::log(id), e))?;
-        match code {
-            0 => Ok(AppendOutcome::Appended { version }),
-            1 => Ok(AppendOutcome::Duplicate { version }),
-            2 => Ok(AppendOutcome::Conflict { current_version: version }),
-            3 => Err(StoreError::NotFound(id)),
-            other => Err(corrupt(&keys::log(id), format!("append script answered {other}"))),
-        }
+        self.append_entry(id, entry, deadline, None).await
     }
 
-    async fn read(
-        &self,
         id: MatchId,
         from_version: u64,
         limit: usize,
@@ -1156,7 +1187,59 @@ impl EventStore for RedisStore {
     }
 
     async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
-        self.announce(finished).await
+        self.announce(finished).await?;
+        self.clear_owed(finished.match_id).await
+    }
+
+    async fn repair_announcements(
+        &self,
+        before_ms: u64,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        if limit == 0 {
+            return Ok(0);
+        }
+        let owed: Vec<(String, String)> = redis::cmd("ZRANGE")
+            .arg(keys::ANNOUNCING)
+            .arg("-inf")
+            .arg(before_ms)
+            .arg("BYSCORE")
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit)
+            .arg("WITHSCORES")
+            .query_async(&mut self.conn())
+            .await?;
+        let mut announced = 0;
+        let mut drop = self.scripts.index_fix.prepare_invoke();
+        drop.key(keys::ANNOUNCING);
+        let mut dropping = false;
+        for (member, score) in owed {
+            let json: Option<String> = match member.parse::<MatchId>() {
+                Ok(id) => {
+                    redis::cmd("GET").arg(keys::finished(id)).query_async(&mut self.conn()).await?
+                }
+                Err(_) => None,
+            };
+            match json.map(|j| lobby::decode::<Finished>(keys::ANNOUNCING, &j)) {
+                Some(Ok(finished)) => {
+                    self.announce_finished(&finished).await?;
+                    announced += 1;
+                }
+                Some(Err(e)) => return Err(e),
+                // No final step stored with it (its append failed or was refused), or
+                // announced meanwhile: only the entry as read goes, so one a new final
+                // step wrote meanwhile stays.
+                None => {
+                    drop.arg(member).arg(score).arg("");
+                    dropping = true;
+                }
+            }
+        }
+        if dropping {
+            let _: Vec<i64> = drop.invoke_async(&mut self.conn()).await?;
+        }
+        Ok(announced)
     }
 }
 
@@ -1192,6 +1275,24 @@ impl HostStore for RedisStore {
     }
 
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
+    async fn append_final(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        finished: &Finished,
+    ) -> Result<AppendOutcome, StoreError> {
+        // The index entry first, acknowledged before the step is sent: a final step is
+        // never stored without it (it is only a hint; the `finished` key the script writes
+        // is the truth). Once per match, so the round trip costs nothing that matters.
+        let () = redis::cmd("ZADD")
+            .arg(keys::ANNOUNCING)
+            .arg(finished.at_ms)
+            .arg(id.to_string())
+            .exec_async(&mut self.conn())
+            .await?;
+        self.append_entry(id, entry, DeadlineChange::Clear, Some(finished)).await
+    }
+
         let seed: Option<String> = redis::cmd("HGET")
             .arg(keys::secret(id))
             .arg("seed")

@@ -199,9 +199,11 @@ pub trait EventStore: Send + Sync {
     async fn ping(&self) -> Result<(), StoreError>;
 
     /// Announces a finished match on the lifecycle stream (`colosseum:lifecycle`, read by
-    /// consumer groups: the ratings, later the tournaments). At least once: the rules
-    /// engine announces after the final step is stored, and may announce again (a retry,
-    /// a replica that rebuilt the match); readers make a repeat change nothing.
+    /// consumer groups: the ratings, the tournaments), then clears the announcement its
+    /// final step left owed ([`HostStore::append_final`]). At least once: the rules engine
+    /// announces after the final step is stored, and the match may be announced again (a
+    /// retry, [`EventStore::repair_announcements`] racing a slow engine); readers make a
+    /// repeat change nothing.
     ///
     /// # Errors
     ///
@@ -244,6 +246,19 @@ pub trait HostStore: EventStore {
     /// keys, the snapshot, the views and any deadline go; reads answer the same entries
     /// from the record. With `retention_ms > 0` the record, the meta and the secret
     /// expire after that long (the match is then unknown); 0 keeps them. Returns whether
+
+    /// Announces, as [`EventStore::announce_finished`] does, the owed announcements
+    /// ([`HostStore::append_final`]) whose final step was stored at or before `before_ms`,
+    /// at most `limit` of them, oldest first; an index entry whose final step was never
+    /// stored (its append failed or was refused) is dropped. Returns how many it
+    /// announced. The repair of announcements an engine died before making: one process
+    /// at a time runs it, under a lease (two at once would only announce twice).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`], [`StoreError::Corrupt`].
+    async fn repair_announcements(&self, before_ms: u64, limit: usize)
+    -> Result<usize, StoreError>;
     /// this call compacted it: `false` if it is compacted already, unknown, or has moved
     /// past `last_version` or its last entry is another than the one read (a failover
     /// reissued it; nothing changes). An append to a compacted match answers
@@ -268,6 +283,24 @@ impl<T: LobbyStore + PlatformStore + ?Sized> TenantStore for T {}
 
 /// Everything a store is: what `colosseum run` and the in-process cluster hand to every
 /// service (each takes the part it may use, by upcasting). Both stores are one.
+    /// Appends the step that ends the match, as [`EventStore::append`] with
+    /// [`DeadlineChange::Clear`] does, and in the same atomic write leaves `finished`
+    /// owed: until [`EventStore::announce_finished`] puts it on the lifecycle stream,
+    /// [`EventStore::repair_announcements`] finds it (through an index entry written
+    /// before the append), so a finished match is announced whatever dies when. Only an
+    /// `Appended` answer leaves it owed.
+    ///
+    /// # Errors
+    ///
+    /// As [`EventStore::append`]; [`StoreError::Redis`] if the index entry cannot be
+    /// written (nothing is appended then).
+    async fn append_final(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        finished: &Finished,
+    ) -> Result<AppendOutcome, StoreError>;
+
 pub trait FullStore: HostStore + TenantStore {}
 
 impl<T: HostStore + TenantStore + ?Sized> FullStore for T {}

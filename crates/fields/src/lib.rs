@@ -143,7 +143,17 @@ pub fn refusal_status(e: &StepError) -> Status {
         }
         ErrorCode::BadMove => Code::InvalidArgument,
     };
-    status::rules_refusal(code, e.code.as_str(), &e.message)
+    status::rules_refusal(code, reason(e.code), e.code.as_str(), &e.message)
+}
+
+/// The ErrorInfo reason of a rules refusal: its conformance code, upper-cased.
+pub fn reason(code: ErrorCode) -> status::Reason {
+    match code {
+        ErrorCode::GameOver => status::Reason::GameOver,
+        ErrorCode::NotYourTurn => status::Reason::NotYourTurn,
+        ErrorCode::BadMove => status::Reason::BadMove,
+        ErrorCode::IllegalMove => status::Reason::IllegalMove,
+    }
 }
 
 /// The rules' refusal a status carries, rebuilt as it was made (so passing it on keeps

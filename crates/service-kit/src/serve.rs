@@ -3,7 +3,7 @@
 //! edge layer (panics and over-limit messages) outermost, and a graceful stop on a token
 //! that drains the requests in flight.
 
-use crate::status::{MAX_QUOTE_CHARS, refusal_status, truncate};
+use crate::status::{MAX_QUOTE_CHARS, Reason, refusal_status, truncate};
 use futures_util::{FutureExt, StreamExt};
 use std::convert::Infallible;
 use std::future::Future;
@@ -296,7 +296,7 @@ fn panicked(path: &str, panic: &(dyn std::any::Any + Send)) -> http::Response<to
         .unwrap_or_default();
     crate::metrics::add("colosseum_panics_total", 1);
     tracing::error!(path, panic = %truncate(what, 4096), "a request panicked");
-    refusal_status(Code::Internal, "internal error", "internal", &[], |_| {}).into_http()
+    crate::status::refuse(Code::Internal, "internal error").into_http()
 }
 
 /// tonic's own refusal of a request message over the decoding limit, re-coded.
@@ -311,7 +311,7 @@ fn over_limit(resp: http::Response<tonic::body::Body>) -> http::Response<tonic::
     refusal_status(
         Code::ResourceExhausted,
         format!("the request message is over the limit of {limit} bytes"),
-        "message_too_large",
+        Reason::MessageTooLarge,
         &[("limit_bytes", limit.clone())],
         |_| {},
     )

@@ -23,6 +23,8 @@ pub enum Error {
     NoSession,
     /// The session store could not be asked.
     SessionLookup(StoreError),
+    /// A trusted proxy's `x-forwarded-for` is too long or not a list of addresses.
+    BadForwardedFor(crate::forwarded::BadForwardedFor),
     /// An idempotency key over the limit.
     KeyTooLong,
     /// A time per move outside one second to one week.
@@ -38,8 +40,6 @@ pub enum Error {
         /// The bot asked for.
         bot: String,
     },
-    /// The bot runner is not up yet.
-    BotRunnerStarting,
     /// SubmitMove without a move.
     NoMove,
     /// No match with this id.
@@ -94,6 +94,7 @@ impl fmt::Display for Error {
             Error::UnknownSession => f.write_str("unknown or expired session token"),
             Error::NoSession => f.write_str("no session"),
             Error::SessionLookup(e) => write!(f, "session lookup: {e}"),
+            Error::BadForwardedFor(e) => write!(f, "{e}"),
             Error::KeyTooLong => write!(
                 f,
                 "idempotency_key is at most {} characters",
@@ -111,7 +112,6 @@ impl fmt::Display for Error {
             Error::NoSuchBot { game, bot } => {
                 write!(f, "{game} has no bot {}; see ListGames for its bots", clip(bot))
             }
-            Error::BotRunnerStarting => f.write_str("the bot runner is starting"),
             Error::NoMove => f.write_str("move is required"),
             Error::NoSuchMatch(id) => write!(f, "no match {id}"),
             Error::NotSeated => f.write_str("you hold no seat in this match"),
@@ -193,7 +193,8 @@ impl From<Error> for Status {
             | Error::NoSuchBot { .. }
             | Error::NoMove
             | Error::NoRequestKind
-            | Error::UndecodableRequest => status::refuse(Code::InvalidArgument, e.to_string()),
+            | Error::UndecodableRequest
+            | Error::BadForwardedFor(_) => status::refuse(Code::InvalidArgument, e.to_string()),
             Error::NoSuchPlayer | Error::NoSuchMatch(_) => {
                 status::refuse(Code::NotFound, e.to_string())
             }
@@ -202,9 +203,7 @@ impl From<Error> for Status {
                 status::refuse(Code::AlreadyExists, e.to_string())
             }
             Error::Store(e) => fields::store_status(e),
-            Error::SessionLookup(_) | Error::BotRunnerStarting | Error::MetaMissing(_) => {
-                status::unavailable(e)
-            }
+            Error::SessionLookup(_) | Error::MetaMissing(_) => status::unavailable(e),
             Error::BadEngineAnswer(_) => status::internal(e),
             Error::FellBehind { .. } | Error::TooManyWatches => {
                 status::refuse(Code::ResourceExhausted, e.to_string())
@@ -215,7 +214,7 @@ impl From<Error> for Status {
                 status::refusal_status(
                     Code::ResourceExhausted,
                     e.to_string(),
-                    "message_too_large",
+                    status::Reason::MessageTooLarge,
                     &[("limit_bytes", limit)],
                     |_| {},
                 )

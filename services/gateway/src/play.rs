@@ -17,6 +17,7 @@ use api::v1::{self, play_answer, play_request, play_response};
 use events::{MatchId, PlayerId};
 use futures_util::future::BoxFuture;
 use futures_util::stream::{AbortHandle, Abortable, FuturesUnordered, SelectAll, StreamExt};
+use service_kit::status;
 use service_kit::telemetry::TraceContext;
 use std::collections::BTreeMap;
 use std::pin::Pin;
@@ -401,13 +402,13 @@ fn refusal(
 }
 
 /// `status` as a message: its code, message, and ErrorInfo reason and metadata (the field
-/// of an `invalid_field` under `prefix`, when given).
+/// of an `INVALID_FIELD` under `prefix`, when given).
 fn call_status(status: &Status, prefix: Option<&str>) -> v1::CallStatus {
     let (reason, mut metadata) = match status.get_details_error_info() {
         Some(info) => (info.reason, info.metadata),
         None => (String::new(), Default::default()),
     };
-    if reason == "invalid_field"
+    if reason == status::Reason::InvalidField.as_str()
         && let Some(prefix) = prefix
     {
         let field: &mut String = metadata.entry("field".to_string()).or_default();
@@ -448,19 +449,19 @@ mod tests {
             panic!("an error: {m:?}")
         };
         assert_eq!((request_id, s.code), (7, Code::InvalidArgument as i32));
-        assert_eq!(s.reason, "invalid_field");
+        assert_eq!(s.reason, "INVALID_FIELD");
         assert_eq!(s.metadata.get("field").map(String::as_str), Some("submit_move.match_id"));
         assert!(s.message.len() < 200, "{}", s.message);
         let reused = call_status(&service_kit::status::key_reused(4), Some("submit_move"));
         assert_eq!(
             (reused.code, reused.reason.as_str()),
-            (Code::AlreadyExists as i32, "idempotency_key_reused")
+            (Code::AlreadyExists as i32, "IDEMPOTENCY_KEY_REUSED")
         );
         assert_eq!(reused.metadata.get("version").map(String::as_str), Some("4"));
         let full = call_status(&Error::TooManyWatches.into(), None);
         assert_eq!(
             (full.code, full.reason.as_str()),
-            (Code::ResourceExhausted as i32, "resource_exhausted")
+            (Code::ResourceExhausted as i32, "RESOURCE_EXHAUSTED")
         );
     }
 
@@ -474,7 +475,7 @@ mod tests {
         assert_eq!(big.code(), Code::ResourceExhausted);
         assert_eq!(
             big.get_details_error_info().map(|i| i.reason),
-            Some("message_too_large".into())
+            Some("MESSAGE_TOO_LARGE".into())
         );
     }
 }

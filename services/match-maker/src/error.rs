@@ -5,7 +5,7 @@
 use engines::CallError;
 use events::{StoreError, TicketId};
 use fields::FieldError;
-use service_kit::status;
+use service_kit::status::{self, Reason};
 use std::fmt;
 use tonic::{Code, Status};
 
@@ -122,42 +122,34 @@ impl From<Error> for Status {
             Error::Engine(e) => e.into(),
             Error::Store(e) => fields::store_status(e),
             Error::NoCaller => status::refuse(Code::Unauthenticated, message),
-            Error::BadCredentials => status::refusal_status(
-                Code::Unauthenticated,
-                message,
-                "bad_credentials",
-                &[],
-                |_| {},
-            ),
+            // A wrong old password is a bad credential too, told apart from an expired
+            // session (reason UNAUTHENTICATED) by its reason.
+            Error::BadCredentials | Error::WrongPassword => {
+                status::refuse_with(Code::Unauthenticated, Reason::BadCredentials, message)
+            }
             Error::RateLimited { retry_after_ms } => status::refusal_status(
                 Code::ResourceExhausted,
                 message,
-                "rate_limited",
+                Reason::RateLimited,
                 &[("retry_after_ms", retry_after_ms.to_string())],
                 |_| {},
             ),
             Error::EmailTaken => {
-                status::refusal_status(Code::AlreadyExists, message, "email_taken", &[], |_| {})
+                status::refuse_with(Code::AlreadyExists, Reason::EmailTaken, message)
             }
-            Error::AccountRequired(_) => status::refusal_status(
-                Code::PermissionDenied,
-                message,
-                "account_required",
-                &[],
-                |_| {},
-            ),
+            Error::AccountRequired(_) => {
+                status::refuse_with(Code::PermissionDenied, Reason::AccountRequired, message)
+            }
             Error::TicketLive(id) => status::refusal_status(
                 Code::AlreadyExists,
                 message,
-                "ticket_live",
+                Reason::TicketLive,
                 &[("ticket_id", id.to_string())],
                 |_| {},
             ),
             Error::KeyReused => status::refuse(Code::AlreadyExists, message),
             Error::TooManyTickets => status::refuse(Code::ResourceExhausted, message),
-            Error::WrongPassword | Error::SeekGone => {
-                status::refuse(Code::FailedPrecondition, message)
-            }
+            Error::SeekGone => status::refuse(Code::FailedPrecondition, message),
             Error::OwnSeek | Error::BadQueue(_) => status::refuse(Code::InvalidArgument, message),
             Error::NoSuchTicket | Error::NotOnBoard => status::refuse(Code::NotFound, message),
             Error::Hashing(_) | Error::Rating(_) => status::internal(message),
@@ -177,18 +169,20 @@ mod tests {
     #[test]
     fn errors_map_to_the_codes_and_reasons_the_proto_documents() {
         let s: Status = Error::BadCredentials.into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::Unauthenticated, "bad_credentials"));
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::Unauthenticated, "BAD_CREDENTIALS"));
         let s: Status = Error::RateLimited { retry_after_ms: 1200 }.into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::ResourceExhausted, "rate_limited"));
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::ResourceExhausted, "RATE_LIMITED"));
         let info = s.get_error_details().error_info().cloned().expect("error info");
         assert_eq!(info.metadata.get("retry_after_ms").map(String::as_str), Some("1200"));
         let s: Status = Error::AccountRequired("rated play").into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::PermissionDenied, "account_required"));
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::PermissionDenied, "ACCOUNT_REQUIRED"));
         let s: Status = Error::EmailTaken.into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "email_taken"));
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "EMAIL_TAKEN"));
         let id = TicketId::random();
         let s: Status = Error::TicketLive(id).into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "ticket_live"));
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "TICKET_LIVE"));
+        let s: Status = Error::WrongPassword.into();
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::Unauthenticated, "BAD_CREDENTIALS"));
         let s: Status = Error::Store(StoreError::Redis("10.0.0.7 refused".into())).into();
         assert_eq!(s.code(), Code::Unavailable);
         assert!(!s.message().contains("10.0.0.7"));

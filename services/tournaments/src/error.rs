@@ -4,7 +4,7 @@
 use engines::CallError;
 use events::StoreError;
 use fields::FieldError;
-use service_kit::status;
+use service_kit::status::{self, Reason};
 use std::fmt;
 use tonic::{Code, Status};
 
@@ -24,7 +24,7 @@ pub enum Error {
     /// No such thing of the caller's tenant (another tenant's is not found either).
     NotFound(&'static str),
     /// The tournament is not in a state for this; the text says why; the reason.
-    NotNow(&'static str, String),
+    NotNow(Reason, String),
     /// Something the caller asked for cannot be (bad format, too many players...).
     Invalid(String),
     /// Another writer moved the tournament on first, too often: retry.
@@ -101,14 +101,14 @@ impl From<Error> for Status {
             Error::ScopeMissing(scope) => status::refusal_status(
                 Code::PermissionDenied,
                 message,
-                "scope_missing",
+                Reason::ScopeMissing,
                 &[("scope", scope.to_string())],
                 |_| {},
             ),
             Error::BadEntries(bad) => status::refusal_status(
                 Code::InvalidArgument,
                 message,
-                "bad_entries",
+                Reason::BadEntries,
                 &[("bad_entries", bad.len().to_string())],
                 |details| {
                     let mut room = MAX_VIOLATION_BYTES;
@@ -126,11 +126,11 @@ impl From<Error> for Status {
                 },
             ),
             Error::KeyReused => {
-                status::refusal_status(Code::AlreadyExists, message, "already_exists", &[], |_| {})
+                status::refuse(Code::AlreadyExists, message)
             }
             Error::NotFound(_) => status::refuse(Code::NotFound, message),
             Error::NotNow(reason, _) => {
-                status::refusal_status(Code::FailedPrecondition, message, reason, &[], |_| {})
+                status::refuse_with(Code::FailedPrecondition, reason, message)
             }
             Error::Invalid(_) => status::refuse(Code::InvalidArgument, message),
             Error::Busy => status::refuse(Code::Aborted, message),
@@ -151,13 +151,13 @@ mod tests {
     #[test]
     fn errors_map_to_the_codes_and_reasons_the_proto_documents() {
         let s: Status = Error::ScopeMissing("matches:create").into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::PermissionDenied, "scope_missing"));
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::PermissionDenied, "SCOPE_MISSING"));
         let bad = vec![
             ("matches[3].game".to_string(), "unknown game".to_string()),
             ("matches[9].seat1_player_id".to_string(), "the same player".to_string()),
         ];
         let s: Status = Error::BadEntries(bad).into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::InvalidArgument, "bad_entries"));
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::InvalidArgument, "BAD_ENTRIES"));
         let violations = s.get_error_details().bad_request().cloned().expect("bad request");
         let fields: Vec<&str> =
             violations.field_violations.iter().map(|v| v.field.as_str()).collect();
@@ -174,9 +174,9 @@ mod tests {
         assert_eq!(info.metadata.get("bad_entries").map(String::as_str), Some("10000"));
         assert!(s.details().len() < 8 * 1024, "{} bytes of details", s.details().len());
         let s: Status = Error::KeyReused.into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "already_exists"));
-        let s: Status = Error::NotNow("round_running", "round 2 is running".into()).into();
-        assert_eq!((s.code(), reason(&s).as_str()), (Code::FailedPrecondition, "round_running"));
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "ALREADY_EXISTS"));
+        let s: Status = Error::NotNow(Reason::RoundRunning, "round 2 is running".into()).into();
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::FailedPrecondition, "ROUND_RUNNING"));
         let s: Status = Error::Store(StoreError::Redis("10.0.0.7 refused".into())).into();
         assert_eq!(s.code(), Code::Unavailable);
         assert!(!s.message().contains("10.0.0.7"));

@@ -25,10 +25,14 @@ use events::{
 };
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
+use service_kit::status::{PlainCode, Reason};
 use service_kit::time::now_ms;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use tournament::{Outcome, Player, Tournament};
+
+/// The reason of a refusal the tournament's state explains with no reason of its own.
+const FAILED_PRECONDITION: Reason = Reason::Code(PlainCode::FailedPrecondition);
 
 /// The request kind of CreateTournament in the store.
 pub const KIND: &str = "tournament";
@@ -842,7 +846,7 @@ impl Tournaments {
             Some(o) if o == wanted => return Ok(()), // The same result stands.
             Some(_) => {
                 return Err(Error::NotNow(
-                    "failed_precondition",
+                    FAILED_PRECONDITION,
                     "the match has another result already".into(),
                 ));
             }
@@ -928,7 +932,7 @@ impl Change {
 
 fn over(l: &Loaded) -> Result<(), Error> {
     if l.state == TournamentState::Finished {
-        return Err(Error::NotNow("tournament_over", "the tournament is over".into()));
+        return Err(Error::NotNow(Reason::TournamentOver, "the tournament is over".into()));
     }
     Ok(())
 }
@@ -959,12 +963,12 @@ fn decide_round(l: &Loaded, round: u32, now: u64) -> Result<Decision, Error> {
     over(l)?;
     if round != current + 1 {
         return Err(Error::NotNow(
-            "failed_precondition",
+            FAILED_PRECONDITION,
             format!("the next round is {}, not {round}", current + 1),
         ));
     }
     if l.state == TournamentState::Paused {
-        return Err(Error::NotNow("paused", "the tournament is paused: resume it first".into()));
+        return Err(Error::NotNow(Reason::Paused, "the tournament is paused: resume it first".into()));
     }
     let first_no = l.t.games().len() as u32;
     if arena {
@@ -984,12 +988,12 @@ fn decide_round(l: &Loaded, round: u32, now: u64) -> Result<Decision, Error> {
     }
     if !l.t.round_complete() {
         return Err(Error::NotNow(
-            "round_running",
+            Reason::RoundRunning,
             format!("round {current} is still being played"),
         ));
     }
     let pairing =
-        l.t.pair_round().map_err(|e| Error::NotNow("failed_precondition", e.to_string()))?;
+        l.t.pair_round().map_err(|e| Error::NotNow(FAILED_PRECONDITION, e.to_string()))?;
     if pairing.games.is_empty() {
         // Byes alone (withdrawals left nobody to play): the round is over as it starts.
         let mut after = l.clone();
@@ -1251,8 +1255,8 @@ mod tests {
         // Asked again: nothing new; the round after: not before this one ends.
         assert!(decide_round(&l, 1, T0).expect("again").events.is_empty());
         let err = decide_round(&l, 2, T0).expect_err("running");
-        assert!(matches!(err, Error::NotNow("round_running", _)), "{err:?}");
-        assert!(matches!(decide_round(&l, 3, T0), Err(Error::NotNow("failed_precondition", _))));
+        assert!(matches!(err, Error::NotNow(Reason::RoundRunning, _)), "{err:?}");
+        assert!(matches!(decide_round(&l, 3, T0), Err(Error::NotNow(FAILED_PRECONDITION, _))));
         let d = finish(&l, 0, Some(0), T0 + 5);
         assert_eq!(d.owned.len(), 1, "the match's record, finished");
         let rows = match &d.events[1] {
@@ -1280,7 +1284,7 @@ mod tests {
         assert!(d.close, "the last result closes the tournament");
         apply(&mut l, d, T0 + 10);
         assert_eq!(l.state, TournamentState::Finished);
-        assert!(matches!(decide_round(&l, 3, T0), Err(Error::NotNow("tournament_over", _))));
+        assert!(matches!(decide_round(&l, 3, T0), Err(Error::NotNow(Reason::TournamentOver, _))));
     }
 
     #[test]
@@ -1290,7 +1294,7 @@ mod tests {
         apply(&mut l, step, T0);
         assert_eq!(l.state, TournamentState::Paused);
         assert!(decide_change(&l, &Change::Pause).expect("again").events.is_empty());
-        assert!(matches!(decide_round(&l, 1, T0), Err(Error::NotNow("paused", _))));
+        assert!(matches!(decide_round(&l, 1, T0), Err(Error::NotNow(Reason::Paused, _))));
         let step = decide_change(&l, &Change::Resume).expect("resume");
         apply(&mut l, step, T0);
         assert_eq!(l.state, TournamentState::Created);

@@ -66,7 +66,7 @@ async fn oversized_input_is_refused_briefly_and_other_players_carry_on() {
         let s = carol.create(req).await.expect_err("refused");
         assert_short(&s, Code::InvalidArgument, "a huge unknown option");
         assert_eq!(bad_field(&s), "options_json");
-        assert_eq!(reason(&s), "invalid_field");
+        assert_eq!(reason(&s), "INVALID_FIELD");
     }
     // Under it, the engine's refusal quoting the option is cut short.
     let mut req = create_request("gops", "", open(), 0);
@@ -171,7 +171,7 @@ async fn an_idempotency_key_names_one_move() {
     assert_short(&s, Code::AlreadyExists, "a reused key");
     assert!(s.message().contains("version 1"), "{}", s.message());
     let info = s.get_details_error_info().expect("an ErrorInfo");
-    assert_eq!(info.reason, "idempotency_key_reused");
+    assert_eq!(info.reason, "IDEMPOTENCY_KEY_REUSED");
     assert_eq!(info.metadata.get("version").map(String::as_str), Some("1"));
     // The empty key is refused, not taken as "no deduplication".
     let s = alice.submit_with(&id, Some(gops(6)), "").await.expect_err("an empty key");
@@ -251,7 +251,7 @@ async fn the_gateway_follows_grpc_conventions() {
         .await
         .expect_err("10 MB");
     assert_short(&s, Code::ResourceExhausted, "a 10 MB request");
-    assert_eq!(reason(&s), "message_too_large");
+    assert_eq!(reason(&s), "MESSAGE_TOO_LARGE");
 
     // A rules refusal carries its reason as ErrorInfo and in the metadata clients read.
     let bad = v1::Move {
@@ -261,7 +261,7 @@ async fn the_gateway_follows_grpc_conventions() {
         })),
     };
     let s = alice.submit_with(&id, Some(bad), "k-bad").await.expect_err("not a GOPS move");
-    assert_eq!(reason(&s), "bad_move");
+    assert_eq!(reason(&s), "BAD_MOVE");
     assert_eq!(s.metadata().get("colosseum-error-code").unwrap(), "bad_move");
 
     // Health Watch on an unknown service says SERVICE_UNKNOWN and stays open.

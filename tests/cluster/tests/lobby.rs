@@ -80,7 +80,7 @@ async fn two_accounts_queue_play_and_are_rated_once() {
     let rb2 = bob.client.rating("gops", &bob.id, 10).await.expect("rating");
     assert_eq!((ra2.games, ra2.rating), (1, ra.rating), "a replayed result changes nothing");
     assert_eq!((rb2.games, rb2.rating), (1, rb.rating));
-    assert!(store.rated_match(id).await.expect("read").is_some(), "still known as rated");
+    assert!(store.rated_match(id).await.expect("read").is_none(), "forgotten once rated");
     assert!(store.unrated_matches().await.expect("read").is_empty());
 
     // Both on the provisional board, with every gateway answering the same ranks.
@@ -131,7 +131,7 @@ async fn guests_accounts_and_logins() {
         .expect("register");
     let again = client::Client::register(&url, &email, "another password", "Carol", false).await;
     let again = again.err().and_then(|e| e.status().cloned()).expect("refused");
-    assert_eq!((again.code(), reason(&again).as_str()), (Code::AlreadyExists, "email_taken"));
+    assert_eq!((again.code(), reason(&again).as_str()), (Code::AlreadyExists, "EMAIL_TAKEN"));
     let p = carol.profile().await.expect("profile");
     assert_eq!((p.account, p.email.as_str()), (true, email.to_lowercase().as_str()));
 
@@ -152,7 +152,7 @@ async fn guests_accounts_and_logins() {
         unknown.and_then(|e| e.status().cloned()).expect("refused"),
     );
     assert_eq!((wrong.code(), wrong.message()), (unknown.code(), unknown.message()));
-    assert_eq!((wrong.code(), reason(&wrong).as_str()), (Code::Unauthenticated, "bad_credentials"));
+    assert_eq!((wrong.code(), reason(&wrong).as_str()), (Code::Unauthenticated, "BAD_CREDENTIALS"));
 
     // The account's window allows ten attempts (two made above); then it is limited.
     let mut limited = None;
@@ -166,7 +166,7 @@ async fn guests_accounts_and_logins() {
         }
     }
     let limited = limited.expect("login attempts are limited");
-    assert_eq!(reason(&limited), "rate_limited");
+    assert_eq!(reason(&limited), "RATE_LIMITED");
     env.shutdown().await;
 }
 
@@ -181,7 +181,7 @@ async fn cancel_expiry_and_seeks() {
     let t = dave.ticket_retrying(&queue("gops", true), "d-1").await;
     let other = dave.client.create_ticket(queue("gops", true), "d-2", 0).await;
     let other = other.expect_err("one live ticket per queue");
-    assert_eq!((other.code(), reason(&other).as_str()), (Code::AlreadyExists, "ticket_live"));
+    assert_eq!((other.code(), reason(&other).as_str()), (Code::AlreadyExists, "TICKET_LIVE"));
     let cancelled = dave.client.cancel_ticket(&t.ticket_id).await.expect("cancel");
     assert_eq!(cancelled.state, v1::TicketState::Cancelled as i32);
     let pushed = client::Client::assignment(&mut stream, &t.ticket_id).await;

@@ -126,7 +126,7 @@ async fn tenants_see_only_their_own_and_keys_keep_their_scopes() {
         .expect_err("no scope");
     assert_eq!(
         (denied.code(), reason(&denied).as_str()),
-        (Code::PermissionDenied, "scope_missing")
+        (Code::PermissionDenied, "SCOPE_MISSING")
     );
     // No key, a forged key.
     let mut raw = v1::tournament_service_client::TournamentServiceClient::new(
@@ -185,7 +185,7 @@ async fn ten_thousand_matches_are_created_all_or_none() {
     matches[9_001].seat1_player_id = a.id.clone();
     let refused =
         p.api().create_matches(p.request(bulk("k1", matches.clone()))).await.expect_err("bad");
-    assert_eq!((refused.code(), reason(&refused).as_str()), (Code::InvalidArgument, "bad_entries"));
+    assert_eq!((refused.code(), reason(&refused).as_str()), (Code::InvalidArgument, "BAD_ENTRIES"));
     let violations = {
         use tonic_types::StatusExt;
         refused.get_error_details().bad_request().cloned().expect("bad request").field_violations
@@ -548,14 +548,14 @@ async fn the_organiser_pauses_resumes_and_adjudicates_a_knockout() {
     let pause = v1::PauseTournamentRequest { tournament_id: tid.clone() };
     p.api().pause_tournament(p.request(pause)).await.expect("paused");
     let refused = start(&p, &tid, 1).await.expect_err("paused");
-    assert_eq!((refused.code(), reason(&refused).as_str()), (Code::FailedPrecondition, "paused"));
+    assert_eq!((refused.code(), reason(&refused).as_str()), (Code::FailedPrecondition, "PAUSED"));
     let resume = v1::ResumeTournamentRequest { tournament_id: tid.clone() };
     p.api().resume_tournament(p.request(resume)).await.expect("resumed");
     let round1 = start(&p, &tid, 1).await.expect("round 1");
     assert_eq!(round1.pairings.len(), 2);
     // Round 2 cannot start before round 1 ends.
     let early = start(&p, &tid, 2).await.expect_err("round 1 runs");
-    assert_eq!(reason(&early), "round_running");
+    assert_eq!(reason(&early), "ROUND_RUNNING");
     let judged = &round1.pairings[0];
     let adjudicate = v1::AdjudicateMatchRequest {
         tournament_id: tid.clone(),

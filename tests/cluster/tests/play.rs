@@ -334,7 +334,7 @@ async fn a_move_resubmitted_on_a_new_stream_is_a_duplicate_applied_once() {
     let st = refusal(&mut second, r).await;
     assert_eq!(
         (st.code, st.reason.as_str()),
-        (Code::AlreadyExists as i32, "idempotency_key_reused")
+        (Code::AlreadyExists as i32, "IDEMPOTENCY_KEY_REUSED")
     );
     assert_eq!(st.metadata.get("version"), Some(&version.to_string()));
     // Applied once: the version unchanged, the first move's bid sealed.
@@ -457,16 +457,16 @@ async fn bad_requests_are_answered_in_band_and_the_stream_goes_on() {
 
     let r = s.watch("not a match id", Cursor::START, false).await.expect("sent");
     let st = refusal(&mut s, r).await;
-    assert_eq!((st.code, st.reason.as_str()), (Code::InvalidArgument as i32, "invalid_field"));
+    assert_eq!((st.code, st.reason.as_str()), (Code::InvalidArgument as i32, "INVALID_FIELD"));
     assert_eq!(st.metadata.get("field").map(String::as_str), Some("watch.match_id"));
 
     let r = s.watch(unknown, Cursor::START, false).await.expect("sent");
     let st = refusal(&mut s, r).await;
-    assert_eq!((st.code, st.reason.as_str()), (Code::NotFound as i32, "not_found"));
+    assert_eq!((st.code, st.reason.as_str()), (Code::NotFound as i32, "NOT_FOUND"));
 
     let r = s.submit(&id, Some(gops(1)), "k1").await.expect("sent");
     let st = refusal(&mut s, r).await;
-    assert_eq!((st.code, st.reason.as_str()), (Code::PermissionDenied as i32, "permission_denied"));
+    assert_eq!((st.code, st.reason.as_str()), (Code::PermissionDenied as i32, "PERMISSION_DENIED"));
     assert_eq!(alice.view(&id).await.version, 0, "nothing applied");
 
     let r = s.submit(&id, Some(gops(1)), "").await.expect("sent");
@@ -551,7 +551,7 @@ async fn bad_requests_are_answered_in_band_and_the_stream_goes_on() {
     let st = refusal(&mut s, r).await;
     assert_eq!(
         (st.code, st.reason.as_str()),
-        (Code::ResourceExhausted as i32, "resource_exhausted")
+        (Code::ResourceExhausted as i32, "RESOURCE_EXHAUSTED")
     );
     let r = s.unwatch(&ids[0]).await.expect("sent");
     match answered(&mut s, r).await {
