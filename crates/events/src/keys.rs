@@ -15,6 +15,8 @@
 //! | `colosseum:{<match-id>}:snap` | hash | `v`: the snapshot's version; `b`: its bytes |
 //! | `colosseum:{<match-id>}:deadline` | hash | `due`: due time (Unix ms); `fence`: fence version. The armed deadline: the truth |
 //! | `colosseum:deadlines` | sorted set | member: match id; score: at or before its due time (Unix ms). An index: a hint |
+//! | `colosseum:{<match-id>}:finished` | string | the `Finished` JSON of a match whose final step is stored and whose announcement on the lifecycle stream is owed; written by the final step's `append.lua`, deleted once announced |
+//! | `colosseum:announcing` | sorted set | member: match id; score: when its final step was stored (Unix ms). The announcements owed, written before the final step; an index: a hint |
 //! | `colosseum:session:<sha256-hex>` | hash | `player`: player id; `name`: display name |
 //! | `colosseum:player:<player-id>` | hash | `name`: display name. Written with each session: the players that exist |
 //! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::feed`]) |
@@ -37,9 +39,8 @@
 //! | `colosseum:{lobby}:seeks` | sorted set | waiting seeks; score: created ms |
 //! | `colosseum:{lobby}:player-tickets:<player-id>` | sorted set | the player's tickets; score: created ms; ended ones trimmed past 50 |
 //! | `colosseum:{lobby}:pairings` | hash | match id -> pending pairing JSON |
-//! | `colosseum:{lobby}:rated-matches` | hash | match id -> `RatedMatch` JSON, for every rated pairing |
-//! | `colosseum:{lobby}:unrated` | set | the rated matches whose result is not recorded yet |
-//! | `colosseum:{lobby}:rated-done` | set | the matches whose result is recorded |
+//! | `colosseum:{lobby}:rated-matches` | hash | match id -> `RatedMatch` JSON, for every rated pairing not yet rated (removed by the script that rates it, so a repeat finds nothing to rate) |
+//! | `colosseum:{lobby}:unrated` | set | the same matches: rated pairings whose result is not recorded yet |
 //! | `colosseum:{lobby}:rating:<game>` | hash | player id -> `Rating` JSON |
 //! | `colosseum:{lobby}:board:<game>:<board>` | sorted set | member: player id; score: rating |
 //! | `colosseum:{lobby}:history:<game>:<player-id>` | list | `RatingChange` JSON, newest first, 100 kept |
@@ -135,6 +136,18 @@ pub const DEADLINES: &str = "colosseum:deadlines";
 
 /// The pub/sub channel of the append feed.
 pub const APPENDED: &str = "colosseum:appended";
+/// A finished match's owed announcement: its `Finished` JSON, written by the final step's
+/// append script (so it exists exactly when the final step does), deleted once the
+/// announcement is on the lifecycle stream.
+pub fn finished(id: MatchId) -> String {
+    format!("colosseum:{{{id}}}:finished")
+}
+
+/// The index of owed announcements: member match id, score when its final step was stored.
+/// Global (one slot), so written before the final step's script, never in it; an entry
+/// without its [`finished`] key is dropped by the repair.
+pub const ANNOUNCING: &str = "colosseum:announcing";
+
 
 /// A session, by the SHA-256 of its token in lower-case hex (never the token itself).
 pub fn session(token_sha256_hex: &str) -> String {
@@ -198,14 +211,13 @@ pub fn player_tickets(player: PlayerId) -> String {
 /// The pending pairings, by match.
 pub const PAIRINGS: &str = "colosseum:{lobby}:pairings";
 
-/// The matches rated pairings made, by match.
+/// The matches rated pairings made and not yet rated, by match: the entry goes when the
+/// match is rated (or unpaired), so its absence is what makes a repeated result change
+/// nothing.
 pub const RATED_MATCHES: &str = "colosseum:{lobby}:rated-matches";
 
 /// The rated matches not rated yet.
 pub const UNRATED: &str = "colosseum:{lobby}:unrated";
-
-/// The matches whose result is recorded.
-pub const RATED_DONE: &str = "colosseum:{lobby}:rated-done";
 
 /// The ratings of a game, by player.
 pub fn rating(game: &str) -> String {
@@ -359,7 +371,6 @@ mod tests {
             PAIRINGS.to_string(),
             RATED_MATCHES.to_string(),
             UNRATED.to_string(),
-            RATED_DONE.to_string(),
             rating("gops"),
             board("gops", Board::Provisional),
             history("gops", p),

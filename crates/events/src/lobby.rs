@@ -317,7 +317,8 @@ pub struct RatingUpdate {
 pub enum Recorded {
     /// Both ratings, boards and histories changed, and the match is marked rated.
     Applied,
-    /// The match was rated before: nothing changed.
+    /// The match was rated before (or is no rated match waiting for a result): nothing
+    /// changed.
     AlreadyApplied,
     /// A player's games count is not `expect_games` (another result was recorded
     /// first): nothing changed; read the ratings again and recompute.
@@ -552,14 +553,14 @@ pub trait LobbyStore: EventStore {
 
     // --- Ratings and leaderboards ---
 
-    /// The match, if a rated pairing made it.
+    /// The match, if a rated pairing made it and it is not rated yet.
     ///
     /// # Errors
     /// [`StoreError::Redis`], [`StoreError::Corrupt`].
     async fn rated_match(&self, match_id: MatchId) -> Result<Option<RatedMatch>, StoreError>;
 
-    /// The rated matches made by pairings and not yet rated: what the ratings sweeper
-    /// checks for a finish the lifecycle stream missed.
+    /// The rated matches made by pairings and not yet rated (the ones in play, and any
+    /// whose result is on its way).
     ///
     /// # Errors
     /// [`StoreError::Redis`], [`StoreError::Corrupt`].
@@ -571,12 +572,13 @@ pub trait LobbyStore: EventStore {
     /// [`StoreError::Redis`], [`StoreError::Corrupt`].
     async fn rating(&self, game: &str, player: PlayerId) -> Result<Option<Rating>, StoreError>;
 
-    /// Records a rated match's result: unless the match was rated before
-    /// ([`Recorded::AlreadyApplied`]) or a player's games count moved
-    /// ([`Recorded::Stale`]), both ratings are stored, each player placed on its board
-    /// (and taken off the others), each history gets its line (the newest 100 kept), and
-    /// the match is marked rated, all at once. [`LobbyStore::rated_match`] still answers
-    /// the match afterwards; [`LobbyStore::unrated_matches`] no longer lists it.
+    /// Records a rated match's result: unless the match is not waiting for one (rated
+    /// before, unpaired, or never a rated pairing's: [`Recorded::AlreadyApplied`]) or a
+    /// player's games count moved ([`Recorded::Stale`]), both ratings are stored, each
+    /// player placed on its board (and taken off the others), each history gets its line
+    /// (the newest 100 kept), and the match is forgotten as a rated match, all at once:
+    /// neither [`LobbyStore::rated_match`] nor [`LobbyStore::unrated_matches`] answers it
+    /// afterwards, so what the store keeps per rated match lasts only while it is played.
     ///
     /// # Errors
     /// [`StoreError::Redis`]; [`StoreError::InvalidArgument`] if a rating is not a finite

@@ -85,6 +85,19 @@ fn pairing(a: &Ticket, b: &Ticket, paired_ms: u64) -> Pairing {
     }
 }
 
+/// A rated GOPS match between `p` and `q` as the matcher makes one (tickets paired, then
+/// assigned), waiting for its result.
+async fn rated_pairing(store: &Store, p: PlayerId, q: PlayerId) -> MatchId {
+    let rated = queue("gops", true);
+    let key = MatchId::random().to_string();
+    let a = created(store, ticket(p, &rated, &key)).await;
+    let b = created(store, ticket(q, &rated, &key)).await;
+    let pairing = pairing(&a, &b, NOW + 1);
+    assert_eq!(store.pair(std::slice::from_ref(&pairing), NOW + 1).await, Ok(vec![true]));
+    assert_eq!(store.assign(pairing.match_id, NOW + 2).await, Ok(true));
+    pairing.match_id
+}
+
 fn paired(pairing: &Pairing, seat: Seat) -> TicketState {
     TicketState::Pairing { match_id: pairing.match_id, seat }
 }
@@ -185,6 +198,8 @@ suite!(
     place_leaderboard_and_rank,
     unrated_matches_until_recorded,
     lifecycle_groups_read_claim_and_ack,
+    a_final_step_leaves_its_announcement_owed_until_made,
+    an_owed_announcement_without_its_final_step_is_dropped,
     lifecycle_read_waits_for_an_entry,
     a_blocking_read_stalls_nothing_else,
 );
@@ -767,7 +782,11 @@ async fn leases(store: Store) {
 
 async fn record_result_outcomes(store: Store) {
     let (p, q) = (PlayerId::random(), PlayerId::random());
-    let m1 = MatchId::random();
+    // No rated pairing made it: nothing to rate.
+    let unknown = MatchId::random();
+    let never = [update(p, 0, 1_600.0, None, unknown), update(q, 0, 1_400.0, None, unknown)];
+    assert_eq!(store.record_result(unknown, "gops", &never).await, Ok(Recorded::AlreadyApplied));
+    let m1 = rated_pairing(&store, p, q).await;
     assert_eq!(store.rating("gops", p).await, Ok(None));
     let first = [
         update(p, 0, 1_662.312_345_678_901_2, Some(Board::Provisional), m1),
@@ -791,7 +810,7 @@ async fn record_result_outcomes(store: Store) {
     assert_eq!(store.history("gops", p, 10).await.expect("history").len(), 1);
 
     // Computed from an old games count: stale, nothing changes (not even the other's).
-    let m2 = MatchId::random();
+    let m2 = rated_pairing(&store, q, p).await;
     let stale = [update(q, 1, 1_400.0, None, m2), update(p, 0, 1_700.0, Some(Board::Rated), m2)];
     assert_eq!(store.record_result(m2, "gops", &stale).await, Ok(Recorded::Stale));
     assert_eq!(store.rating("gops", q).await, Ok(Some(first[1].after)));
@@ -816,7 +835,7 @@ async fn history_keeps_the_newest_hundred(store: Store) {
     let (p, q) = (PlayerId::random(), PlayerId::random());
     let mut matches = Vec::new();
     for games in 0..105 {
-        let m = MatchId::random();
+        let m = rated_pairing(&store, p, q).await;
         let updates = [update(p, games, 1_500.5, None, m), update(q, games, 1_499.5, None, m)];
         assert_eq!(store.record_result(m, "gops", &updates).await, Ok(Recorded::Applied));
         matches.push(m);
@@ -879,8 +898,14 @@ async fn unrated_matches_until_recorded(store: Store) {
     ];
     assert_eq!(store.record_result(p.match_id, "gops", &updates).await, Ok(Recorded::Applied));
     assert_eq!(store.unrated_matches().await, Ok(Vec::new()));
-    // Still the match a rated pairing made.
-    assert_eq!(store.rated_match(p.match_id).await, Ok(Some(rated_match)));
+    // Rated: forgotten, so a repeated announcement finds nothing to rate, and a replayed
+    // result changes nothing.
+    assert_eq!(store.rated_match(p.match_id).await, Ok(None));
+    assert_eq!(
+        store.record_result(p.match_id, "gops", &updates).await,
+        Ok(Recorded::AlreadyApplied)
+    );
+    assert_eq!(store.rating("gops", a.player).await.expect("rating").expect("rated").games, 1);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -942,6 +967,92 @@ async fn lifecycle_groups_read_claim_and_ack(store: Store) {
         finished_of(&store.lifecycle_claim("tournaments", "t2", 0, 1).await.expect("claim")),
         all[..1]
     );
+}
+
+/// A new GOPS match (open seats) at version 0.
+async fn new_match(store: &Store) -> MatchId {
+    let id = MatchId::random();
+    let meta = events::MatchMeta {
+        game: "gops".into(),
+        options_json: String::new(),
+        commitment_hex: "00".repeat(32),
+        seats: rules_core::PerSeat([events::SeatHolder::Open, events::SeatHolder::Open]),
+        move_time_ms: 30_000,
+        created_at_ms: NOW,
+    };
+    let secret = events::MatchSecret { seed_hex: "ab".repeat(16) };
+    store.create_match(id, &meta, &secret, &step(0)).await.expect("create");
+    id
+}
+
+/// The entry of step `version`.
+fn step(version: u64) -> events::Entry {
+    events::Entry {
+        version,
+        step_json: if version == 0 { "{}".into() } else { r#"{"resign":0}"#.into() },
+        idempotency_key: None,
+        events: Vec::new(),
+        views: Vec::new(),
+        traceparent: None,
+        at_ms: NOW + version,
+        tag: version + 1,
+    }
+}
+
+async fn a_final_step_leaves_its_announcement_owed_until_made(store: Store) {
+    // A final step stored, its engine gone before announcing it: owed.
+    let (id, other) = (new_match(&store).await, new_match(&store).await);
+    let f = Finished { match_id: id, ..finished(1) };
+    let appended = store.append_final(id, &step(1), &f).await;
+    assert_eq!(appended, Ok(events::AppendOutcome::Appended { version: 1 }));
+    assert_eq!(store.deadline(id).await, Ok(None), "the final step clears the deadline");
+    // Not yet due: the engine may still be announcing it.
+    assert_eq!(store.repair_announcements(f.at_ms - 1, 10).await, Ok(0));
+    assert_eq!(store.lifecycle_read("ratings", "r1", 10, 0).await, Ok(Vec::new()));
+    // Due: announced once, then no longer owed.
+    assert_eq!(store.repair_announcements(f.at_ms, 10).await, Ok(1));
+    assert_eq!(store.repair_announcements(u64::MAX, 10).await, Ok(0));
+    let read = store.lifecycle_read("ratings", "r1", 10, 0).await.expect("read");
+    assert_eq!(finished_of(&read), vec![f]);
+
+    // Announced by its engine: nothing owed, nothing announced twice.
+    let g = Finished { match_id: other, ..finished(2) };
+    store.append_final(other, &step(1), &g).await.expect("append");
+    store.announce_finished(&g).await.expect("announce");
+    assert_eq!(store.repair_announcements(u64::MAX, 10).await, Ok(0));
+    let read = store.lifecycle_read("ratings", "r1", 10, 0).await.expect("read");
+    assert_eq!(finished_of(&read), vec![g]);
+
+    // Many owed: at most `limit` a call, oldest first.
+    let mut owed = Vec::new();
+    for n in 0..5 {
+        let id = new_match(&store).await;
+        let f = Finished { match_id: id, ..finished(10 + n) };
+        store.append_final(id, &step(1), &f).await.expect("append");
+        owed.push(f);
+    }
+    assert_eq!(store.repair_announcements(u64::MAX, 0).await, Ok(0));
+    assert_eq!(store.repair_announcements(u64::MAX, 2).await, Ok(2));
+    assert_eq!(store.repair_announcements(u64::MAX, 10).await, Ok(3));
+    let read = store.lifecycle_read("ratings", "r1", 10, 0).await.expect("read");
+    assert_eq!(finished_of(&read), owed);
+}
+
+async fn an_owed_announcement_without_its_final_step_is_dropped(store: Store) {
+    let id = new_match(&store).await;
+    // Refused (not the next version): nothing stored, nothing owed.
+    let f = Finished { match_id: id, ..finished(1) };
+    assert_eq!(
+        store.append_final(id, &step(2), &f).await,
+        Ok(events::AppendOutcome::Conflict { current_version: 0 })
+    );
+    assert_eq!(store.repair_announcements(u64::MAX, 10).await, Ok(0));
+    assert_eq!(store.lifecycle_read("ratings", "r1", 10, 0).await, Ok(Vec::new()));
+    // An unknown match: refused as an append is.
+    let unknown = MatchId::random();
+    let u = Finished { match_id: unknown, ..finished(2) };
+    assert_eq!(store.append_final(unknown, &step(1), &u).await, Err(StoreError::NotFound(unknown)));
+    assert_eq!(store.repair_announcements(u64::MAX, 10).await, Ok(0));
 }
 
 async fn lifecycle_read_waits_for_an_entry(store: Store) {
@@ -1026,8 +1137,7 @@ async fn redis_keeps_the_lobby_under_one_hash_tag() {
         keys::QUEUES.to_string(),
         keys::waiting(&queue("duel", false).key()),
         keys::PAIRINGS.to_string(),
-        keys::RATED_MATCHES.to_string(),
-        keys::RATED_DONE.to_string(),
+        // Its only match rated: the rated-matches hash is empty, so gone.
         keys::rating("gops"),
         keys::board("gops", Board::Provisional),
         keys::history("gops", a.player),
@@ -1075,5 +1185,67 @@ async fn an_undecodable_lifecycle_entry_is_delivered_to_be_acknowledged() {
     assert_eq!(read[1].finished, Some(good));
     store.lifecycle_ack("ratings", &delivery_ids(&read)).await.expect("ack");
     assert_eq!(store.lifecycle_claim("ratings", "r2", 0, 10).await, Ok(Vec::new()));
+    drop(fixture);
+}
+
+/// `used_memory` of the server, bytes.
+async fn used_memory(conn: &mut redis::aio::MultiplexedConnection) -> u64 {
+    let info: String = redis::cmd("INFO").arg("memory").query_async(conn).await.expect("INFO");
+    info.lines()
+        .find_map(|l| l.strip_prefix("used_memory:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("used_memory in INFO")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_bookkeeping_shrinks_back_at_a_million_matches() {
+    const LIVE: usize = 1_000_000;
+    const RATED: usize = 20_000;
+    let fixture = redis_fixture().await;
+    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let mut conn = inspect(server).await;
+    // A million rated matches in play, stored as the pairing script stores them (written
+    // here in pipelines: a million pairings through the store would take minutes).
+    let (p, q) = (PlayerId::random(), PlayerId::random());
+    let rated =
+        serde_json::to_string(&RatedMatch { game: "gops".into(), players: [p, q] }).expect("json");
+    let ids: Vec<MatchId> = (0..LIVE).map(|_| MatchId::random()).collect();
+    for chunk in ids.chunks(10_000) {
+        let mut pipe = redis::pipe();
+        for id in chunk {
+            pipe.cmd("HSET").arg(keys::RATED_MATCHES).arg(id.to_string()).arg(&rated).ignore();
+            pipe.cmd("SADD").arg(keys::UNRATED).arg(id.to_string()).ignore();
+        }
+        let () = pipe.query_async(&mut conn).await.expect("seed");
+    }
+    let count = |conn: &mut redis::aio::MultiplexedConnection| {
+        let mut pipe = redis::pipe();
+        pipe.cmd("HLEN").arg(keys::RATED_MATCHES).cmd("SCARD").arg(keys::UNRATED);
+        pipe.cmd("EXISTS").arg("colosseum:{lobby}:rated-done");
+        let mut conn = conn.clone();
+        async move { pipe.query_async::<(usize, usize, usize)>(&mut conn).await.expect("count") }
+    };
+    assert_eq!(count(&mut conn).await, (LIVE, LIVE, 0));
+    let before = used_memory(&mut conn).await;
+
+    // Some finish and are rated, as the ratings consumer rates them.
+    for (games, &m) in ids[..RATED].iter().enumerate() {
+        let games = games as u64;
+        let updates = [update(p, games, 1_500.5, None, m), update(q, games, 1_499.5, None, m)];
+        assert_eq!(store.record_result(m, "gops", &updates).await, Ok(Recorded::Applied));
+    }
+    // What was kept for them is gone, and nothing new stays per rated match.
+    assert_eq!(count(&mut conn).await, (LIVE - RATED, LIVE - RATED, 0));
+    let after = used_memory(&mut conn).await;
+    assert!(after < before, "used_memory grew from {before} to {after} bytes");
+    // A repeated announcement of any of them (a redelivery, a repair racing its engine)
+    // still rates nothing twice, and adds nothing.
+    for &m in ids[..1_000].iter() {
+        assert_eq!(store.rated_match(m).await, Ok(None));
+        let late = [update(p, RATED as u64, 9.0, None, m), update(q, RATED as u64, 9.0, None, m)];
+        assert_eq!(store.record_result(m, "gops", &late).await, Ok(Recorded::AlreadyApplied));
+    }
+    assert_eq!(count(&mut conn).await, (LIVE - RATED, LIVE - RATED, 0));
+    assert_eq!(store.rating("gops", p).await.expect("rating").expect("rated").games, RATED as u64);
     drop(fixture);
 }

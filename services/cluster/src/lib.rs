@@ -100,6 +100,9 @@ pub struct Cluster {
     /// send it.
     token: InternalToken,
 }
+    /// Fault injection: how long every engine holds a finished match's announcement after
+    /// its final step (see [`Cluster::hold_announcements`]).
+    announce_delay_ms: u64,
 
 async fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
     let l = TcpListener::bind(addr).await?;
@@ -176,9 +179,22 @@ impl Cluster {
     ///
     /// # Errors
     /// A port cannot be bound.
+            announce_delay_ms: 0,
     pub async fn start_match_maker_replica(&mut self) -> std::io::Result<usize> {
         let any = "127.0.0.1:0".parse().expect("an address");
         let urls = urls(&self.engines, &self.replicas);
+    /// Fault injection, for tests: every engine, running or started from now on, holds
+    /// each finished match's announcement `ms` after storing its final step
+    /// (`COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS` of the engine binary), so a test can kill the
+    /// engine in between. 0: none.
+    pub fn hold_announcements(&mut self, ms: u64) {
+        self.announce_delay_ms = ms;
+        let running = self.engines.values().chain(self.replicas.values().flatten());
+        for engine in running.filter_map(|r| r.engine.as_ref()) {
+            engine.hold_announcements(ms);
+        }
+    }
+
         let r = start_match_maker(self.store.clone(), any, &urls, &self.token).await?;
         self.match_makers.push(r);
         self.restart_gateway().await?;
@@ -282,6 +298,7 @@ impl Cluster {
 
     /// How many matches each family's engines hold in memory now (its replicas' summed).
     pub fn hot_matches(&self) -> BTreeMap<Family, usize> {
+        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         let mut hot: BTreeMap<Family, usize> = BTreeMap::new();
         let replicas = self.replicas.iter().flat_map(|(f, list)| list.iter().map(move |r| (f, r)));
         for (family, r) in self.engines.iter().chain(replicas) {
@@ -305,6 +322,7 @@ impl Cluster {
     /// Stops the engine of `family`, as a crash would: its memory is gone, its
     /// connections are cut, requests in flight get no answer. Stopping it again (or at
     /// shutdown) does nothing.
+        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
     pub async fn stop_engine(&mut self, family: Family) {
         if let Some(r) = self.engines.get_mut(&family) {
             r.crash();
@@ -356,6 +374,7 @@ impl Cluster {
     pub fn start_extra_clock(&mut self) -> std::io::Result<usize> {
         let urls = urls(&self.engines, &self.replicas);
         let r = self.new_clock(&urls)?;
+        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         self.more_clocks.push(r);
         Ok(self.more_clocks.len())
     }

@@ -44,8 +44,8 @@ pub async fn serve(
 ) -> Result<(), tonic::transport::Error> {
     service_kit::metrics::describe(metrics::ALL);
     let name = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
-    let matcher = matcher::Matcher::new(store.clone(), engines.clone(), &name);
-    let ratings = ratings::Ratings::new(store.clone(), engines);
+    let matcher = matcher::Matcher::new(store.clone(), engines, &name);
+    let ratings = ratings::Ratings::new(store.clone());
     let hub = watch::TicketHub::new(store.clone());
     let tasks = [
         tokio::spawn(matcher.clone().run(shutdown.clone())),

@@ -2,14 +2,13 @@
 //! come from the lifecycle stream, which the rules engines append to, through the
 //! consumer group `ratings`: an entry is acknowledged only once its result is stored,
 //! entries a dead replica left pending are claimed after [`CLAIM_IDLE_MS`], and the store
-//! marks each match rated in the same script that writes the ratings, so a replayed result
-//! changes nothing. A sweep also rates the rated matches whose announcement was lost (the
-//! engine died between the final step and the announcement), by their record.
+//! forgets each rated match in the same script that writes the ratings, so a replayed result
+//! changes nothing. No announcement is lost: the final step leaves it owed in the store,
+//! and the tournament service's driver makes any an engine died before making
+//! (`events::EventStore::repair_announcements`), so nothing here sweeps the live matches.
 
 use crate::error::Error;
 use crate::metrics;
-use api::internal;
-use engines::{CallError, Engines};
 use events::{
     Board, Finished, LobbyStore, MatchId, PlayerId, RatedMatch, Rating, RatingChange, RatingUpdate,
     Recorded,
@@ -24,8 +23,6 @@ use tokio_util::sync::CancellationToken;
 pub const GROUP: &str = "ratings";
 /// An entry pending this long was left by a consumer that died or stalled: claimed.
 pub const CLAIM_IDLE_MS: u64 = 30_000;
-/// How often the sweep looks for rated matches that finished unannounced.
-pub const SWEEP_EVERY: Duration = Duration::from_secs(30);
 /// How long one read waits for a new entry.
 const BLOCK_MS: u64 = 1_000;
 /// Entries per read.
@@ -64,20 +61,19 @@ pub fn board_for(leaderboard: bool, bot: bool, rating: &Rating) -> Option<Board>
 /// Rates finished matches.
 pub struct Ratings {
     store: Arc<dyn LobbyStore>,
-    engines: Engines,
     /// This process's consumer name in the group.
     consumer: String,
 }
 
 impl Ratings {
-    /// The ratings over `store`; records of unannounced matches come from `engines`.
-    pub fn new(store: Arc<dyn LobbyStore>, engines: Engines) -> Arc<Ratings> {
-        Arc::new(Ratings { store, engines, consumer: uuid::Uuid::new_v4().to_string() })
+    /// The ratings over `store`.
+    pub fn new(store: Arc<dyn LobbyStore>) -> Arc<Ratings> {
+        Arc::new(Ratings { store, consumer: uuid::Uuid::new_v4().to_string() })
     }
 
     /// Reads and rates until `shutdown`. The blocking read is never raced against other
     /// work: entries it was handed when dropped would sit pending until claimed. Claiming
-    /// and the sweep run in tasks of their own.
+    /// runs in a task of its own.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
         let claimer = {
             let (me, shutdown) = (self.clone(), shutdown.clone());
@@ -96,21 +92,6 @@ impl Ratings {
                 }
             })
         };
-        let sweeper = {
-            let (me, shutdown) = (self.clone(), shutdown.clone());
-            tokio::spawn(async move {
-                let mut tick = tokio::time::interval(SWEEP_EVERY);
-                loop {
-                    tokio::select! {
-                        _ = shutdown.cancelled() => return,
-                        _ = tick.tick() => {}
-                    }
-                    if let Err(e) = me.sweep().await {
-                        tracing::warn!(error = %e, "ratings sweep failed");
-                    }
-                }
-            })
-        };
         loop {
             let read = tokio::select! {
                 _ = shutdown.cancelled() => break,
@@ -125,7 +106,6 @@ impl Ratings {
             }
         }
         claimer.abort();
-        sweeper.abort();
     }
 
     /// Rates what was delivered and acknowledges what is done; the rest stays pending,
@@ -231,45 +211,6 @@ impl Ratings {
 
     async fn current(&self, game: &str, player: PlayerId) -> Result<Rating, Error> {
         Ok(self.store.rating(game, player).await?.unwrap_or_else(initial))
-    }
-
-    /// Rates each rated match that has finished but whose result never arrived.
-    ///
-    /// # Errors
-    /// The store failed.
-    pub async fn sweep(&self) -> Result<usize, Error> {
-        let mut found = 0;
-        for (id, rated) in self.store.unrated_matches().await? {
-            // A match someone owes a move in has a deadline armed: still running. Only a
-            // match with none (over, or its creation not yet stored) costs an engine call.
-            if self.store.deadline(id).await?.is_some() {
-                continue;
-            }
-            let Ok(engine) = self.engines.for_match(&rated.game, id) else { continue };
-            let record = engine
-                .clone()
-                .get_record(internal::GetRecordRequest { match_id: id.to_string() })
-                .await
-                .map_err(CallError::from);
-            let json = match record {
-                Ok(r) => r.into_inner().record.map(|r| r.record_json).unwrap_or_default(),
-                // Still running, or its engine down: the next sweep looks again.
-                Err(_) => continue,
-            };
-            let Ok(record) = serde_json::from_str::<games::Record>(&json) else { continue };
-            let Some(outcome) = record.result else { continue };
-            let score0 = match outcome.winner.map(|s| s.index()) {
-                Some(0) => 1.0,
-                Some(_) => 0.0,
-                None => 0.5,
-            };
-            self.record(id, &rated, score0, now_ms()).await?;
-            found += 1;
-        }
-        if found > 0 {
-            tracing::info!(found, "rated matches whose finish was not announced");
-        }
-        Ok(found)
     }
 }
 

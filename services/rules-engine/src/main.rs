@@ -3,6 +3,8 @@
 //! for `ENGINE_IDLE_MS` and at most `ENGINE_MAX_HOT_MATCHES`, keeping finished matches'
 //! records for `RECORD_RETENTION_DAYS` (0: for ever). Callers must send the shared
 //! secret of `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`).
+//! `COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS` is fault injection for tests only (the chaos trial):
+//! each finished match's announcement waits that long after its final step is stored.
 
 use games::Family;
 use rules_engine::engine::Engine;
@@ -42,6 +44,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let max_hot = service_kit::config::number("ENGINE_MAX_HOT_MATCHES", default_max)?;
     let default_days = rules_engine::engine::DEFAULT_RETENTION_MS / 86_400_000;
     let retention_days = service_kit::config::number("RECORD_RETENTION_DAYS", default_days)?;
+    // Fault injection for tests only: never set in a deployment.
+    let announce_delay_ms = service_kit::config::number("COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS", 0)?;
     let store = events::open_host_store_from_env().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
     let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
@@ -51,6 +55,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_max_hot_matches(usize::try_from(max_hot).unwrap_or(usize::MAX))
             .with_record_retention_ms(retention_days.saturating_mul(86_400_000)),
     );
+    if announce_delay_ms > 0 {
+        tracing::warn!(announce_delay_ms, "fault injection: announcements held after each final step");
+        engine.hold_announcements(announce_delay_ms);
+    }
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let names = families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
     tracing::info!(%addr, families = %names, "rules engine listening");

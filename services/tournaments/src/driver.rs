@@ -1,7 +1,8 @@
 //! The driver: under a lease, one replica at a time finishes what callers left (a bulk
-//! request whose caller died, a pairing whose matches were not all created) and does what
-//! time decides (a scheduled bulk match whose time came, a round after its gap, an arena's
-//! pairings and end).
+//! request whose caller died, a pairing whose matches were not all created, a finished
+//! match whose engine died before announcing it, for every consumer of the lifecycle
+//! stream) and does what time decides (a scheduled bulk match whose time came, a round
+//! after its gap, an arena's pairings and end).
 
 use crate::bulk::{self, Bulk};
 use crate::metrics;
@@ -21,6 +22,12 @@ pub const LEASE_TTL_MS: u64 = 3_000;
 pub const PASS_EVERY: Duration = Duration::from_millis(500);
 /// A bulk request this old is its caller's no more: the driver finishes it.
 pub const TAKEOVER_AFTER_MS: u64 = 5_000;
+/// An announcement owed this long was left by an engine that died (or failed to make it):
+/// the driver makes it. Far above the engine's own few hundred microseconds, so a live
+/// engine is rarely doubled (a doubled announcement changes nothing anyway).
+pub const ANNOUNCE_AFTER_MS: u64 = 5_000;
+/// The most owed announcements one pass makes.
+const ANNOUNCEMENTS_PER_PASS: usize = 200;
 /// The most unfinished bulk requests one pass looks at.
 const BULKS_PER_PASS: usize = 100;
 /// The most scheduled matches one pass starts.
@@ -68,6 +75,19 @@ pub async fn pass(
     tournaments: &Tournaments,
 ) -> Result<(), crate::error::Error> {
     let now = now_ms();
+    // First, and on its own: every consumer (ratings, bulk matches, tournaments) waits on
+    // these, and a failure of the rest of the pass must not hold them.
+    match store
+        .repair_announcements(now.saturating_sub(ANNOUNCE_AFTER_MS), ANNOUNCEMENTS_PER_PASS)
+        .await
+    {
+        Ok(0) => {}
+        Ok(n) => {
+            service_kit::metrics::add(metrics::ANNOUNCEMENTS_REPAIRED, n as i64);
+            tracing::info!(announced = n, "finished matches announced for engines that died first");
+        }
+        Err(e) => tracing::warn!(error = %e, "owed announcements not made yet"),
+    }
     let unfinished = store.unfinished(bulk::KIND, BULKS_PER_PASS).await?;
     let due = store.due_scheduled(now, SCHEDULED_PER_PASS).await?;
     let live = store.live_tournaments().await?;

@@ -7,19 +7,23 @@
 -- KEYS[4] colosseum:{<match>}:views      each viewer's view after the latest version
 -- KEYS[5] colosseum:{<match>}:open       the opening entry (version 0)
 -- KEYS[6] colosseum:{<match>}:record     a finished match's compacted record
+-- KEYS[7] colosseum:{<match>}:finished   the final step's owed announcement
 -- ARGV[1] the entry's version, decimal
 -- ARGV[2] '1' if the entry has an idempotency key, else '0'; ARGV[3] the key
 -- ARGV[4] deadline change: 'keep', 'clear' or 'set'; ARGV[5] due ms; ARGV[6] fence version
 -- ARGV[7] the append feed's channel; ARGV[8] the notification ('<match> <version>')
 -- ARGV[9] the viewers' views after this version ('' for none)
--- ARGV[10..] the entry's field/value pairs, as XADD takes them
+-- ARGV[10] the match's `Finished` JSON if this step ends it, else ''
+-- ARGV[11..] the entry's field/value pairs, as XADD takes them
 --
 -- Returns {0, version} appended, {1, version} duplicate key (accepted at that version),
 -- {2, current} version conflict (a compacted match answers its last version, so a caller
 -- behind it rebuilds from the record and finds a retried key there), {3, 0} no such match.
 -- Only the appended case writes.
 -- The global deadline index is not touched here (another slot): the caller adds to it
--- before this script runs, and a stale index entry is dropped by whoever finds it.
+-- before this script runs, and a stale index entry is dropped by whoever finds it. The
+-- same holds for the index of owed announcements; the announcement itself (KEYS[7]) is
+-- written here, so it exists exactly when the final step does.
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 -- No stream yet: the match is at its opening (version 0) if it exists at all.
 if #last == 0 and redis.call('EXISTS', KEYS[5]) == 0 then
@@ -44,7 +48,7 @@ if tonumber(ARGV[1]) ~= current + 1 then
 end
 -- The explicit id '<version>-1' is the second guard: the stream itself refuses an id that
 -- is not above its last one.
-redis.call('XADD', KEYS[1], ARGV[1] .. '-1', unpack(ARGV, 10))
+redis.call('XADD', KEYS[1], ARGV[1] .. '-1', unpack(ARGV, 11))
 if ARGV[2] == '1' then
   redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
 end
@@ -58,6 +62,9 @@ if ARGV[4] == 'set' then
   redis.call('HSET', KEYS[3], 'due', ARGV[5], 'fence', ARGV[6])
 elseif ARGV[4] == 'clear' then
   redis.call('DEL', KEYS[3])
+end
+if ARGV[10] ~= '' then
+  redis.call('SET', KEYS[7], ARGV[10])
 end
 -- PUBLISH names no key, so it is allowed in a cluster script; Redis Cluster delivers it to
 -- subscribers on every node.

@@ -1,8 +1,10 @@
--- Records a rated match's result, all at once: unless the match was rated before or a
--- player's games count moved, both ratings, boards and histories change and the match is
--- marked rated.
+-- Records a rated match's result, all at once: unless the match is no rated match waiting
+-- for its result (rated before, unpaired, or never rated) or a player's games count moved,
+-- both ratings, boards and histories change and the match's rated-matches entry goes
+-- (which is what makes a repeated result change nothing, and keeps the hash to the rated
+-- matches in play).
 --
--- KEYS[1] rated-done (set)   KEYS[2] unrated (set)   KEYS[3] rating:<game> (hash)
+-- KEYS[1] rated-matches (hash)   KEYS[2] unrated (set)   KEYS[3] rating:<game> (hash)
 -- KEYS[4..6] the game's boards: rated, provisional, bots
 -- KEYS[7], KEYS[8] the two players' histories in the game
 -- ARGV[1] the match id; ARGV[2] how many history lines are kept; then per player, 6
@@ -12,7 +14,7 @@
 --
 -- Returns 0 applied, 1 already applied, 2 stale. Only the applied case writes.
 local match = ARGV[1]
-if redis.call('SISMEMBER', KEYS[1], match) == 1 then
+if redis.call('HEXISTS', KEYS[1], match) == 0 then
   return 1
 end
 for p = 0, 1 do
@@ -41,6 +43,6 @@ for p = 0, 1 do
   redis.call('LPUSH', KEYS[7 + p], ARGV[at + 5])
   redis.call('LTRIM', KEYS[7 + p], 0, tonumber(ARGV[2]) - 1)
 end
-redis.call('SADD', KEYS[1], match)
+redis.call('HDEL', KEYS[1], match)
 redis.call('SREM', KEYS[2], match)
 return 0

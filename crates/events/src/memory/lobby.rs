@@ -59,12 +59,11 @@ struct Tickets {
 
 #[derive(Default)]
 struct Ratings {
-    /// Every match a rated pairing made.
+    /// Every match a rated pairing made, until it is rated (as on Redis: its absence
+    /// makes a repeated result change nothing).
     rated: BTreeMap<MatchId, RatedMatch>,
     /// Those whose result is not recorded yet.
     unrated: BTreeSet<MatchId>,
-    /// The matches whose result is recorded.
-    done: BTreeSet<MatchId>,
     /// (game, player) -> rating.
     ratings: BTreeMap<(String, PlayerId), Rating>,
     /// (game, board) -> player -> score.
@@ -667,7 +666,7 @@ impl LobbyStore for MemoryStore {
         }
         let mut state = self.lock();
         let r = &mut state.lobby.ratings;
-        if r.done.contains(&match_id) {
+        if !r.rated.contains_key(&match_id) {
             return Ok(Recorded::AlreadyApplied);
         }
         let games = |p: PlayerId| r.ratings.get(&(game.to_string(), p)).map_or(0, |x| x.games);
@@ -681,7 +680,7 @@ impl LobbyStore for MemoryStore {
             lines.push_front(u.change.clone());
             lines.truncate(HISTORY_KEPT);
         }
-        r.done.insert(match_id);
+        r.rated.remove(&match_id);
         r.unrated.remove(&match_id);
         Ok(Recorded::Applied)
     }

@@ -162,11 +162,11 @@ struct Record {
     seat: String,
 }
 
-fn json(value: &impl Serialize) -> Result<String, StoreError> {
+pub(super) fn json(value: &impl Serialize) -> Result<String, StoreError> {
     serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("not encodable: {e}")))
 }
 
-fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
+pub(super) fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| corrupt(key, e))
 }
 
@@ -794,7 +794,7 @@ impl LobbyStore for RedisStore {
         updates: &[RatingUpdate; 2],
     ) -> Result<Recorded, StoreError> {
         let mut call = self.lobby.record_result.prepare_invoke();
-        call.key(keys::RATED_DONE).key(keys::UNRATED).key(keys::rating(game));
+        call.key(keys::RATED_MATCHES).key(keys::UNRATED).key(keys::rating(game));
         for board in Board::ALL {
             call.key(keys::board(game, board));
         }

@@ -61,6 +61,10 @@ pub struct Engine {
     /// (started with the first): a round of matches ending together would otherwise start
     /// a thousand compactions at once, beside the moves still in play.
     compactions: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(MatchId, u64)>>,
+    /// Fault injection for tests only (`COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS`): how long a
+    /// finished match's announcement waits after its final step is stored, in ms (0: not
+    /// at all), so a test can kill the engine between the two.
+    announce_delay_ms: std::sync::atomic::AtomicU64,
 }
 
 /// How long a finished match's record is kept unless told otherwise
@@ -79,7 +83,15 @@ impl Engine {
             max_hot: DEFAULT_MAX_HOT_MATCHES,
             retention_ms: DEFAULT_RETENTION_MS,
             compactions: std::sync::OnceLock::new(),
+            announce_delay_ms: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// Fault injection, for tests only: from now on each finished match's announcement
+    /// waits `ms` after its final step is stored (0: none), which holds the window
+    /// between the two open for a test (or `colosseum chaos`) to kill the engine in.
+    pub fn hold_announcements(&self, ms: u64) {
+        self.announce_delay_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The same engine keeping each finished match's record for `ms` (0: for ever).

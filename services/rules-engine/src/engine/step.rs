@@ -216,7 +216,17 @@ impl Engine {
         };
         let seen = s.seen.after(&entry);
         entry.views = stored_views(&*s.host, &s.meta, seen, due);
-        match self.store.append(id, &entry, change).await? {
+        // The step that ends the match leaves its announcement owed in the same write, so
+        // that whatever dies before it is made, the store's repair makes it.
+        let finished = s.host.outcome().map(|outcome| {
+            let seed = s.host.revealed_seed().map(|seed| seed.to_hex());
+            finished_of(id, &s.meta, &outcome, seed, now)
+        });
+        let appended = match &finished {
+            Some(f) => self.store.append_final(id, &entry, f).await?,
+            None => self.store.append(id, &entry, change).await?,
+        };
+        match appended {
             AppendOutcome::Appended { .. } => {
                 s.version = version;
                 s.tag = tag;
@@ -229,9 +239,8 @@ impl Engine {
                 if let Some(k) = key {
                     s.keys.insert(k, (version, seen.of(actor(&entry.step_json))));
                 }
-                if let Some(outcome) = s.host.outcome() {
-                    let seed = s.host.revealed_seed().map(|seed| seed.to_hex());
-                    self.announce(id, &s.meta, &outcome, seed, now);
+                if let Some(finished) = finished {
+                    self.announce(finished);
                     self.compact(id, version);
                 }
                 if version.is_multiple_of(SNAPSHOT_EVERY) {
@@ -261,38 +270,47 @@ impl Engine {
     }
 }
 
+/// What the lifecycle stream says of a match that `outcome` ended at `at_ms`.
+fn finished_of(
+    id: MatchId,
+    meta: &MatchMeta,
+    outcome: &rules_core::Outcome,
+    seed_hex: Option<String>,
+    at_ms: u64,
+) -> Finished {
+    let player = |h: &SeatHolder| match h {
+        SeatHolder::Player(p) => Some(*p),
+        SeatHolder::Open | SeatHolder::Reserved(_) | SeatHolder::Bot(_) => None,
+    };
+    Finished {
+        match_id: id,
+        game: meta.game.clone(),
+        players: [player(&meta.seats[Seat::ZERO]), player(&meta.seats[Seat::ONE])],
+        winner: outcome.winner,
+        reason: wire::reason(outcome),
+        at_ms,
+        seed_hex,
+    }
+}
+
 impl Engine {
     /// Announces a finished match on the lifecycle stream, off the move's path and with a
-    /// few retries: the step is stored already, and a lost announcement of a rated match is
-    /// found by the match-maker's sweep (the ratings never depend on this alone).
-    fn announce(
-        &self,
-        id: MatchId,
-        meta: &MatchMeta,
-        outcome: &rules_core::Outcome,
-        seed_hex: Option<String>,
-        at_ms: u64,
-    ) {
-        let player = |h: &SeatHolder| match h {
-            SeatHolder::Player(p) => Some(*p),
-            _ => None,
-        };
-        let finished = Finished {
-            match_id: id,
-            game: meta.game.clone(),
-            players: [player(&meta.seats[Seat::ZERO]), player(&meta.seats[Seat::ONE])],
-            winner: outcome.winner,
-            reason: wire::reason(outcome),
-            at_ms,
-            seed_hex,
-        };
+    /// few retries. The final step left the announcement owed in the store
+    /// ([`events::HostStore::append_final`]): if this replica dies first, or every try
+    /// fails, the store's repair (run by the tournament service's driver) makes it.
+    fn announce(&self, finished: Finished) {
         let store = self.store.clone();
+        let delay = self.announce_delay_ms.load(std::sync::atomic::Ordering::Relaxed);
         tokio::spawn(async move {
+            if delay > 0 {
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+            }
+            let id = finished.match_id;
             for attempt in 0..5u64 {
                 match store.announce_finished(&finished).await {
                     Ok(()) => return,
                     Err(e) if attempt == 4 => {
-                        tracing::warn!(match_id = %id, error = %e, "finish not announced")
+                        tracing::warn!(match_id = %id, error = %e, "finish not announced (the repair will)")
                     }
                     Err(_) => tokio::time::sleep(Duration::from_millis(100 << attempt)).await,
                 }
