@@ -98,7 +98,7 @@ idle-bench: ## 1,000,000 idle GOPS matches (IDLE_N=): process RSS, Redis bytes p
 	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum tools/idle-bench.sh
 
 release-services:
-	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock -p match-maker
+	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock -p match-maker -p tournaments
 
 chaos-short: release-services ## A 20 s chaos trial (kill -9 and restart every 5 s under load; needs redis-server); docs/reliability.md
 	$(TARGET_DIR)/release/colosseum chaos --duration 20 --kill-every 5 --matches 40

@@ -471,45 +471,8 @@ async fn a_player_holds_at_most_ten_live_tickets() {
     env.shutdown().await;
 }
 
-/// A rated match whose finish never reached the lifecycle stream (its engine died between
-/// the final step and the announcement) is rated by the sweep, from the match's record.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_sweep_rates_a_finish_that_was_never_announced() {
-    let env = Env::start().await;
-    let url = env.cluster.gateway_url();
-    let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
-    let (lena, omar) = (Player::account(&url, "lena").await, Player::account(&url, "omar").await);
-    // A match played to its end while nothing knew it as rated: its announcement was
-    // read and passed over, as a lost one would never have been read.
-    let id = lena
-        .create(cluster_tests::create_request(
-            "gops",
-            "",
-            cluster_tests::opponent_player(&omar.id),
-            60_000,
-        ))
-        .await
-        .expect("create")
-        .match_id;
-    assert_eq!(omar.join(&id).await.expect("join"), 1);
-    let played = play_out([&lena, &omar], &id, &mut Picker::new(11), 100).await;
-    let winner = played.last.outcome.expect("an outcome").winner;
-    // Now the match is known as rated, as a pairing made it: tickets rated far apart
-    // (the live matcher leaves them be), paired into that match.
-    left_pending(&store, [&lena, &omar], id.parse().expect("id")).await;
-    assert_eq!(store.unrated_matches().await.expect("read").len(), 1);
-    // The sweep runs every 30 s.
-    let rl = lena.rating_after_within("gops", 1, Duration::from_secs(45)).await;
-    let ro = omar.rating_after_within("gops", 1, Duration::from_secs(5)).await;
-    match winner {
-        Some(0) => assert!(rl.rating > 1500.0 && ro.rating < 1500.0, "{rl:?} {ro:?}"),
-        Some(_) => assert!(rl.rating < 1500.0 && ro.rating > 1500.0, "{rl:?} {ro:?}"),
-        None => assert!((rl.rating - ro.rating).abs() < 1e-9),
-    }
-    assert_eq!(rl.history[0].match_id, id);
-    assert!(store.unrated_matches().await.expect("read").is_empty());
-    env.shutdown().await;
-}
+// A rated match whose finish never reached the lifecycle stream (its engine died between
+// the final step and the announcement) is rated all the same: `tests/announce.rs`.
 
 /// What a match-maker that died at once leaves: `players`' tickets in the rated GOPS
 /// queue, rated far apart (the live matcher leaves them waiting: their gaps are 100 for
