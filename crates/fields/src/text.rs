@@ -13,6 +13,15 @@ pub const MAX_KEY_BYTES: usize = 128;
 /// The longest display name, in characters.
 pub const MAX_DISPLAY_NAME_CHARS: usize = 32;
 
+/// The largest CreateMatches request message (tournaments.proto: "up to 8 MiB").
+pub const MAX_CREATE_MATCHES_BYTES: usize = 8 << 20;
+
+/// The public methods whose request messages may be over the 4 MiB every other takes
+/// (colosseum.proto's header), by path: what the gateway's and the tournament service's
+/// edges enforce (`service_kit::serve::Services::larger_messages`).
+pub const LARGER_MESSAGES: &[(&str, usize)] =
+    &[("/colosseum.v1.TournamentService/CreateMatches", MAX_CREATE_MATCHES_BYTES)];
+
 /// `len` is at most `max` `unit`s.
 ///
 /// # Errors
@@ -22,6 +31,17 @@ pub fn at_most(field: &str, len: usize, max: usize, unit: &str) -> Result<(), Fi
         return Err(bad(field, format!("{field} is at most {max} {unit}, not {len}")));
     }
     Ok(())
+}
+
+/// A page size: `n` if 1 to `max`, `default` for 0.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field, as [`at_most`] words it.
+pub fn page_size(field: &str, n: u32, default: u32, max: u32) -> Result<u32, FieldError> {
+    match n {
+        0 => Ok(default),
+        n => at_most(field, n as usize, max as usize, "entries").map(|()| n),
+    }
 }
 
 /// An idempotency key: at most [`MAX_KEY_BYTES`].

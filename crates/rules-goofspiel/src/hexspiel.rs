@@ -15,7 +15,7 @@ pub mod patterns;
 mod tests;
 
 pub use board::{Board, CELLS, Cell, CellSet, Costs, NEIGHBOURS};
-pub use moves::{CellList, CellName, Declaration, HexspielMove};
+pub use moves::{CellList, CellName, Declaration, HexspielMove, MAX_GIVEN, TooManyCells};
 pub use patterns::PatternKind;
 
 use rules_core::{

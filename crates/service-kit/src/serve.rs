@@ -21,12 +21,43 @@ use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse, health_check_res
 use tonic_health::server::{HealthReporter, HealthService};
 use tower::layer::util::{Identity, Stack};
 
-/// The largest request message any server decodes (set on every service, so the limit is
-/// a choice, not tonic's default). Every public field has its own, far smaller, bound
-/// (proto/colosseum/v1/colosseum.proto): this one only caps what a server buffers before
-/// those checks run. A larger message answers RESOURCE_EXHAUSTED (reason
-/// `message_too_large`).
+/// The largest request message a method takes unless [`Services::larger_messages`] says
+/// otherwise (proto/colosseum/v1/colosseum.proto's header). Every public field has its own,
+/// far smaller, bound: this one only caps what a server buffers before those checks run. A
+/// larger message answers RESOURCE_EXHAUSTED (reason `MESSAGE_TOO_LARGE`, metadata
+/// `limit_bytes`), checked by the [`EdgeLayer`] on the message's length prefix before any
+/// of it is buffered.
 pub const MAX_REQUEST_BYTES: usize = 4 << 20;
+
+/// The most a method's own limit may be: each server's tonic decoding limit is at least
+/// this for the services that have a larger method, so the edge's check is the one that
+/// answers.
+pub const MAX_LARGER_REQUEST_BYTES: usize = 8 << 20;
+
+/// The request message limit of each method: [`MAX_REQUEST_BYTES`], or the larger limit
+/// listed for its path (`/package.Service/Method`).
+#[derive(Clone, Debug, Default)]
+pub struct MessageLimits {
+    larger: Arc<Vec<(&'static str, usize)>>,
+}
+
+impl MessageLimits {
+    /// The limit of a request to `path`.
+    pub fn for_path(&self, path: &str) -> usize {
+        self.larger.iter().find(|(p, _)| *p == path).map_or(MAX_REQUEST_BYTES, |&(_, n)| n)
+    }
+}
+
+/// The refusal of a request message over `limit` bytes.
+pub fn message_too_large(limit: usize) -> Status {
+    refusal_status(
+        Code::ResourceExhausted,
+        format!("the request message is over the limit of {limit} bytes"),
+        Reason::MessageTooLarge,
+        &[("limit_bytes", limit.to_string())],
+        |_| {},
+    )
+}
 
 /// The health reporter and service; the caller marks its services serving once ready.
 /// Watch follows grpc.health.v1: an unknown service gets SERVICE_UNKNOWN and the call
@@ -185,28 +216,52 @@ pub const MAX_STREAMS_PER_CONNECTION: u32 = 10_000;
 /// get no calls from it.
 pub const MAX_CONNECTION_AGE: std::time::Duration = std::time::Duration::from_secs(300);
 
+/// The connection age of servers started from now on in this process, when not
+/// [`MAX_CONNECTION_AGE`] (0: that). Process-wide, for tests: a shorter age puts clients
+/// through a GOAWAY every few hundred milliseconds instead of every five minutes.
+static CONNECTION_AGE_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Servers started from now on in this process ask their connections to go away after
+/// `age` instead of [`MAX_CONNECTION_AGE`] (for tests that put clients through GOAWAYs).
+pub fn set_max_connection_age(age: std::time::Duration) {
+    let ms = u64::try_from(age.as_millis()).unwrap_or(u64::MAX).max(1);
+    CONNECTION_AGE_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn max_connection_age() -> std::time::Duration {
+    match CONNECTION_AGE_MS.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => MAX_CONNECTION_AGE,
+        ms => std::time::Duration::from_millis(ms),
+    }
+}
+
 /// A server builder with the house settings (see [`MAX_STREAMS_PER_CONNECTION`],
 /// [`MAX_CONNECTION_AGE`]) and the [`EdgeLayer`] outermost: what [`serve`] builds on.
-fn server()
--> tonic::transport::Server<tower::layer::util::Stack<EdgeLayer, tower::layer::util::Identity>> {
+fn server(
+    limits: MessageLimits,
+) -> tonic::transport::Server<tower::layer::util::Stack<EdgeLayer, tower::layer::util::Identity>> {
     tonic::transport::Server::builder()
         .max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
-        .max_connection_age(MAX_CONNECTION_AGE)
+        .max_connection_age(max_connection_age())
         .http2_keepalive_interval(Some(std::time::Duration::from_secs(30)))
-        .layer(EdgeLayer)
+        .layer(EdgeLayer { limits })
 }
 
 /// The outermost layer of every server: a panic in any layer or handler inside it is
 /// answered INTERNAL, logged once and counted (`colosseum_panics_total`) instead of
-/// resetting the stream, and tonic's OUT_OF_RANGE for a request over
-/// [`MAX_REQUEST_BYTES`] becomes RESOURCE_EXHAUSTED, as the gRPC spec has it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct EdgeLayer;
+/// resetting the stream; every request message over its method's limit ([`MessageLimits`])
+/// is refused RESOURCE_EXHAUSTED (`MESSAGE_TOO_LARGE`, the limit in `limit_bytes`) from its
+/// length prefix, before it is buffered, on every method of every server alike (tonic's
+/// own OUT_OF_RANGE past its decoding limit, a backstop, is re-coded the same way).
+#[derive(Clone, Debug, Default)]
+pub struct EdgeLayer {
+    limits: MessageLimits,
+}
 
 impl<S> tower::Layer<S> for EdgeLayer {
     type Service = Edge<S>;
     fn layer(&self, inner: S) -> Edge<S> {
-        Edge { inner }
+        Edge { inner, limits: self.limits.clone() }
     }
 }
 
@@ -214,13 +269,17 @@ impl<S> tower::Layer<S> for EdgeLayer {
 #[derive(Clone, Debug)]
 pub struct Edge<S> {
     inner: S,
+    limits: MessageLimits,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-impl<S, B> tower::Service<http::Request<B>> for Edge<S>
+impl<S> tower::Service<http::Request<tonic::body::Body>> for Edge<S>
 where
-    S: tower::Service<http::Request<B>, Response = http::Response<tonic::body::Body>>,
+    S: tower::Service<
+            http::Request<tonic::body::Body>,
+            Response = http::Response<tonic::body::Body>,
+        >,
     S::Future: Send + 'static,
     S::Error: Send + 'static,
 {
@@ -232,8 +291,10 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
         let started = crate::time::instant();
+        let limit = self.limits.for_path(req.uri().path());
+        let req = req.map(|body| tonic::body::Body::new(Bounded::new(body, limit)));
         let path = truncate(req.uri().path().to_string(), 4 * MAX_QUOTE_CHARS);
         let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(req)));
         Box::pin(async move {
@@ -242,7 +303,7 @@ where
                 Err(panic) => Err(panic),
             };
             let answer = match outcome {
-                Ok(Ok(resp)) => Ok(over_limit(resp)),
+                Ok(Ok(resp)) => Ok(over_limit(resp, limit)),
                 Ok(Err(e)) => Err(e),
                 Err(panic) => Ok(panicked(&path, &*panic)),
             };
@@ -299,23 +360,93 @@ fn panicked(path: &str, panic: &(dyn std::any::Any + Send)) -> http::Response<to
     crate::status::refuse(Code::Internal, "internal error").into_http()
 }
 
-/// tonic's own refusal of a request message over the decoding limit, re-coded.
-fn over_limit(resp: http::Response<tonic::body::Body>) -> http::Response<tonic::body::Body> {
+/// tonic's own refusal of a request message over its decoding limit (a backstop: the edge
+/// refuses first), re-coded as the edge's.
+fn over_limit(
+    resp: http::Response<tonic::body::Body>,
+    limit: usize,
+) -> http::Response<tonic::body::Body> {
     let too_large = resp.headers().get("grpc-status").is_some_and(|v| v == "11")
         && Status::from_header_map(resp.headers())
             .is_some_and(|s| s.message().contains("decoded message length too large"));
     if !too_large {
         return resp;
     }
-    let limit = MAX_REQUEST_BYTES.to_string();
-    refusal_status(
-        Code::ResourceExhausted,
-        format!("the request message is over the limit of {limit} bytes"),
-        Reason::MessageTooLarge,
-        &[("limit_bytes", limit.clone())],
-        |_| {},
-    )
-    .into_http()
+    message_too_large(limit).into_http()
+}
+
+/// A request body that fails with [`message_too_large`] as soon as a gRPC message's length
+/// prefix (a flag byte, then four bytes big-endian) says it is over `limit`: the handler's
+/// decoder gets that status (a unary call answers it, a stream's next read fails with it),
+/// and nothing of the message is buffered.
+struct Bounded {
+    inner: tonic::body::Body,
+    limit: usize,
+    /// The prefix bytes of the next message read so far.
+    prefix: [u8; 5],
+    filled: usize,
+    /// The bytes of the current message still to pass.
+    rest: usize,
+}
+
+impl Bounded {
+    fn new(inner: tonic::body::Body, limit: usize) -> Bounded {
+        Bounded { inner, limit, prefix: [0; 5], filled: 0, rest: 0 }
+    }
+
+    /// Follows the message framing through `data`: the first message over the limit, if
+    /// one starts here.
+    fn scan(&mut self, mut data: &[u8]) -> Result<(), Status> {
+        while !data.is_empty() {
+            if self.rest > 0 {
+                let n = self.rest.min(data.len());
+                self.rest -= n;
+                data = &data[n..];
+                continue;
+            }
+            let n = (5 - self.filled).min(data.len());
+            self.prefix[self.filled..self.filled + n].copy_from_slice(&data[..n]);
+            self.filled += n;
+            data = &data[n..];
+            if self.filled == 5 {
+                self.filled = 0;
+                let [_, a, b, c, d] = self.prefix;
+                let len = u32::from_be_bytes([a, b, c, d]) as usize;
+                if len > self.limit {
+                    return Err(message_too_large(self.limit));
+                }
+                self.rest = len;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl http_body::Body for Bounded {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Status>>> {
+        let frame = std::task::ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        if let Some(Ok(frame)) = &frame
+            && let Some(data) = frame.data_ref()
+            && let Err(refused) = self.scan(data)
+        {
+            return Poll::Ready(Some(Err(refused)));
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// What one server serves beside health and reflection: its gRPC services (listed by
@@ -326,6 +457,7 @@ pub struct Services {
     routes: Routes,
     names: Vec<&'static str>,
     health_only: Vec<&'static str>,
+    larger: Vec<(&'static str, usize)>,
 }
 
 impl Services {
@@ -337,7 +469,24 @@ impl Services {
             routes: Routes::default(),
             names: Vec::new(),
             health_only: Vec::new(),
+            larger: Vec::new(),
         }
+    }
+
+    /// Methods (by path, `/package.Service/Method`) whose request messages may be larger
+    /// than [`MAX_REQUEST_BYTES`], with their limits (each at most
+    /// [`MAX_LARGER_REQUEST_BYTES`]; the service's tonic decoding limit must be at least as
+    /// large).
+    ///
+    /// # Panics
+    /// A limit over [`MAX_LARGER_REQUEST_BYTES`] (a build bug).
+    #[must_use]
+    pub fn larger_messages(mut self, limits: &[(&'static str, usize)]) -> Self {
+        for &(path, bytes) in limits {
+            assert!(bytes <= MAX_LARGER_REQUEST_BYTES, "{path}: {bytes} bytes is over the most");
+            self.larger.push((path, bytes));
+        }
+        self
     }
 
     /// Adds a generated service server.
@@ -395,7 +544,7 @@ where
     B: tonic::codegen::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<StdError>,
 {
-    let Services { descriptors, routes, names, health_only } = services;
+    let Services { descriptors, routes, names, health_only, larger } = services;
     crate::metrics::describe(crate::metrics::SERVER);
     let (reporter, health_service) = health();
     for name in names.iter().chain(&health_only) {
@@ -405,7 +554,7 @@ where
         .add_service(health_service)
         .add_service(reflection_v1(descriptors, &names))
         .add_service(reflection_v1alpha(descriptors, &names));
-    let serving = server()
+    let serving = server(MessageLimits { larger: Arc::new(larger) })
         .layer(guard)
         .add_routes(routes)
         .serve_with_incoming_shutdown(incoming(listener), shutdown.clone().cancelled_owned());
@@ -440,6 +589,7 @@ pub fn incoming(listener: tokio::net::TcpListener) -> tonic::transport::server::
 mod tests {
     use super::*;
     use tonic_health::pb::health_client::HealthClient;
+    use tonic_types::StatusExt;
 
     /// A health service whose Check panics for the service named `panic`.
     struct Panicky;
@@ -483,7 +633,7 @@ mod tests {
         let url = format!("http://{}", listener.local_addr().unwrap());
         let stop = CancellationToken::new();
         let server = tokio::spawn(
-            server()
+            server(MessageLimits::default())
                 .add_service(HealthServer::new(Panicky))
                 .serve_with_incoming_shutdown(incoming(listener), stop.clone().cancelled_owned()),
         );
@@ -529,7 +679,7 @@ mod tests {
         let stop = CancellationToken::new();
         let (_reporter, service) = health();
         let server = tokio::spawn(
-            server()
+            server(MessageLimits::default())
                 .add_service(service)
                 .serve_with_incoming_shutdown(incoming(listener), stop.clone().cancelled_owned()),
         );
@@ -539,9 +689,70 @@ mod tests {
         let big = HealthCheckRequest { service: "x".repeat(MAX_REQUEST_BYTES + 1) };
         let s = client.check(big).await.unwrap_err();
         assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+        assert_eq!(crate::status::reason_of_status(&s), Some(Reason::MessageTooLarge));
+        let info = s.get_details_error_info().expect("an ErrorInfo");
+        assert_eq!(info.metadata.get("limit_bytes").map(String::as_str), Some("4194304"));
         // Under the limit the service answers (an unknown service: NOT_FOUND).
         let s = client.check(HealthCheckRequest { service: "x".repeat(1000) }).await.unwrap_err();
         assert_eq!(s.code(), Code::NotFound);
+        stop.cancel();
+        server.await.unwrap().unwrap();
+    }
+
+    #[test]
+    fn the_framing_is_followed_across_any_split() {
+        // Two messages (3 bytes, then 10), then one over the limit of 16, cut everywhere.
+        let mut wire = Vec::new();
+        for len in [3u32, 10, 17] {
+            wire.push(0);
+            wire.extend_from_slice(&len.to_be_bytes());
+            wire.extend(std::iter::repeat_n(7u8, len.min(10) as usize));
+        }
+        for cut in 1..wire.len() {
+            let mut b = Bounded::new(tonic::body::Body::empty(), 16);
+            let first = b.scan(&wire[..cut]);
+            let refused = first.and_then(|()| b.scan(&wire[cut..]));
+            let s = refused.expect_err("the third message is over the limit");
+            assert_eq!(s.code(), Code::ResourceExhausted, "cut at {cut}");
+        }
+        let mut b = Bounded::new(tonic::body::Body::empty(), 16);
+        assert!(b.scan(&wire[..wire.len() - 15]).is_ok(), "the first two pass");
+        assert_eq!(MessageLimits::default().for_path("/a.B/C"), MAX_REQUEST_BYTES);
+    }
+
+    #[tokio::test]
+    async fn a_method_with_a_larger_limit_takes_up_to_it_and_no_more() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let (_reporter, service) = health();
+        let service = service.max_decoding_message_size(MAX_LARGER_REQUEST_BYTES);
+        let larger = 6 << 20;
+        let limits = MessageLimits { larger: Arc::new(vec![("/grpc.health.v1.Health/Check", larger)]) };
+        let server = tokio::spawn(
+            server(limits)
+                .add_service(service)
+                .serve_with_incoming_shutdown(incoming(listener), stop.clone().cancelled_owned()),
+        );
+        let channel =
+            tonic::transport::Endpoint::from_shared(url).unwrap().connect().await.unwrap();
+        let mut client = HealthClient::new(channel).max_encoding_message_size(usize::MAX);
+        // Over the default, under its own limit: the service answers (unknown: NOT_FOUND).
+        let ok = HealthCheckRequest { service: "x".repeat(5 << 20) };
+        assert_eq!(client.check(ok).await.unwrap_err().code(), Code::NotFound);
+        let big = HealthCheckRequest { service: "x".repeat(larger) };
+        let s = client.check(big).await.unwrap_err();
+        assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+        let info = s.get_details_error_info().expect("an ErrorInfo");
+        assert_eq!(info.reason, "MESSAGE_TOO_LARGE");
+        assert_eq!(info.metadata.get("limit_bytes"), Some(&larger.to_string()));
+        // Watch keeps the default limit.
+        let s = client
+            .watch(HealthCheckRequest { service: "x".repeat(5 << 20) })
+            .await
+            .unwrap_err();
+        let info = s.get_details_error_info().expect("an ErrorInfo");
+        assert_eq!(info.metadata.get("limit_bytes"), Some(&MAX_REQUEST_BYTES.to_string()));
         stop.cancel();
         server.await.unwrap().unwrap();
     }

@@ -7,7 +7,7 @@ use api::v1::{self, event, hexspiel_event, hexspiel_move, r#move, view};
 use rules_core::{Game, Seat, SeatSet};
 use rules_goofspiel::hexspiel::{
     Cell, CellList, CellName, CellSet, Claims, Costs, Declaration, HexspielEvent, HexspielView,
-    LastRound, PatternKind, Turn,
+    LastRound, MAX_GIVEN, PatternKind, Turn,
 };
 use rules_goofspiel::{Hexspiel, HexspielMove};
 
@@ -61,12 +61,15 @@ fn claims(c: Claims) -> Vec<i32> {
 /// A list of cells of a move. A name that is not of the form `c3` is a malformed move
 /// (as in the JSON parser); a well-formed name off the board, or too many cells, is kept
 /// for the rules to refuse as an illegal move with their own message.
-fn cell_list<const N: usize>(names: &[String]) -> Result<CellList<N>, WireError> {
+fn cell_list<const N: usize>(
+    field: &'static str,
+    names: &[String],
+) -> Result<CellList<N>, WireError> {
     let parsed = names
         .iter()
         .map(|n| CellName::parse(n).ok_or(WireError::Missing("well-formed cell (like c3)")))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(CellList::of_names(parsed))
+    CellList::of_names(parsed).map_err(|_| WireError::TooMany { field, max: MAX_GIVEN })
 }
 
 fn names<const N: usize>(l: &CellList<N>) -> Vec<String> {
@@ -87,10 +90,10 @@ impl Wire for Hexspiel {
                     None => None,
                     Some(p) => Some(Declaration {
                         kind: pattern_kind_from(p.kind)?,
-                        cells: cell_list(&p.cells)?,
+                        cells: cell_list("pattern.cells", &p.cells)?,
                     }),
                 };
-                Ok(HexspielMove::Hex { place: cell_list(&t.place)?, pattern })
+                Ok(HexspielMove::Hex { place: cell_list("place", &t.place)?, pattern })
             }
             None => Err(WireError::Missing("bid or Hex turn")),
         }

@@ -27,6 +27,20 @@ pub enum WireError {
     },
     /// A required field is missing or unset.
     Missing(&'static str),
+    /// A field may be set only with another value (`shown_as` only for a Bluff).
+    OnlyFor {
+        /// The field.
+        field: &'static str,
+        /// What it is for.
+        only_for: &'static str,
+    },
+    /// A repeated field holds more entries than the move can carry.
+    TooMany {
+        /// The field.
+        field: &'static str,
+        /// The most it may hold.
+        max: usize,
+    },
     /// A field holds a value the game has no name for.
     Unknown {
         /// The field.
@@ -43,6 +57,10 @@ impl fmt::Display for WireError {
                 write!(f, "this match plays {expected}: the move must be a {expected} move")
             }
             WireError::Missing(field) => write!(f, "the move has no {field}"),
+            WireError::OnlyFor { field, only_for } => {
+                write!(f, "{field} is only for {only_for}: leave it unset for any other card")
+            }
+            WireError::TooMany { field, max } => write!(f, "{field} holds at most {max} entries"),
             WireError::Unknown { field, value } => {
                 write!(f, "{field} {value} is not a known value")
             }

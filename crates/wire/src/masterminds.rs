@@ -104,8 +104,8 @@ fn bout_end(e: BoutEnd) -> i32 {
 
 impl Wire for Masterminds {
     /// The shape rules of the JSON move hold here too: a Bluff needs `shown_as`
-    /// (`Missing`), and any other card must leave it unset (`Unknown`: no value is known
-    /// there), else a Kill could be shown as a Fireball without being a Bluff. A Bluff
+    /// (`Missing`), and any other card must leave it unset (`OnlyFor`: it is a Bluff's
+    /// alone), else a Kill could be shown as a Fireball without being a Bluff. A Bluff
     /// shown as Bluff passes: that one is for the rules to refuse (`illegal_move`).
     fn move_from_proto(mv: &v1::Move) -> Result<MastermindsMove, WireError> {
         let m = match &mv.game {
@@ -119,9 +119,7 @@ impl Wire for Masterminds {
             (Card::Bluff, None) => Err(WireError::Missing("shown_as")),
             (Card::Bluff, Some(s)) => Ok(MastermindsMove::bluff(s)),
             (c, None) => Ok(MastermindsMove::play(c)),
-            (_, Some(_)) => {
-                Err(WireError::Unknown { field: "shown_as", value: i64::from(m.shown_as) })
-            }
+            (_, Some(_)) => Err(WireError::OnlyFor { field: "shown_as", only_for: "a Bluff" }),
         }
     }
 

@@ -495,3 +495,27 @@ fn malformed_moves_are_refused_with_the_reason() {
         Err(WireError::Unknown { field: "pattern kind", value: 9 })
     );
 }
+
+#[test]
+fn a_list_past_the_count_is_refused_never_counted_short() {
+    // 255 cells: kept for the rules to judge (too many for a turn: illegal, theirs to say).
+    let at = vec!["c3"; 255];
+    let m = Hexspiel::move_from_proto(&hex_proto(&at, None)).expect("255 is in range");
+    let HexspielMove::Hex { place, .. } = m else { panic!("a hex turn") };
+    assert_eq!(place.given(), 255);
+    // One more: refused as the move's shape, in the proto and in the JSON alike (it
+    // used to be counted as 255).
+    let past = vec!["c3"; 256];
+    assert_eq!(
+        Hexspiel::move_from_proto(&hex_proto(&past, None)),
+        Err(WireError::TooMany { field: "place", max: 255 })
+    );
+    let json = serde_json::json!({"place": past});
+    let e = serde_json::from_value::<HexspielMove>(json).expect_err("refused");
+    assert!(e.to_string().contains("at most 255 cells"), "{e}");
+    let pattern = vec!["c3"; 300];
+    assert_eq!(
+        Hexspiel::move_from_proto(&hex_proto(&["c3"], Some((1, &pattern)))),
+        Err(WireError::TooMany { field: "pattern.cells", max: 255 })
+    );
+}

@@ -616,10 +616,11 @@ fn moves_of_other_games_and_empty_moves_are_refused() {
     );
     // A Bluff names a card; no other card does (a Kill shown as a Fireball is no move).
     assert_eq!(Masterminds::move_from_proto(&mm(bluff, 0)), Err(WireError::Missing("shown_as")));
-    assert_eq!(
-        Masterminds::move_from_proto(&mm(kill, fireball)),
-        Err(WireError::Unknown { field: "shown_as", value: i64::from(fireball) })
-    );
+    let shown = Masterminds::move_from_proto(&mm(kill, fireball));
+    assert_eq!(shown, Err(WireError::OnlyFor { field: "shown_as", only_for: "a Bluff" }));
+    let said = shown.unwrap_err().to_string();
+    assert!(said.starts_with("shown_as is only for a Bluff"), "{said}");
+    assert!(!said.contains(&fireball.to_string()), "no internal number: {said}");
     assert_eq!(
         Masterminds::move_from_proto(&mm(bluff, 77)),
         Err(WireError::Unknown { field: "shown_as", value: 77 })

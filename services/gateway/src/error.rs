@@ -187,8 +187,8 @@ impl From<Error> for Status {
             Error::NoToken | Error::UnknownSession | Error::NoSession => {
                 status::refuse(Code::Unauthenticated, e.to_string())
             }
+            Error::MoveTimeOutOfRange(_) => status::bad_field("move_time_ms".into(), e.to_string()),
             Error::KeyTooLong
-            | Error::MoveTimeOutOfRange(_)
             | Error::ChallengeSelf
             | Error::NoSuchBot { .. }
             | Error::NoMove

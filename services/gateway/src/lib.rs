@@ -105,8 +105,9 @@ pub async fn serve(
             v1::tournament_service_server::TournamentServiceServer::new(
                 platform::PlatformFront::new(tournaments),
             )
-            .max_decoding_message_size(8 * 1024 * 1024),
-        );
+            .max_decoding_message_size(service_kit::serve::MAX_LARGER_REQUEST_BYTES),
+        )
+        .larger_messages(fields::text::LARGER_MESSAGES);
     // Inside the edge: every request is authenticated before any handler runs.
     service_kit::serve::serve(auth::AuthLayer::new(store), services, listener, shutdown).await
 }

@@ -426,7 +426,10 @@ fn call_status(status: &Status, prefix: Option<&str>) -> v1::CallStatus {
 /// PlayRequest, or is too large; a broken connection is passed on as it is (no one hears
 /// it).
 fn inbound_error(s: Status) -> Status {
-    if service_kit::status::is_transport_failure(&s) {
+    if service_kit::status::is_transport_failure(&s)
+        || status::reason_of_status(&s) == Some(status::Reason::MessageTooLarge)
+    {
+        // A broken connection, or the edge's refusal of a message over the limit as made.
         return s;
     }
     match s.code() {

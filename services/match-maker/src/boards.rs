@@ -56,15 +56,7 @@ pub async fn leaderboard(
 ) -> Result<v1::GetLeaderboardResponse, Error> {
     known_game(&r.game)?;
     let board = board_of(r.board)?;
-    let limit = match r.limit {
-        0 => DEFAULT_PAGE,
-        n if n <= MAX_PAGE => n,
-        n => {
-            return Err(
-                fields::bad("limit", format!("limit is at most {MAX_PAGE}, not {n}")).into()
-            );
-        }
-    } as usize;
+    let limit = fields::text::page_size("limit", r.limit, DEFAULT_PAGE, MAX_PAGE)? as usize;
     let start = if r.around_player_id.is_empty() {
         r.from_rank.saturating_sub(1)
     } else {
@@ -100,13 +92,12 @@ pub async fn rating(
 ) -> Result<v1::GetRatingResponse, Error> {
     known_game(&r.game)?;
     let player: PlayerId = fields::uuid_field("player_id", &r.player_id)?;
-    if r.history_limit > MAX_HISTORY {
-        return Err(fields::bad(
-            "history_limit",
-            format!("history_limit is at most {MAX_HISTORY}, not {}", r.history_limit),
-        )
-        .into());
-    }
+    fields::text::at_most(
+        "history_limit",
+        r.history_limit as usize,
+        MAX_HISTORY as usize,
+        "entries",
+    )?;
     let rating = store.rating(&r.game, player).await?.unwrap_or_else(initial);
     let mut rank = None;
     let mut board = v1::Board::Unspecified;

@@ -64,7 +64,11 @@ impl Lobby {
         let queue = queue_of(spec)?;
         check_key(&key)?;
         if seek && queue.rated {
-            return Err(Error::BadQueue("a seek is casual: queue.rated must be false".into()));
+            return Err(fields::bad(
+                "queue.rated",
+                "a seek is casual: queue.rated must be false".into(),
+            )
+            .into());
         }
         if queue.rated {
             self.account(player, "rated play").await?;
@@ -359,17 +363,8 @@ impl LobbyService for Lobby {
         let v1::ListSeeksRequest { game, limit } = req.into_inner();
         fields::text::at_most("game", game.len(), fields::text::MAX_GAME_LEN, "bytes")
             .map_err(Error::from)?;
-        let limit = match limit {
-            0 => DEFAULT_SEEKS,
-            n if n <= MAX_SEEKS => n,
-            n => {
-                return Err(Error::from(fields::bad(
-                    "limit",
-                    format!("limit is at most {MAX_SEEKS}, not {n}"),
-                ))
-                .into());
-            }
-        };
+        let limit = fields::text::page_size("limit", limit, DEFAULT_SEEKS, MAX_SEEKS)
+            .map_err(Error::from)?;
         let game = (!game.is_empty()).then_some(game.as_str());
         let seeks = self.store.seeks(game, limit as usize).await.map_err(Error::from)?;
         let now = now_ms();

@@ -44,13 +44,17 @@ pub fn queue_of(spec: Option<v1::QueueSpec>) -> Result<Queue, Error> {
     let options = host.options_json();
     let move_time_ms = if spec.move_time_ms == 0 { MIN_MOVE_TIME_MS } else { spec.move_time_ms };
     if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
-        return Err(Error::BadQueue(format!(
-            "move_time_ms {move_time_ms} is outside a minute to a week \
-             ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
-        )));
+        return Err(fields::bad(
+            "queue.move_time_ms",
+            format!(
+                "queue.move_time_ms {move_time_ms} is outside a minute to a week \
+                 ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
+            ),
+        )
+        .into());
     }
     games::registry::check_move_time(&spec.game, &options, move_time_ms)
-        .map_err(Error::BadQueue)?;
+        .map_err(|why| fields::bad("queue.move_time_ms", why))?;
     Ok(Queue {
         game: spec.game,
         options_json: options.to_string(),

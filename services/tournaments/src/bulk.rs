@@ -85,7 +85,8 @@ pub fn check_game(spec: Option<&v1::GameSpec>) -> Result<GameSpec, String> {
         ));
     }
     games::host::start_text(&spec.game, &spec.options_json, rules_core::Seed::ZERO)
-        .map_err(|e| service_kit::status::clip(&format!("bad options: {e}")))?;
+        // The setup error says "bad options: ..." itself; cut, as it may quote the options.
+        .map_err(|e| service_kit::status::truncate(e.to_string(), 200))?;
     let options: serde_json::Value =
         serde_json::from_str(&spec.options_json).unwrap_or(serde_json::Value::Null);
     let move_time_ms = match (spec.move_time_ms, games::registry::move_time(&spec.game)) {
@@ -464,7 +465,8 @@ mod tests {
         assert_eq!(gops.move_time_ms, DEFAULT_MOVE_TIME_MS);
         assert!(check_game(Some(&spec("gops", "{\"cards\":5}", 5_000))).is_ok());
         assert!(check_game(Some(&spec("nope", "", 0))).expect_err("game").contains("unknown"));
-        assert!(check_game(Some(&spec("gops", "{\"cards\":99}", 0))).is_err());
+        let why = check_game(Some(&spec("gops", "{\"cards\":99}", 0))).expect_err("options");
+        assert_eq!(why.matches("bad options").count(), 1, "said once: {why}");
         assert!(check_game(Some(&spec("gops", "", 10))).expect_err("time").contains("move_time"));
         assert!(check_game(None).is_err());
         let long = "x".repeat(5_000);

@@ -159,10 +159,8 @@ impl TournamentService for Platform {
         req: Request<v1::ListTournamentsRequest>,
     ) -> Result<Response<v1::ListTournamentsResponse>, Status> {
         let caller = self.caller(&req, RESULTS_READ).await?;
-        let limit = match req.get_ref().limit {
-            0 => 50,
-            n => n.min(MAX_LIST),
-        };
+        let limit = fields::text::page_size("limit", req.get_ref().limit, 50, MAX_LIST)
+            .map_err(Error::from)?;
         let ids =
             self.store.tournaments_of(caller.tenant, limit as usize).await.map_err(Error::from)?;
         let mut out = Vec::with_capacity(ids.len());

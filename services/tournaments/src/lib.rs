@@ -66,8 +66,12 @@ pub async fn serve(
     let platform =
         handlers::Platform::new(store.clone(), keys.clone(), bulk, tournaments, shutdown.clone());
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
-        .with(TournamentServiceServer::new(platform).max_decoding_message_size(8 * 1024 * 1024))
-        .with(TenantAdminServiceServer::new(admin::Admin::new(store, keys)));
+        .with(
+            TournamentServiceServer::new(platform)
+                .max_decoding_message_size(service_kit::serve::MAX_LARGER_REQUEST_BYTES),
+        )
+        .with(TenantAdminServiceServer::new(admin::Admin::new(store, keys)))
+        .larger_messages(fields::text::LARGER_MESSAGES);
     let auth = service_kit::internal::InternalAuthLayer::new(token);
     let result = service_kit::serve::serve(auth, services, listener, shutdown).await;
     for t in tasks {

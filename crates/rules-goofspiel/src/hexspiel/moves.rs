@@ -88,11 +88,25 @@ impl<'de> Deserialize<'de> for CellName {
 }
 
 /// The cells of a list in a move: the first `N` kept, and how many were given (up to
-/// 255), so a list too long for the rules is still judged by them, not refused as shape.
+/// [`MAX_GIVEN`]), so a list too long for the rules is still judged by them; a list longer
+/// than that is refused as the move's shape, never counted as shorter than it is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct CellList<const N: usize> {
     cells: [CellName; N],
     given: u8,
+}
+
+/// The most cells a list in a move may give (the count's range).
+pub const MAX_GIVEN: usize = u8::MAX as usize;
+
+/// A list of cells longer than [`MAX_GIVEN`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TooManyCells;
+
+impl fmt::Display for TooManyCells {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a list of cells holds at most {MAX_GIVEN} cells")
+    }
 }
 
 impl<const N: usize> CellList<N> {
@@ -111,19 +125,23 @@ impl<const N: usize> CellList<N> {
 
     /// A list of cells as written in a move, kept as the JSON parser keeps them: the
     /// first `N`, and how many were given, so the rules judge a list too long.
-    pub fn of_names(names: impl IntoIterator<Item = CellName>) -> Self {
+    ///
+    /// # Errors
+    /// More than [`MAX_GIVEN`] cells.
+    pub fn of_names(names: impl IntoIterator<Item = CellName>) -> Result<Self, TooManyCells> {
         let mut l = Self::EMPTY;
         for c in names {
-            l.push(c);
+            l.push(c)?;
         }
-        l
+        Ok(l)
     }
 
-    fn push(&mut self, c: CellName) {
+    fn push(&mut self, c: CellName) -> Result<(), TooManyCells> {
         if (self.given as usize) < N {
             self.cells[self.given as usize] = c;
         }
-        self.given = self.given.saturating_add(1);
+        self.given = self.given.checked_add(1).ok_or(TooManyCells)?;
+        Ok(())
     }
 
     /// How many cells the move gave.
@@ -158,7 +176,7 @@ impl<'de, const N: usize> Deserialize<'de> for CellList<N> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CellList<N>, A::Error> {
                 let mut l = CellList::<N>::EMPTY;
                 while let Some(c) = seq.next_element::<CellName>()? {
-                    l.push(c);
+                    l.push(c).map_err(serde::de::Error::custom)?;
                 }
                 Ok(l)
             }
