@@ -141,7 +141,7 @@ fn backoff(attempt: u32) -> Duration {
 
 /// A unary call, retried on [`retryable`] codes until it succeeds, fails otherwise, or
 /// the load stops (`None`). Every error is counted.
-async fn retry<T, F, Fut>(sh: &Shared, mut call: F) -> Option<Result<T, tonic::Status>>
+pub(super) async fn retry<T, F, Fut>(sh: &Shared, mut call: F) -> Option<Result<T, tonic::Status>>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, tonic::Status>>,
@@ -186,7 +186,11 @@ pub async fn run(channels: Vec<tonic::transport::Channel>, b: Behaviour, sh: Arc
 }
 
 /// A guest session, retried through gateway restarts.
-async fn guest(channel: &tonic::transport::Channel, name: &str, sh: &Shared) -> Option<Client> {
+pub(super) async fn guest(
+    channel: &tonic::transport::Channel,
+    name: &str,
+    sh: &Shared,
+) -> Option<Client> {
     // Only the gateway's refusals and failures are retried, not a token it sent unusable.
     let open = || {
         let channel = channel.clone();
@@ -259,7 +263,7 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
 /// One seat of one match: acts on the views its watch brings, until the match ends, the
 /// load stops, or no new view comes for four move times (the match is stuck; the checker
 /// will say so).
-async fn player(
+pub(super) async fn player(
     c: Client,
     id: String,
     seat: u32,

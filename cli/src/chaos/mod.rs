@@ -1,8 +1,12 @@
 //! `colosseum chaos`: a fault trial of the whole cluster as separate processes. It plays
-//! bot-vs-bot matches through the gateway while kill -9'ing and restarting services, then
-//! checks every match in Redis and prints one JSON summary (docs/reliability.md).
+//! bot-vs-bot matches through the gateway (casual ones, rated ones through the lobby, bulk
+//! matches and round robins through the platform API) while kill -9'ing and restarting
+//! services, the engines holding each announcement a while after the final step so kills
+//! land in between, then checks every match in Redis and what every consumer of finished
+//! matches heard, and prints one JSON summary (docs/reliability.md).
 
 mod check;
+mod consumers;
 mod load;
 mod procs;
 
@@ -46,6 +50,11 @@ pub struct ChaosArgs {
     /// seconds (default: three move times).
     #[arg(long)]
     grace: Option<u64>,
+    /// How long the engines hold each finished match's announcement after its final step
+    /// (the fault hook `COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS`), so engine kills land between
+    /// the two; 0: not at all.
+    #[arg(long, default_value_t = 1500)]
+    announce_delay_ms: u64,
     /// Also kill Redis (restarted on its append-only file).
     #[arg(long)]
     kill_redis: bool,
@@ -129,7 +138,7 @@ fn p50_max(mut ms: Vec<u64>) -> serde_json::Value {
 }
 
 async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
-    let cluster = procs::Cluster::plan(&bin)?;
+    let cluster = procs::Cluster::plan(&bin, args.announce_delay_ms)?;
     tracing::info!(dir = %cluster.dir.display(), "data and service logs");
     for s in cluster.services.clone() {
         cluster.start(&s.name)?;
@@ -156,9 +165,21 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     };
     let shared = load::Shared::new();
     let started = now();
+    let tournaments_url = cluster.service("tournaments").url();
+    let tenant = Arc::new(consumers::tenant(&tournaments_url, &cluster.token, &gateway).await?);
+    let made = Arc::new(consumers::Made::default());
+    let consumers_task = tokio::spawn(consumers::run(
+        gateway.clone(),
+        channels[0].clone(),
+        tenant.clone(),
+        behaviour,
+        shared.clone(),
+        made.clone(),
+    ));
     let load_task = tokio::spawn(load::run(channels, behaviour, shared.clone()));
 
-    let mut targets: Vec<String> = vec!["gateway".into(), "clock".into()];
+    let mut targets: Vec<String> =
+        vec!["gateway".into(), "clock".into(), "match-maker".into(), "tournaments".into()];
     targets.extend(games::Family::ALL.iter().map(|f| format!("engine-{f}")));
     if args.kill_redis {
         targets.push("redis".into());
@@ -201,7 +222,15 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
             break;
         }
         if t >= next_kill {
-            let target = targets[rng.below(targets.len() as u32) as usize].clone();
+            // Every other kill is an engine's: with announcements held after each final
+            // step, each lands between the final steps and announcements of the matches
+            // of its family that just ended.
+            let pool: Vec<&String> = if kills.len().is_multiple_of(2) {
+                targets.iter().filter(|t| t.starts_with("engine-")).collect()
+            } else {
+                targets.iter().collect()
+            };
+            let target = pool[rng.below(pool.len() as u32) as usize].clone();
             let at = now();
             if args.graceful {
                 cluster.terminate(&target, Duration::from_secs(30)).await;
@@ -231,6 +260,10 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     if tokio::time::timeout(Duration::from_secs(15), &mut load_task).await.is_err() {
         load_task.abort();
     }
+    let mut consumers_task = consumers_task;
+    if tokio::time::timeout(Duration::from_secs(15), &mut consumers_task).await.is_err() {
+        consumers_task.abort();
+    }
     let grace = args.grace.unwrap_or((3 * args.move_time_ms).div_ceil(1000));
     tracing::info!(grace_s = grace, "grace period: matches run on their deadlines");
     tokio::time::sleep(Duration::from_secs(grace)).await;
@@ -243,7 +276,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
 
     // The check.
     tracing::info!(matches = shared.created(), "checking every match in Redis");
-    let store: Arc<dyn events::HostStore> =
+    let store =
         Arc::new(events::RedisStore::connect(&cluster.redis_url).await.map_err(|e| e.to_string())?);
     let checker = {
         let mut attempt = 0;
@@ -283,6 +316,13 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     while let Some(v) = checks.join_next().await {
         verdicts.push(v.map_err(|e| format!("a check failed: {e}"))?);
     }
+    // What the consumers of finished matches heard: the ratings, bulk matches, tournaments.
+    tracing::info!("checking the ratings, bulk matches and tournaments");
+    let mut heard =
+        consumers::check(&*store, &checker, &tenant.platform, &made, Duration::from_secs(30)).await;
+    heard.announcements_repaired = std::fs::read_to_string(cluster.dir.join("tournaments.log"))
+        .map(|log| consumers::repaired_in_log(&log))
+        .unwrap_or(0);
 
     // The summary.
     let count = |f: &dyn Fn(&check::Verdict) -> u64| verdicts.iter().map(f).sum::<u64>();
@@ -299,7 +339,8 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         // serves (a reply already on its way when the kill came does not count).
         // An engine's service is named for its family (`engine-goofspiel`).
         let family = k.service.strip_prefix("engine-").map(games::Family::parse);
-        let first = (k.service != "clock")
+        // Only the gateway, Redis and the engines are on a move's path.
+        let first = (matches!(k.service.as_str(), "gateway" | "redis") || family.is_some())
             .then(|| {
                 acks.iter()
                     .filter(|a| a.sent > k.at && family.is_none_or(|f| f == Some(a.family)))
@@ -322,7 +363,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     for f in &findings {
         *by_kind_game.entry(format!("{}:{}", f.kind, f.game)).or_default() += 1;
     }
-    let bad = lost + duplicated + stuck + unloadable > 0 || unrecovered > 0;
+    let bad = lost + duplicated + stuck + unloadable > 0 || unrecovered > 0 || heard.bad();
     let keep = bad || args.keep_dir;
     let summary = json!({
         "duration_s": (load_s * 10.0).round() / 10.0,
@@ -336,6 +377,8 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         "duplicated": duplicated,
         "stuck": stuck,
         "unloadable": unloadable,
+        "consumers": heard,
+        "announce_delay_ms": args.announce_delay_ms,
         "recovery_ms": p50_max(kills.iter().filter_map(|k| k.ready).map(|d| d.as_millis() as u64).collect()),
         "first_ack_after_kill_ms": p50_max(first_acks),
         "errors_by_code": *shared.errors.lock().expect("the errors lock"),

@@ -1,6 +1,6 @@
 //! The chaos trial's cluster as separate processes: redis-server (append-only, fsync
-//! always), one rules engine per family, the clock and the gateway, each on a loopback
-//! port it keeps across kill -9 and restart. Every child is killed when the trial ends,
+//! always), one rules engine per family, the match-maker, the tournament service, the
+//! clock and the gateway, each on a loopback port it keeps across kill -9 and restart. Every child is killed when the trial ends,
 //! panics or is interrupted.
 
 use std::collections::BTreeMap;
@@ -45,8 +45,8 @@ fn free_port() -> std::io::Result<u16> {
 /// A service of the trial: what to start and where it listens.
 #[derive(Clone, Debug)]
 pub struct Service {
-    /// Its name: `redis`, `engine-goofspiel`, `engine-placement`, `engine-duel`, `clock`,
-    /// `gateway`.
+    /// Its name: `redis`, `engine-goofspiel`, `engine-placement`, `engine-duel`,
+    /// `match-maker`, `tournaments`, `clock`, `gateway`.
     pub name: String,
     /// Where it listens.
     pub addr: SocketAddr,
@@ -69,6 +69,10 @@ impl Service {
             Some("colosseum.clock")
         } else if self.name.starts_with("engine-") {
             Some("colosseum.internal.v1.RulesEngineService")
+        } else if self.name == "match-maker" {
+            Some("colosseum.v1.LobbyService")
+        } else if self.name == "tournaments" {
+            Some("colosseum.v1.TournamentService")
         } else {
             None
         }
@@ -83,6 +87,9 @@ pub struct Cluster {
     pub redis_url: String,
     /// The temporary directory (Redis data, one log per service).
     pub dir: PathBuf,
+    /// The internal secret every service is given (the trial calls the tenant
+    /// administration API with it).
+    pub token: service_kit::internal::InternalToken,
 }
 
 /// Where the service binaries are: `bin_dir`, else the directory of this executable.
@@ -98,10 +105,10 @@ pub fn bin_dir(given: Option<PathBuf>) -> Result<PathBuf, String> {
             .map(Path::to_path_buf)
             .ok_or("this executable has no directory")?,
     };
-    for bin in ["rules-engine", "clock", "gateway"] {
+    for bin in ["rules-engine", "clock", "gateway", "match-maker", "tournaments"] {
         if !dir.join(bin).is_file() {
             return Err(format!(
-                "no {bin} binary in {} (build with `cargo build --release -p rules-engine -p clock -p gateway`, or pass --bin-dir)",
+                "no {bin} binary in {} (build with `make release-services`, or pass --bin-dir)",
                 dir.display()
             ));
         }
@@ -111,10 +118,13 @@ pub fn bin_dir(given: Option<PathBuf>) -> Result<PathBuf, String> {
 
 impl Cluster {
     /// Plans the cluster: free ports, the temporary directory, each service's command.
+    /// The engines hold each finished match's announcement `announce_delay_ms` after its
+    /// final step (the fault hook `COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS`), so kills land in
+    /// that window.
     ///
     /// # Errors
     /// No free port, or the directory cannot be made.
-    pub fn plan(bin: &Path) -> Result<Cluster, String> {
+    pub fn plan(bin: &Path, announce_delay_ms: u64) -> Result<Cluster, String> {
         let dir = std::env::temp_dir().join(format!("colosseum-chaos-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(dir.join("redis"))
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -123,8 +133,8 @@ impl Cluster {
         let redis_port = port()?;
         let redis_url = format!("redis://127.0.0.1:{redis_port}/");
         // One internal secret per trial, handed to every service as the binaries require.
-        let secret = service_kit::internal::InternalToken::random().expose().to_string();
-        let internal = ("INTERNAL_TOKEN".to_string(), secret);
+        let token = service_kit::internal::InternalToken::random();
+        let internal = ("INTERNAL_TOKEN".to_string(), token.expose().to_string());
         let mut services = vec![Service {
             name: "redis".into(),
             addr: at(redis_port),
@@ -165,17 +175,33 @@ impl Cluster {
                     ("FAMILIES".into(), family.as_str().into()),
                     ("REDIS_URL".into(), redis_url.clone()),
                     internal.clone(),
+                    ("COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS".into(), announce_delay_ms.to_string()),
                 ],
             });
         }
-        for (name, var, program) in
-            [("clock", "CLOCK_ADDR", "clock"), ("gateway", "GATEWAY_ADDR", "gateway")]
-        {
+        // The gateway last: it is given the backends' URLs.
+        let mut backends = Vec::new();
+        for (name, var, program) in [
+            ("match-maker", "MATCHMAKER_ADDR", "match-maker"),
+            ("tournaments", "TOURNAMENTS_ADDR", "tournaments"),
+            ("clock", "CLOCK_ADDR", "clock"),
+            ("gateway", "GATEWAY_ADDR", "gateway"),
+        ] {
             let addr = at(port()?);
             let mut env =
                 vec![(var.to_string(), addr.to_string()), ("REDIS_URL".into(), redis_url.clone())];
             env.extend(engine_urls.iter().cloned());
             env.push(internal.clone());
+            match name {
+                "match-maker" => backends.push(("MATCHMAKER_URL".into(), format!("http://{addr}"))),
+                "tournaments" => {
+                    backends.push(("TOURNAMENTS_URL".into(), format!("http://{addr}")))
+                }
+                _ => {}
+            }
+            if name == "gateway" {
+                env.extend(backends.iter().cloned());
+            }
             services.push(Service {
                 name: name.into(),
                 addr,
@@ -184,7 +210,7 @@ impl Cluster {
                 env,
             });
         }
-        Ok(Cluster { services, redis_url, dir })
+        Ok(Cluster { services, redis_url, dir, token })
     }
 
     /// The service called `name`.
@@ -217,6 +243,9 @@ impl Cluster {
             .env_remove("REDIS_SENTINEL_URLS")
             .env_remove("REDIS_SENTINEL_MASTER")
             .env_remove("ENGINE_URL")
+            .env_remove("MATCHMAKER_URL")
+            .env_remove("TOURNAMENTS_URL")
+            .env_remove("COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS")
             .env_remove("METRICS_ADDR")
             .env_remove("GATEWAY_PUBLIC_URL")
             .env_remove("INTERNAL_TOKEN_FILE")
