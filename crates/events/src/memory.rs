@@ -2,9 +2,11 @@
 //! unit tests. Same semantics as the Redis store (the same suite runs against both), no
 //! durability. The lobby's part ([`crate::LobbyStore`]) is in `memory/lobby.rs`.
 
+mod bots;
 mod lobby;
 mod platform;
 
+use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
@@ -55,10 +57,12 @@ struct State {
     players: BTreeSet<PlayerId>,
     /// Accounts, tickets, ratings, leases, the lifecycle stream.
     lobby: lobby::Lobby,
-    /// Tenants, keys, audit logs, requests, results streams.
-    platform: platform::Platform,
     /// The announcements owed ([`HostStore::append_final`]): match -> its `Finished`.
     owed: BTreeMap<MatchId, Finished>,
+    /// Tenants, keys, audit logs, requests, results streams.
+    platform: platform::Platform,
+    /// The live bot matches.
+    bots: bots::Bots,
 }
 
 struct MatchState {
@@ -71,6 +75,8 @@ struct MatchState {
     /// Compacted ([`HostStore::compact`]): `log` is what the record reads back as, and
     /// nothing more is appended.
     compacted: bool,
+    /// Its final step is stored (the meta's `over` on Redis): no seat is taken from then on.
+    over: bool,
     /// Idempotency key -> version.
     idem: BTreeMap<String, u64>,
     snapshot: Option<(u64, Vec<u8>)>,
@@ -100,6 +106,15 @@ impl MemoryStore {
     }
 }
 
+/// Whether `finished` names every player `meta` seats (seats are only ever taken, so a
+/// final step decided on stale holders names fewer).
+fn names_every_player(meta: &MatchMeta, finished: &Finished) -> bool {
+    Seat::BOTH.into_iter().all(|seat| match &meta.seats[seat] {
+        SeatHolder::Player(p) => finished.players[seat.index()] == Some(*p),
+        SeatHolder::Open | SeatHolder::Reserved(_) | SeatHolder::Bot(_) => true,
+    })
+}
+
 impl State {
     fn set_deadline(&mut self, id: MatchId, due_ms: u64, fence: u64) {
         if let Some((old_due, _)) = self.deadlines.insert(id, (due_ms, fence)) {
@@ -116,14 +131,16 @@ impl State {
 }
 
 impl MemoryStore {
-    /// An append under the state lock ([`EventStore::append`]).
+    /// An append under the state lock ([`EventStore::append`]); `finished` for a final
+    /// step ([`HostStore::append_final`]), fenced by the seat holders as on Redis.
     fn append_entry(
         &self,
+        state: &mut State,
         id: MatchId,
         entry: &Entry,
         deadline: DeadlineChange,
+        finished: Option<&Finished>,
     ) -> Result<AppendOutcome, StoreError> {
-        state: &mut State,
         {
             let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
             if m.compacted {
@@ -140,6 +157,11 @@ impl MemoryStore {
             if entry.version != current + 1 {
                 return Ok(AppendOutcome::Conflict { current_version: current });
             }
+            // The holders' fence: a seat taken since the final step read the holders.
+            if finished.is_some_and(|f| !names_every_player(&m.meta, f)) {
+                return Ok(AppendOutcome::Conflict { current_version: current });
+            }
+            m.over |= finished.is_some();
             if let Some(key) = &entry.idempotency_key {
                 m.idem.insert(key.clone(), entry.version);
             }
@@ -157,10 +179,6 @@ impl MemoryStore {
         }
         Ok(AppendOutcome::Appended { version: entry.version })
     }
-
-    async fn read(
-        &self,
-        id: MatchId,
 }
 
 #[async_trait]
@@ -177,12 +195,22 @@ impl EventStore for MemoryStore {
     ) -> Result<ClaimOutcome, StoreError> {
         let mut state = self.lock();
         let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
+        let over = m.over || m.compacted;
         let holder = &mut m.meta.seats[seat];
         let outcome = match holder {
+            SeatHolder::Player(p) if *p == player => ClaimOutcome::AlreadyYours,
+            // As claim.lua: the finished mark fences a join against the final step.
+            SeatHolder::Open
+            | SeatHolder::Reserved(_)
+            | SeatHolder::Player(_)
+            | SeatHolder::Bot(_)
+                if over =>
+            {
+                ClaimOutcome::MatchOver
+            }
             SeatHolder::Open => ClaimOutcome::Claimed,
             SeatHolder::Reserved(p) if *p == player => ClaimOutcome::Claimed,
             SeatHolder::Reserved(_) => ClaimOutcome::ReservedForOther,
-            SeatHolder::Player(p) if *p == player => ClaimOutcome::AlreadyYours,
             SeatHolder::Player(_) | SeatHolder::Bot(_) => ClaimOutcome::Taken,
         };
         if outcome == ClaimOutcome::Claimed {
@@ -197,8 +225,12 @@ impl EventStore for MemoryStore {
         entry: &Entry,
         deadline: DeadlineChange,
     ) -> Result<AppendOutcome, StoreError> {
-        self.append_entry(&mut self.lock(), id, entry, deadline)
+        self.append_entry(&mut self.lock(), id, entry, deadline, None)
     }
+
+    async fn read(
+        &self,
+        id: MatchId,
         from_version: u64,
         limit: usize,
     ) -> Result<Vec<Entry>, StoreError> {
@@ -322,6 +354,39 @@ impl EventStore for MemoryStore {
         Ok(())
     }
 
+    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
+        let now = service_kit::time::instant();
+        let until = now + std::time::Duration::from_millis(ttl_ms.clamp(1, 1 << 40));
+        let mut state = self.lock();
+        let leases = &mut state.lobby.leases;
+        // Free, run out, or already `holder`'s: taken or extended.
+        let takes = leases
+            .get(name)
+            .is_none_or(|(held_by, runs_out)| held_by == holder || *runs_out <= now);
+        if takes {
+            leases.insert(name.to_string(), (holder.to_string(), until));
+        }
+        Ok(takes)
+    }
+
+    async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
+        self.add_bot(bot_match)
+    }
+
+    async fn bot_matches(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, BotMatch)>, StoreError> {
+        Ok(self.bots_after(after, limit))
+    }
+
+    async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
+        bot_match.member()?;
+        self.remove_bot(bot_match);
+        Ok(())
+    }
+
     async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
         let mut state = self.lock();
         state.lobby.announce(finished.clone());
@@ -332,10 +397,40 @@ impl EventStore for MemoryStore {
         self.finished.notify_waiters();
         Ok(())
     }
+
+    async fn repair_announcements(
+        &self,
+        before_ms: u64,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        let mut due: Vec<Finished> =
+            self.lock().owed.values().filter(|f| f.at_ms <= before_ms).cloned().collect();
+        due.sort_by_key(|f| (f.at_ms, f.match_id));
+        due.truncate(limit);
+        for f in &due {
+            self.announce_finished(f).await?;
+        }
+        Ok(due.len())
+    }
 }
 
 #[async_trait]
 impl HostStore for MemoryStore {
+    async fn append_final(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        finished: &Finished,
+    ) -> Result<AppendOutcome, StoreError> {
+        let mut state = self.lock();
+        let outcome =
+            self.append_entry(&mut state, id, entry, DeadlineChange::Clear, Some(finished))?;
+        if let AppendOutcome::Appended { .. } = outcome {
+            state.owed.insert(id, finished.clone());
+        }
+        Ok(outcome)
+    }
+
     async fn create_match(
         &self,
         id: MatchId,
@@ -363,45 +458,17 @@ impl HostStore for MemoryStore {
                     log: vec![Entry { views: Vec::new(), ..opening.clone() }],
                     views: opening.views.clone(),
                     compacted: false,
+                    over: false,
                     idem,
                     snapshot: None,
                 },
             );
         }
         Ok(())
-
-    async fn repair_announcements(
-        &self,
-        before_ms: u64,
-        limit: usize,
-    ) -> Result<usize, StoreError> {
-        let mut due: Vec<Finished> =
-            self.lock().owed.values().filter(|f| f.at_ms <= before_ms).cloned().collect();
-        due.sort_by_key(|f| (f.at_ms, f.match_id));
-        due.truncate(limit);
-        for f in &due {
-            self.announce_finished(f).await?;
-        }
-        Ok(due.len())
-    }
     }
 
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
         Ok(self.lock().matches.get(&id).map(|m| m.secret.clone()))
-    async fn append_final(
-        &self,
-        id: MatchId,
-        entry: &Entry,
-        finished: &Finished,
-    ) -> Result<AppendOutcome, StoreError> {
-        let mut state = self.lock();
-        let outcome = self.append_entry(&mut state, id, entry, DeadlineChange::Clear)?;
-        if let AppendOutcome::Appended { .. } = outcome {
-            state.owed.insert(id, finished.clone());
-        }
-        Ok(outcome)
-    }
-
     }
 
     async fn compact(

@@ -182,6 +182,8 @@ pub enum ClaimOutcome {
     Taken,
     /// The seat is reserved for another player.
     ReservedForOther,
+    /// The match is over (its final step is stored): no one new is seated.
+    MatchOver,
 }
 
 /// The answer to [`crate::EventStore::append`].

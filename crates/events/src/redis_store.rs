@@ -13,7 +13,7 @@
 //! | `create_match` | `create.lua`: `EXISTS`, `HSET` open (the opening entry), `HSET` views, `HSET` meta, `HSET` secret (and idem) |
 //! | `meta` | `HMGET meta m seat0 seat1` |
 //! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`, then `move_secret.lua` moves the seed to `secret`) |
-//! | `claim_seat` | `claim.lua`: `HGET`/`HSET` of `seat0`/`seat1` |
+//! | `claim_seat` | `claim.lua`: `HGET` of `seat0`/`seat1`, `HEXISTS meta over`, `EXISTS record`, `HSET` of the seat |
 //! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id (and `EXISTS open` before the first step), `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET` views, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
 //! | `read` | from version 1 on: `XRANGE log <from>-0 + COUNT limit`, `HMGET views v b`, `EXISTS log`, pipelined (a script costs Redis several times the commands it runs); from version 0, or when there is no stream: `read.lua`: `HGETALL open` (from version 0), `XRANGE log <from>-0 + COUNT limit`, `HMGET views` when the last entry read is the latest; a compacted match's `GET record` |
 //! | `last_version` | `XREVRANGE log + - COUNT 1`, `EXISTS open`, `GETRANGE record 0 24`, pipelined |
@@ -26,7 +26,7 @@
 //! | `repair_deadline_index` | `SCAN MATCH colosseum:{*}:deadline` on each primary, `HMGET` of each (pipelined), `ZADD deadlines LT CH`, then a 5 ms pause |
 //! | `append_feed` | `SUBSCRIBE colosseum:appended` on a dedicated connection |
 //! | `put_session` / `session` | `HSET` / `HMGET` of `colosseum:session:<sha256>` |
-//! | `append_final` | `ZADD announcing <at> <match>`, then `append.lua` as `append`, which also `SET`s the match's `finished` |
+//! | `append_final` | `ZADD announcing <at> <match>`, then `append.lua` as `append`, which also checks the `Finished`'s players against `HMGET meta seat0 seat1` (the holders' fence), `SET`s the match's `finished` and `HSET meta over <version>` |
 //! | `announce_finished` | `XADD colosseum:lifecycle MAXLEN ~ 1000000`, then `DEL` the match's `finished`, `ZREM announcing` |
 //! | `repair_announcements` | `ZRANGE announcing -inf <before> BYSCORE LIMIT`, `GET` each match's `finished`: announced as above, or (none) `index_fix.lua` drops the entry |
 //!
@@ -70,9 +70,11 @@
 //! on every node. The ticket feed subscribes the same way, and blocking lifecycle reads
 //! have a connection of their own too (see `redis_store/lobby.rs`).
 
+mod bots;
 mod lobby;
 mod platform;
 
+use crate::bots::BotMatch;
 use crate::codec;
 use crate::error::StoreError;
 use crate::feed::{self, AppendFeed};
@@ -748,6 +750,7 @@ fn claim_outcome(code: i64, id: MatchId) -> Result<ClaimOutcome, StoreError> {
         2 => Ok(ClaimOutcome::Taken),
         3 => Ok(ClaimOutcome::ReservedForOther),
         4 => Err(StoreError::NotFound(id)),
+        5 => Ok(ClaimOutcome::MatchOver),
         other => Err(corrupt(&keys::meta(id), format!("claim script answered {other}"))),
     }
 }
@@ -760,9 +763,9 @@ impl RedisStore {
         id: MatchId,
         entry: &Entry,
         deadline: DeadlineChange,
+        finished: Option<&Finished>,
     ) -> Result<AppendOutcome, StoreError> {
         let (has_key, key) = idem_args(entry);
-        finished: Option<&Finished>,
         let (op, due_ms, fence) = match deadline {
             DeadlineChange::Keep => ("keep", 0, 0),
             DeadlineChange::Clear => ("clear", 0, 0),
@@ -775,7 +778,8 @@ impl RedisStore {
             .key(keys::views(id))
             .key(keys::opening(id))
             .key(keys::record(id))
-            .key(keys::finished(id));
+            .key(keys::finished(id))
+            .key(keys::meta(id));
         call.arg(entry.version)
             .arg(has_key)
             .arg(key)
@@ -823,8 +827,6 @@ impl RedisStore {
         }
     }
 
-    async fn read(
-        &self,
     /// Clears a match's owed announcement: its `finished` key, then its index entry (a
     /// crash between the two leaves an entry the repair drops).
     async fn clear_owed(&self, id: MatchId) -> Result<(), StoreError> {
@@ -871,6 +873,7 @@ impl EventStore for RedisStore {
             .scripts
             .claim
             .key(keys::meta(id))
+            .key(keys::record(id))
             .arg(field)
             .arg(player.to_string())
             .invoke_async(&mut self.conn())
@@ -887,6 +890,8 @@ impl EventStore for RedisStore {
         self.append_entry(id, entry, deadline, None).await
     }
 
+    async fn read(
+        &self,
         id: MatchId,
         from_version: u64,
         limit: usize,
@@ -1186,6 +1191,34 @@ impl EventStore for RedisStore {
         }
     }
 
+    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
+        let held: i64 = self
+            .lobby
+            .lease
+            .key(keys::lease(name))
+            .arg(holder)
+            .arg(ttl_ms.max(1))
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(held == 1)
+    }
+
+    async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
+        self.add_bot(bot_match).await
+    }
+
+    async fn bot_matches(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, BotMatch)>, StoreError> {
+        self.bots_after(after, limit).await
+    }
+
+    async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
+        self.remove_bot(bot_match).await
+    }
+
     async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
         self.announce(finished).await?;
         self.clear_owed(finished.match_id).await
@@ -1245,6 +1278,24 @@ impl EventStore for RedisStore {
 
 #[async_trait]
 impl HostStore for RedisStore {
+    async fn append_final(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        finished: &Finished,
+    ) -> Result<AppendOutcome, StoreError> {
+        // The index entry first, acknowledged before the step is sent: a final step is
+        // never stored without it (it is only a hint; the `finished` key the script writes
+        // is the truth). Once per match, so the round trip costs nothing that matters.
+        let () = redis::cmd("ZADD")
+            .arg(keys::ANNOUNCING)
+            .arg(finished.at_ms)
+            .arg(id.to_string())
+            .exec_async(&mut self.conn())
+            .await?;
+        self.append_entry(id, entry, DeadlineChange::Clear, Some(finished)).await
+    }
+
     async fn create_match(
         &self,
         id: MatchId,
@@ -1275,24 +1326,6 @@ impl HostStore for RedisStore {
     }
 
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
-    async fn append_final(
-        &self,
-        id: MatchId,
-        entry: &Entry,
-        finished: &Finished,
-    ) -> Result<AppendOutcome, StoreError> {
-        // The index entry first, acknowledged before the step is sent: a final step is
-        // never stored without it (it is only a hint; the `finished` key the script writes
-        // is the truth). Once per match, so the round trip costs nothing that matters.
-        let () = redis::cmd("ZADD")
-            .arg(keys::ANNOUNCING)
-            .arg(finished.at_ms)
-            .arg(id.to_string())
-            .exec_async(&mut self.conn())
-            .await?;
-        self.append_entry(id, entry, DeadlineChange::Clear, Some(finished)).await
-    }
-
         let seed: Option<String> = redis::cmd("HGET")
             .arg(keys::secret(id))
             .arg("seed")

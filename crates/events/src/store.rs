@@ -2,6 +2,7 @@
 //! `HostStore`, the rules engine's, which adds creating matches and reading their seed.
 //! Which implementation is behind them is decided once, at startup.
 
+use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
@@ -34,7 +35,11 @@ pub trait EventStore: Send + Sync {
 
     /// Claims `seat` for `player`, atomically: an open seat, or one reserved for `player`,
     /// becomes theirs; a seat they already hold answers [`ClaimOutcome::AlreadyYours`];
-    /// anything else is refused and nothing changes. Of two racing claims, one wins.
+    /// anything else is refused and nothing changes. Of two racing claims, one wins. Once
+    /// the match's final step is stored ([`HostStore::append_final`]) no one new is
+    /// seated ([`ClaimOutcome::MatchOver`]), whichever replica stored it: with the holders'
+    /// fence of `append_final`, a join and a final step racing through two rules-engine
+    /// replicas agree in either order.
     ///
     /// # Errors
     ///
@@ -198,6 +203,42 @@ pub trait EventStore: Send + Sync {
     /// [`StoreError::Redis`] if it does not.
     async fn ping(&self) -> Result<(), StoreError>;
 
+    /// Takes or keeps the lease `name` for `holder` for `ttl_ms`: true if `holder` holds
+    /// it now (it was free, expired, or already `holder`'s, and is extended). What one
+    /// process of many does at a time (the matcher, the tournament driver, the bot runner)
+    /// runs under one.
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`].
+    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError>;
+
+    /// Records a live bot match after every one recorded before it (one recorded again
+    /// moves last): the gateway's, before it answers the CreateMatch, so the bot runner,
+    /// whichever process runs it, plays the match.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidArgument`]: a game or bot name with spaces, empty or over 64
+    /// bytes; [`StoreError::Redis`].
+    async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError>;
+
+    /// At most `limit` live bot matches recorded after position `after` (0: from the
+    /// first), in the order recorded, each with its position: a reader that passes the
+    /// last position it read gets only what was recorded since.
+    ///
+    /// # Errors
+    /// [`StoreError::Corrupt`], [`StoreError::Redis`].
+    async fn bot_matches(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, BotMatch)>, StoreError>;
+
+    /// Forgets a bot match (it ended); one not recorded changes nothing.
+    ///
+    /// # Errors
+    /// As [`EventStore::add_bot_match`].
+    async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError>;
+
     /// Announces a finished match on the lifecycle stream (`colosseum:lifecycle`, read by
     /// consumer groups: the ratings, the tournaments), then clears the announcement its
     /// final step left owed ([`HostStore::append_final`]). At least once: the rules engine
@@ -209,6 +250,19 @@ pub trait EventStore: Send + Sync {
     ///
     /// [`StoreError::Redis`].
     async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError>;
+
+    /// Announces, as [`EventStore::announce_finished`] does, the owed announcements
+    /// ([`HostStore::append_final`]) whose final step was stored at or before `before_ms`,
+    /// at most `limit` of them, oldest first; an index entry whose final step was never
+    /// stored (its append failed or was refused) is dropped. Returns how many it
+    /// announced. The repair of announcements an engine died before making: one process
+    /// at a time runs it, under a lease (two at once would only announce twice).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Redis`], [`StoreError::Corrupt`].
+    async fn repair_announcements(&self, before_ms: u64, limit: usize)
+    -> Result<usize, StoreError>;
 }
 
 /// What the rules engine, which hosts matches, needs beyond [`EventStore`]: creating a
@@ -233,6 +287,30 @@ pub trait HostStore: EventStore {
         opening: &Entry,
     ) -> Result<(), StoreError>;
 
+    /// Appends the step that ends the match, as [`EventStore::append`] with
+    /// [`DeadlineChange::Clear`] does, and in the same atomic write leaves `finished`
+    /// owed: until [`EventStore::announce_finished`] puts it on the lifecycle stream,
+    /// [`EventStore::repair_announcements`] finds it (through an index entry written
+    /// before the append), so a finished match is announced whatever dies when. Only an
+    /// `Appended` answer leaves it owed.
+    ///
+    /// Fenced by the seat holders: if a seat was taken since the step read them (a
+    /// join through another replica), so that `finished.players` lacks a player the meta
+    /// seats, the answer is [`AppendOutcome::Conflict`] and nothing is written (read the
+    /// match again and decide the step anew). An append marks the match over, after which
+    /// [`EventStore::claim_seat`] seats no one new.
+    ///
+    /// # Errors
+    ///
+    /// As [`EventStore::append`]; [`StoreError::Redis`] if the index entry cannot be
+    /// written (nothing is appended then).
+    async fn append_final(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        finished: &Finished,
+    ) -> Result<AppendOutcome, StoreError>;
+
     /// The match's secret (its seed); `None` if there is no such match. For the rules
     /// engine alone, which replays the match from it.
     ///
@@ -246,19 +324,6 @@ pub trait HostStore: EventStore {
     /// keys, the snapshot, the views and any deadline go; reads answer the same entries
     /// from the record. With `retention_ms > 0` the record, the meta and the secret
     /// expire after that long (the match is then unknown); 0 keeps them. Returns whether
-
-    /// Announces, as [`EventStore::announce_finished`] does, the owed announcements
-    /// ([`HostStore::append_final`]) whose final step was stored at or before `before_ms`,
-    /// at most `limit` of them, oldest first; an index entry whose final step was never
-    /// stored (its append failed or was refused) is dropped. Returns how many it
-    /// announced. The repair of announcements an engine died before making: one process
-    /// at a time runs it, under a lease (two at once would only announce twice).
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Redis`], [`StoreError::Corrupt`].
-    async fn repair_announcements(&self, before_ms: u64, limit: usize)
-    -> Result<usize, StoreError>;
     /// this call compacted it: `false` if it is compacted already, unknown, or has moved
     /// past `last_version` or its last entry is another than the one read (a failover
     /// reissued it; nothing changes). An append to a compacted match answers
@@ -283,24 +348,6 @@ impl<T: LobbyStore + PlatformStore + ?Sized> TenantStore for T {}
 
 /// Everything a store is: what `colosseum run` and the in-process cluster hand to every
 /// service (each takes the part it may use, by upcasting). Both stores are one.
-    /// Appends the step that ends the match, as [`EventStore::append`] with
-    /// [`DeadlineChange::Clear`] does, and in the same atomic write leaves `finished`
-    /// owed: until [`EventStore::announce_finished`] puts it on the lifecycle stream,
-    /// [`EventStore::repair_announcements`] finds it (through an index entry written
-    /// before the append), so a finished match is announced whatever dies when. Only an
-    /// `Appended` answer leaves it owed.
-    ///
-    /// # Errors
-    ///
-    /// As [`EventStore::append`]; [`StoreError::Redis`] if the index entry cannot be
-    /// written (nothing is appended then).
-    async fn append_final(
-        &self,
-        id: MatchId,
-        entry: &Entry,
-        finished: &Finished,
-    ) -> Result<AppendOutcome, StoreError>;
-
 pub trait FullStore: HostStore + TenantStore {}
 
 impl<T: HostStore + TenantStore + ?Sized> FullStore for T {}

@@ -118,6 +118,7 @@ suite!(
     create_and_meta,
     claim_seat_rules,
     claim_race_has_one_winner,
+    joins_and_final_steps_are_fenced,
     append_versions_are_dense,
     append_race_has_one_winner,
     duplicate_key_answers_the_first_version,
@@ -131,10 +132,84 @@ suite!(
     sessions,
     players_exist_once_they_have_a_session,
     ping,
+    bot_matches_are_read_in_the_order_recorded,
 );
 
 // ---------------------------------------------------------------------------------------
 // The suite
+
+/// The `Finished` of a final step decided with `players` seated.
+fn finished_with(id: MatchId, players: [Option<PlayerId>; 2]) -> events::Finished {
+    events::Finished {
+        match_id: id,
+        game: "gops".into(),
+        players,
+        winner: Some(Seat::ONE),
+        reason: "resigned".into(),
+        at_ms: 1_700_000_000_100,
+        seed_hex: None,
+    }
+}
+
+/// A join and a final step racing through two replicas, both orders: a final step stored
+/// first leaves no seat to take (a retried join of a seated player still answers its
+/// seat); a seat taken first refuses a final step decided on the old holders, and one
+/// decided again names the new player.
+async fn joins_and_final_steps_are_fenced(store: Store) {
+    let (alice, bob) = (PlayerId::random(), PlayerId::random());
+    let seated = [SeatHolder::Player(alice), SeatHolder::Open];
+    let resign = |v: u64| Entry { step_json: r#"{"resign":0}"#.into(), ..entry(v, None) };
+
+    // The final step first: the join after it is refused and writes nothing.
+    let over = MatchId::random();
+    store
+        .create_match(over, &meta(seated.clone()), &secret(), &entry(0, None))
+        .await
+        .expect("create");
+    let f = finished_with(over, [Some(alice), None]);
+    assert_eq!(
+        store.append_final(over, &resign(1), &f).await,
+        Ok(AppendOutcome::Appended { version: 1 })
+    );
+    store.announce_finished(&f).await.expect("announced");
+    assert_eq!(store.claim_seat(over, Seat::ONE, bob).await, Ok(ClaimOutcome::MatchOver));
+    assert_eq!(
+        store.meta(over).await.expect("meta").expect("a match").seats,
+        PerSeat(seated.clone())
+    );
+    // A player seated before the end keeps its seat on a retried join.
+    assert_eq!(store.claim_seat(over, Seat::ZERO, alice).await, Ok(ClaimOutcome::AlreadyYours));
+    // Compacted, still over.
+    store.compact(over, 1, 0).await.expect("compact");
+    assert_eq!(store.claim_seat(over, Seat::ONE, bob).await, Ok(ClaimOutcome::MatchOver));
+
+    // The join first: a final step decided before it (Bob not in it) is a conflict and
+    // changes nothing; decided again, it names him.
+    let raced = MatchId::random();
+    store.create_match(raced, &meta(seated), &secret(), &entry(0, None)).await.expect("create");
+    assert_eq!(store.claim_seat(raced, Seat::ONE, bob).await, Ok(ClaimOutcome::Claimed));
+    let stale = finished_with(raced, [Some(alice), None]);
+    assert_eq!(
+        store.append_final(raced, &resign(1), &stale).await,
+        Ok(AppendOutcome::Conflict { current_version: 0 })
+    );
+    assert_eq!(store.last_version(raced).await, Ok(Some(0)));
+    assert_eq!(store.repair_announcements(u64::MAX, 10).await, Ok(0), "nothing owed");
+    let fresh = finished_with(raced, [Some(alice), Some(bob)]);
+    assert_eq!(
+        store.append_final(raced, &resign(1), &fresh).await,
+        Ok(AppendOutcome::Appended { version: 1 })
+    );
+    // A step that does not end the match is not fenced (its holders change nothing stored).
+    let running = MatchId::random();
+    store.create_match(running, &open_meta(), &secret(), &entry(0, None)).await.expect("create");
+    assert_eq!(store.claim_seat(running, Seat::ONE, bob).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(
+        store.append(running, &entry(1, None), DeadlineChange::Keep).await,
+        Ok(AppendOutcome::Appended { version: 1 })
+    );
+    assert_eq!(store.claim_seat(running, Seat::ZERO, alice).await, Ok(ClaimOutcome::Claimed));
+}
 
 async fn create_and_meta(store: Store) {
     let id = MatchId::random();
@@ -493,6 +568,43 @@ async fn players_exist_once_they_have_a_session(store: Store) {
     // A refused session makes no player.
     assert!(store.put_session("raw-token", q, "x").await.is_err());
     assert_eq!(store.player_exists(q).await, Ok(false));
+}
+
+async fn bot_matches_are_read_in_the_order_recorded(store: Store) {
+    let bot = |game: &str, bot: &str| events::BotMatch {
+        id: MatchId::random(),
+        game: game.into(),
+        bot: bot.into(),
+    };
+    let (a, b, c) = (bot("gops", "strong"), bot("hexspiel", "path"), bot("masterminds", "random"));
+    for m in [&a, &b, &c] {
+        store.add_bot_match(m).await.expect("recorded");
+    }
+    let all = store.bot_matches(0, 10).await.expect("read");
+    let order: Vec<_> = all.iter().map(|(_, m)| m.clone()).collect();
+    assert_eq!(order, [a.clone(), b.clone(), c.clone()]);
+    assert!(all.windows(2).all(|w| w[0].0 < w[1].0), "positions rise: {all:?}");
+    // From a position on: only what came after it, at most `limit`.
+    let after_a = store.bot_matches(all[0].0, 1).await.expect("read");
+    assert_eq!(after_a, vec![all[1].clone()]);
+    assert_eq!(store.bot_matches(all[2].0, 10).await.expect("read"), vec![]);
+    assert_eq!(store.bot_matches(0, 0).await.expect("read"), vec![]);
+    // Recorded again (a retried CreateMatch): moved last, once.
+    store.add_bot_match(&a).await.expect("again");
+    let again = store.bot_matches(all[2].0, 10).await.expect("read");
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].1, a);
+    // Forgotten once ended; forgetting it twice, or one never recorded, changes nothing.
+    store.remove_bot_match(&b).await.expect("forgotten");
+    store.remove_bot_match(&b).await.expect("forgotten again");
+    store.remove_bot_match(&bot("gops", "random")).await.expect("never recorded");
+    let left: Vec<_> =
+        store.bot_matches(0, 10).await.expect("read").into_iter().map(|(_, m)| m).collect();
+    assert_eq!(left, [c, a.clone()]);
+    // A name the member format cannot hold is refused, and nothing is recorded.
+    let spaced = events::BotMatch { bot: "two words".into(), ..a };
+    assert!(matches!(store.add_bot_match(&spaced).await, Err(StoreError::InvalidArgument(_))));
+    assert_eq!(store.bot_matches(0, 10).await.expect("read").len(), 2);
 }
 
 async fn ping(store: Store) {

@@ -225,7 +225,10 @@ impl Engine {
 
     /// Takes a seat for `player` under the match's lock, so no step of this replica (a
     /// resignation ending the match) falls between the check that the match is not over
-    /// and the claim.
+    /// and the claim. A step through another replica is fenced in the store: the claim
+    /// refuses a match whose final step is stored, and a final step decided before the
+    /// claim is refused as a conflict and decided again with the new holder
+    /// ([`events::HostStore::append_final`]).
     async fn join_now(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, EngineError> {
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
@@ -254,6 +257,7 @@ impl Engine {
                     return Err(EngineError::SeatTaken);
                 }
                 events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {}
+                events::ClaimOutcome::MatchOver => return Err(EngineError::MatchOver),
             }
         }
         Err(EngineError::NoOpenSeat)
