@@ -6,6 +6,7 @@
 
 use events::{EventStore, FullStore, HostStore, LobbyStore, TenantStore};
 use games::Family;
+use gateway::forwarded::TrustedProxies;
 use rules_engine::engine::Engine;
 use service_kit::internal::InternalToken;
 use std::collections::BTreeMap;
@@ -99,10 +100,10 @@ pub struct Cluster {
     /// The internal secret of this run: the engines check it, the gateways and the clock
     /// send it.
     token: InternalToken,
-}
     /// Fault injection: how long every engine holds a finished match's announcement after
     /// its final step (see [`Cluster::hold_announcements`]).
     announce_delay_ms: u64,
+}
 
 async fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
     let l = TcpListener::bind(addr).await?;
@@ -155,7 +156,14 @@ impl Cluster {
         let match_makers = vec![start_match_maker(store.clone(), any, &urls, &token).await?];
         let tournaments = vec![start_tournaments(store.clone(), any, &urls, &token).await?];
         let backends = Backends::of(&match_makers, &tournaments);
-        let gateway = serve_gateway(store.clone(), gateway_listener, &urls, &backends, &token)?;
+        let gateway = serve_gateway(
+            store.clone(),
+            gateway_listener,
+            &urls,
+            &backends,
+            &token,
+            TrustedProxies::none(),
+        )?;
         let more_gateways = Vec::new();
         Ok(Cluster {
             store,
@@ -171,18 +179,10 @@ impl Cluster {
             more_gateways,
             cache,
             token,
+            announce_delay_ms: 0,
         })
     }
 
-    /// Starts another match-maker replica on the same store, then restarts the gateway
-    /// (on its port) with every replica's URL; returns the replica's index.
-    ///
-    /// # Errors
-    /// A port cannot be bound.
-            announce_delay_ms: 0,
-    pub async fn start_match_maker_replica(&mut self) -> std::io::Result<usize> {
-        let any = "127.0.0.1:0".parse().expect("an address");
-        let urls = urls(&self.engines, &self.replicas);
     /// Fault injection, for tests: every engine, running or started from now on, holds
     /// each finished match's announcement `ms` after storing its final step
     /// (`COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS` of the engine binary), so a test can kill the
@@ -195,6 +195,14 @@ impl Cluster {
         }
     }
 
+    /// Starts another match-maker replica on the same store, then restarts the gateway
+    /// (on its port) with every replica's URL; returns the replica's index.
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_match_maker_replica(&mut self) -> std::io::Result<usize> {
+        let any = "127.0.0.1:0".parse().expect("an address");
+        let urls = urls(&self.engines, &self.replicas);
         let r = start_match_maker(self.store.clone(), any, &urls, &self.token).await?;
         self.match_makers.push(r);
         self.restart_gateway().await?;
@@ -240,7 +248,12 @@ impl Cluster {
         running_urls(&self.tournaments)
     }
 
-    async fn restart_gateway(&mut self) -> std::io::Result<()> {
+    /// Stops the gateway (its Play and watch streams end, its bot runner stops playing
+    /// with its lease left to run out) and starts a new one on its port.
+    ///
+    /// # Errors
+    /// The port cannot be bound again.
+    pub async fn restart_gateway(&mut self) -> std::io::Result<()> {
         let urls = urls(&self.engines, &self.replicas);
         self.gateway.halt().await;
         let backends = Backends::of(&self.match_makers, &self.tournaments);
@@ -255,6 +268,27 @@ impl Cluster {
         &self.token
     }
 
+    /// Starts another gateway beside the first (the same engines and backends, on any
+    /// port) that takes the client's address from `x-forwarded-for` on calls from
+    /// `proxies`, as one behind a load balancer; returns its URL. It lives until shutdown.
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_gateway_trusting(
+        &mut self,
+        proxies: TrustedProxies,
+    ) -> std::io::Result<String> {
+        let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
+        let urls = urls(&self.engines, &self.replicas);
+        let backends = Backends::of(&self.match_makers, &self.tournaments);
+        let listener = bind_again(any).await?;
+        let gateway =
+            serve_gateway(self.store.clone(), listener, &urls, &backends, &self.token, proxies)?;
+        let url = format!("http://{}", gateway.addr);
+        self.more_gateways.push(gateway);
+        Ok(url)
+    }
+
     /// Starts another rules engine for `family` on the same store and a second gateway that
     /// sends that family's matches to it alone, as during a rollout when two gateways see
     /// different replicas; returns the second gateway's URL. Both live until shutdown.
@@ -264,6 +298,7 @@ impl Cluster {
     pub async fn start_second_gateway(&mut self, family: Family) -> std::io::Result<String> {
         let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
         let r = start_engine(self.store.clone(), family, any, self.cache, &self.token).await?;
+        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         let mut urls = urls(&self.engines, &BTreeMap::new());
         for (f, list) in &mut urls {
             if *f == family {
@@ -287,6 +322,7 @@ impl Cluster {
     pub async fn start_replica(&mut self, family: Family) -> std::io::Result<String> {
         let any = "127.0.0.1:0".parse().expect("an address");
         let r = start_engine(self.store.clone(), family, any, self.cache, &self.token).await?;
+        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         let url = format!("http://{}", r.addr);
         self.replicas.entry(family).or_default().push(r);
         let urls = urls(&self.engines, &self.replicas);
@@ -298,7 +334,6 @@ impl Cluster {
 
     /// How many matches each family's engines hold in memory now (its replicas' summed).
     pub fn hot_matches(&self) -> BTreeMap<Family, usize> {
-        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         let mut hot: BTreeMap<Family, usize> = BTreeMap::new();
         let replicas = self.replicas.iter().flat_map(|(f, list)| list.iter().map(move |r| (f, r)));
         for (family, r) in self.engines.iter().chain(replicas) {
@@ -322,7 +357,6 @@ impl Cluster {
     /// Stops the engine of `family`, as a crash would: its memory is gone, its
     /// connections are cut, requests in flight get no answer. Stopping it again (or at
     /// shutdown) does nothing.
-        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
     pub async fn stop_engine(&mut self, family: Family) {
         if let Some(r) = self.engines.get_mut(&family) {
             r.crash();
@@ -340,6 +374,7 @@ impl Cluster {
             .map(|r| r.addr)
             .ok_or_else(|| std::io::Error::other("no such family"))?;
         let r = start_engine(self.store.clone(), family, addr, self.cache, &self.token).await?;
+        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         self.engines.insert(family, r);
         Ok(())
     }
@@ -374,7 +409,6 @@ impl Cluster {
     pub fn start_extra_clock(&mut self) -> std::io::Result<usize> {
         let urls = urls(&self.engines, &self.replicas);
         let r = self.new_clock(&urls)?;
-        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         self.more_clocks.push(r);
         Ok(self.more_clocks.len())
     }
@@ -481,16 +515,17 @@ async fn start_gateway(
     backends: &Backends,
     token: &InternalToken,
 ) -> std::io::Result<Running> {
-    serve_gateway(store, bind_again(addr).await?, urls, backends, token)
+    serve_gateway(store, bind_again(addr).await?, urls, backends, token, TrustedProxies::none())
 }
 
-/// Serves a gateway on a bound listener.
+/// Serves a gateway on a bound listener, believing `x-forwarded-for` from `proxies`.
 fn serve_gateway(
     store: Arc<dyn EventStore>,
     (listener, addr): (tokio::net::TcpListener, SocketAddr),
     urls: &[engines::EngineUrls],
     backends: &Backends,
     token: &InternalToken,
+    proxies: TrustedProxies,
 ) -> std::io::Result<Running> {
     let stop = CancellationToken::new();
     let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
@@ -511,8 +546,9 @@ fn serve_gateway(
         let stop = stop.clone();
         tokio::spawn(async move {
             let public = format!("http://{addr}");
+            let backends = gateway::Backends { lobby, tournaments };
             if let Err(e) =
-                gateway::serve(listener, store, engines, lobby, tournaments, public, stop).await
+                gateway::serve(listener, store, engines, backends, proxies, public, stop).await
             {
                 tracing::error!(error = %e, "gateway stopped");
             }

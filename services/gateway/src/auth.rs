@@ -4,8 +4,11 @@
 //! session are checked: session creation, the game list, health, reflection and any path
 //! the router does not know (it answers UNIMPLEMENTED) pass without a token; a handler
 //! that finds no `Caller` still refuses, so a method missing from the list fails closed.
+//! Every request, open or not, also gets its client's address (`ClientAddress`: the TCP
+//! peer, or what a trusted proxy forwards; see [`crate::forwarded`]).
 
 use crate::error::Error;
+use crate::forwarded::{ClientAddress, TrustedProxies};
 use events::{EventStore, PlayerId};
 use fields::text::bearer;
 use std::collections::BTreeMap;
@@ -15,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tonic::body::Body;
 use tonic::codegen::http;
+use tonic::transport::server::TcpConnectInfo;
 use tower::{Layer, Service};
 
 /// Who is calling: set by the layer, read by handlers.
@@ -90,19 +94,33 @@ const LOGOUT: &str = "/colosseum.v1.LobbyService/Logout";
 pub struct AuthLayer {
     store: Arc<dyn EventStore>,
     known: Known,
+    proxies: Arc<TrustedProxies>,
 }
 
 impl AuthLayer {
-    /// Sessions are looked up in `store`.
+    /// Sessions are looked up in `store`; no proxy is trusted.
     pub fn new(store: Arc<dyn EventStore>) -> Self {
-        AuthLayer { store, known: Known::default() }
+        AuthLayer { store, known: Known::default(), proxies: Arc::default() }
+    }
+
+    /// The same layer taking the client's address from `x-forwarded-for` on calls from
+    /// `proxies`.
+    #[must_use]
+    pub fn trusting(mut self, proxies: TrustedProxies) -> Self {
+        self.proxies = Arc::new(proxies);
+        self
     }
 }
 
 impl<S> Layer<S> for AuthLayer {
     type Service = Auth<S>;
     fn layer(&self, inner: S) -> Auth<S> {
-        Auth { inner, store: self.store.clone(), known: self.known.clone() }
+        Auth {
+            inner,
+            store: self.store.clone(),
+            known: self.known.clone(),
+            proxies: self.proxies.clone(),
+        }
     }
 }
 
@@ -112,6 +130,25 @@ pub struct Auth<S> {
     inner: S,
     store: Arc<dyn EventStore>,
     known: Known,
+    proxies: Arc<TrustedProxies>,
+}
+
+/// The client of `req`: its TCP peer, or the address a trusted peer forwards.
+fn client_address<B>(
+    req: &http::Request<B>,
+    proxies: &TrustedProxies,
+) -> Result<Option<ClientAddress>, Error> {
+    let Some(peer) = req.extensions().get::<TcpConnectInfo>().and_then(|i| i.remote_addr()) else {
+        return Ok(None);
+    };
+    let forwarded: Vec<&[u8]> = req
+        .headers()
+        .get_all(crate::forwarded::HEADER)
+        .iter()
+        .map(http::HeaderValue::as_bytes)
+        .collect();
+    let ip = proxies.client(peer.ip(), &forwarded).map_err(Error::BadForwardedFor)?;
+    Ok(Some(ClientAddress(ip)))
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -136,8 +173,16 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let store = self.store.clone();
         let known = self.known.clone();
+        let client = client_address(&req, &self.proxies);
         Box::pin(async move {
             service_kit::metrics::add("colosseum_gateway_requests_total", 1);
+            match client {
+                Ok(Some(address)) => {
+                    req.extensions_mut().insert(address);
+                }
+                Ok(None) => {}
+                Err(e) => return Ok(refuse(e)),
+            }
             if is_open(req.uri().path()) {
                 return inner.call(req).await;
             }

@@ -3,10 +3,12 @@
 //! Stateless: sessions, match metadata and streams live in the event store, matches in
 //! the rules engines. The tower chain, outermost first: the authentication layer (a token
 //! becomes a `Caller`), then the service. One hub per gateway follows the store's append feed
-//! and fans new entries out to watchers. The bot runner lives here too, as a client of this API.
+//! and fans new entries out to watchers. The bot runner lives here too, as a client of this
+//! API: a duty every gateway runs and the holder of its lease performs.
 //!
 //! # Layout
-//! - [`auth`]: the tower layer that authenticates tokens.
+//! - [`auth`]: the tower layer that authenticates tokens (and finds the client's address).
+//! - [`forwarded`]: the trusted proxies, and the client's address they forward.
 //! - [`public`]: the handlers.
 //! - [`play`]: one Play stream: many matches' watches, moves and resignations.
 //! - [`hub`]: the fan-out of every watched match's new entries.
@@ -15,12 +17,13 @@
 //! - [`platform`]: TournamentService, passed on to the tournament service.
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
 //! - [`error`]: what can go wrong, and the one match from it to a status.
-//! - [`bots`]: the bot runner.
+//! - [`bots`]: the bot runner (under a lease; it resumes every bot match recorded).
 //! - [`metrics`]: what the gateway counts.
 
 pub mod auth;
 pub mod bots;
 pub mod error;
+pub mod forwarded;
 pub mod hub;
 pub mod limits;
 pub mod lobby;
@@ -32,7 +35,7 @@ pub mod watch;
 
 use api::v1;
 use events::EventStore;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -57,10 +60,20 @@ pub fn games_info() -> Vec<v1::GameInfo> {
         .collect()
 }
 
-/// Serves the gateway on `listener` until `shutdown`; the bot runner connects back to
-/// `public_url` (this gateway's own address) once the server is up. LobbyService calls go
-/// to `lobby` (the match-maker), TournamentService calls to `tournaments` (the tournament
-/// service); either answers UNAVAILABLE without one.
+/// The services the gateway passes calls on to.
+#[derive(Clone, Default)]
+pub struct Backends {
+    /// LobbyService's: the match-maker (none: every call answers UNAVAILABLE).
+    pub lobby: Option<lobby::MatchMakerClient>,
+    /// TournamentService's: the tournament service (none: every call answers UNAVAILABLE).
+    pub tournaments: Option<platform::TournamentsClient>,
+}
+
+/// Serves the gateway on `listener` until `shutdown`, with the bot runner's duty beside it
+/// ([`bots::Runner`]: when this gateway holds the lease, it plays every bot match through
+/// `public_url`, this gateway's own address). LobbyService and TournamentService calls go
+/// to `backends`. The client's address (for the match-maker's per-address limits) is
+/// taken from `x-forwarded-for` only on calls from `proxies`.
 ///
 /// # Errors
 /// The server failed.
@@ -68,36 +81,19 @@ pub async fn serve(
     listener: TcpListener,
     store: Arc<dyn EventStore>,
     engines: engines::Engines,
-    lobby: Option<lobby::MatchMakerClient>,
-    tournaments: Option<platform::TournamentsClient>,
+    backends: Backends,
+    proxies: forwarded::TrustedProxies,
     public_url: String,
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
     service_kit::metrics::describe(metrics::ALL);
+    let Backends { lobby, tournaments } = backends;
     let hub = hub::Hub::new(store.clone());
     tokio::spawn(hub.clone().run(shutdown.clone()));
-    let dispatch = Arc::new(OnceLock::new());
-    let gateway =
-        public::Gateway::new(store.clone(), engines, hub, dispatch.clone(), shutdown.clone());
-    {
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            // The bot runner is a client like any other: it needs the server up first.
-            for attempt in 0..50 {
-                match bots::start(&public_url, shutdown.clone()).await {
-                    Ok(d) => {
-                        let _ = dispatch.set(d);
-                        tracing::info!("bot runner ready");
-                        return;
-                    }
-                    Err(e) if attempt == 49 => {
-                        tracing::error!(error = %e, "the bot runner could not start")
-                    }
-                    Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
-                }
-            }
-        });
-    }
+    let gateway = public::Gateway::new(store.clone(), engines, hub, shutdown.clone());
+    // The bot runner plays through this gateway like any client, whenever this gateway
+    // holds its lease (its calls wait for the server below to be up).
+    tokio::spawn(bots::Runner::new(store.clone(), &public_url).run(shutdown.clone()));
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
         .with(gateway.into_service())
         .with(v1::lobby_service_server::LobbyServiceServer::new(lobby::LobbyFront::new(lobby)))
@@ -109,5 +105,6 @@ pub async fn serve(
         )
         .larger_messages(fields::text::LARGER_MESSAGES);
     // Inside the edge: every request is authenticated before any handler runs.
-    service_kit::serve::serve(auth::AuthLayer::new(store), services, listener, shutdown).await
+    let auth = auth::AuthLayer::new(store).trusting(proxies);
+    service_kit::serve::serve(auth, services, listener, shutdown).await
 }

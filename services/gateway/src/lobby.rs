@@ -1,10 +1,12 @@
 //! `colosseum.v1.LobbyService` at the gateway: every call passed on to the match-maker
 //! as it came, the message untouched, with the caller the authentication layer found
 //! (`x-colosseum-player`, set here and never taken from the client), the client's address
-//! (login rate limits), the session token (Logout) and the trace context. The
+//! as the authentication layer found it (the TCP peer, or what a trusted proxy forwards:
+//! login and registration rate limits), the session token (Logout) and the trace context. The
 //! match-maker's answer, status included, goes back as it is.
 
 use crate::auth::Caller;
+use crate::forwarded::ClientAddress;
 use api::v1::{self, lobby_service_client::LobbyServiceClient, lobby_service_server::LobbyService};
 use service_kit::internal::{CLIENT_HEADER, InternalToken, PLAYER_HEADER, Stamp};
 use service_kit::telemetry::TraceContext;
@@ -70,7 +72,7 @@ impl LobbyFront {
 /// The request to send on: the message with only the metadata the match-maker may read.
 pub(crate) fn onward<T>(req: Request<T>) -> Request<T> {
     let caller = req.extensions().get::<Caller>().map(|c| c.player_id);
-    let addr = req.remote_addr();
+    let addr = req.extensions().get::<ClientAddress>().map(|a| a.0);
     let authorization = req.metadata().get("authorization").cloned();
     let trace = TraceContext::from_metadata(req.metadata());
     let mut out = Request::new(req.into_inner());
@@ -81,7 +83,7 @@ pub(crate) fn onward<T>(req: Request<T>) -> Request<T> {
         m.insert(PLAYER_HEADER, v);
     }
     if let Some(addr) = addr
-        && let Ok(v) = MetadataValue::try_from(addr.ip().to_string())
+        && let Ok(v) = MetadataValue::try_from(addr.to_string())
     {
         m.insert(CLIENT_HEADER, v);
     }

@@ -3,12 +3,15 @@
 //! `ENGINE_DUEL_URL`; each a comma-separated list of a family's replicas), over Redis at
 //! `REDIS_URL` (in-memory when unset), and TournamentService to the tournament service at `TOURNAMENTS_URL`, and LobbyService to the match-maker at
 //! `MATCHMAKER_URL` (its replicas, comma-separated); internal calls carry the shared
-//! secret of `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`).
+//! secret of `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`). Behind a
+//! load balancer, `TRUSTED_PROXIES` (CIDRs, comma-separated) lists the proxies whose
+//! `x-forwarded-for` names the client.
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     service_kit::telemetry::init("gateway");
     let token = service_kit::internal::from_env()?;
+    let proxies = gateway::forwarded::TrustedProxies::from_env()?;
     let addr = service_kit::config::addr("GATEWAY_ADDR", "127.0.0.1:50051")?;
     let urls = engines::engine_urls()?;
     let store = events::open_from_env().await?;
@@ -39,6 +42,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let public = service_kit::config::string("GATEWAY_PUBLIC_URL", &format!("http://{addr}"));
     tracing::info!(%addr, "gateway listening");
-    gateway::serve(listener, store, engines, lobby, tournaments, public, shutdown).await?;
+    let backends = gateway::Backends { lobby, tournaments };
+    gateway::serve(listener, store, engines, backends, proxies, public, shutdown).await?;
     Ok(())
 }
