@@ -161,9 +161,15 @@ fn reflection_builder(
     descriptors: &'static [u8],
     services: &[&str],
 ) -> tonic_reflection::server::Builder<'static> {
+    // Both reflection protos in both versions' servers: each lists the other, and a client
+    // (grpcurl) asks either one for every listed service's file (tonic-reflection alone
+    // adds only its own version's).
     let mut b = tonic_reflection::server::Builder::configure()
+        .include_reflection_service(false)
         .register_encoded_file_descriptor_set(descriptors)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET);
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET);
     for name in services.iter().copied().chain([
         "grpc.health.v1.Health",
         "grpc.reflection.v1.ServerReflection",
