@@ -152,7 +152,7 @@ async fn a_bulk_match_whose_engine_died_before_announcing_it_finishes() {
     assert_eq!(m.result.as_ref().map(|r| r.seed_hex.clone()), Some(outcome.seed.clone()));
     // Started, then finished once, on the tenant's stream.
     let events = results(&p, "", 2).await;
-    assert_eq!(finished_ids(&events), [id.clone()]);
+    assert_eq!(finished_ids(&events), std::slice::from_ref(&id));
     nothing_owed(&env).await;
     env.shutdown().await;
 }
@@ -228,7 +228,11 @@ async fn a_tournament_whose_match_lost_its_engine_before_the_announcement_finish
     assert_eq!(t.state, v1::TournamentState::Finished as i32, "the tournament finished: {t:?}");
     assert_eq!(t.matches_finished, 1, "its match counted once");
     let events = results(&p, &tid, count_tournament_events(&p, &tid).await).await;
-    assert_eq!(finished_ids(&events), [pair.match_id.clone()], "finished once on its stream");
+    assert_eq!(
+        finished_ids(&events),
+        std::slice::from_ref(&pair.match_id),
+        "finished once on its stream"
+    );
     nothing_owed(&env).await;
     env.shutdown().await;
 }
