@@ -74,7 +74,12 @@
 //! a hint that `due_deadlines` corrects as it reads and `repair_deadline_index` rebuilds
 //! (the reasoning is in [`redis_store`]). The fence makes a late or repeated firing safe.
 //! The lobby's keys all share the hash tag `{lobby}`, one slot, so each lobby script is
-//! atomic on one node; the lifecycle stream (`colosseum:lifecycle`) is one global key.
+//! atomic on one node; the lifecycle stream (`colosseum:lifecycle`) is one global key. So
+//! a match's final step cannot put its announcement on that stream in its own script:
+//! it writes the announcement into its own slot (`colosseum:{<match>}:finished`) instead,
+//! after an entry in the global index `colosseum:announcing` (a hint, like the deadline
+//! index), and whoever announces it (the engine, or `repair_announcements` for one whose
+//! engine died) deletes both: a finished match is announced whatever dies when.
 
 pub mod codec;
 pub mod error;
