@@ -4,12 +4,13 @@
 //! step left the announcement owed in the store; the tournament service's driver makes it,
 //! and each consumer of the lifecycle stream hears of the match once: the ratings (a rated
 //! match is rated), bulk matches (GetMatch and the tenant's results stream say finished)
-//! and tournaments (the match counted, the tournament finished).
+//! and tournaments (the match counted, the tournament finished). And an engine slower
+//! than the repair: the match announced twice, each consumer hearing of it once.
 
 use api::v1;
 use client::platform::Platform;
 use cluster_tests::{Env, Picker, Player, play_out, queue};
-use events::{EventStore, RedisStore};
+use events::{EventStore, LobbyStore, RedisStore};
 use games::Family;
 use std::time::Duration;
 use tokio_stream::StreamExt;
@@ -246,4 +247,64 @@ async fn count_tournament_events(p: &Platform, tid: &str) -> usize {
         n += 1;
     }
     n
+}
+
+/// An engine slower than the repair (its announcement held past the repair's 5 s, the
+/// engine alive): the match is announced twice, and each consumer still hears of it once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_announced_twice_is_rated_and_reported_once() {
+    let mut env = Env::start().await;
+    let url = env.cluster.gateway_url();
+    let alice = Player::account(&url, "alice").await;
+    let bob = Player::account(&url, "bob").await;
+    let q = queue("gops", true);
+    let ta = alice.ticket_retrying(&q, "alice-1").await;
+    let tb = bob.ticket_retrying(&q, "bob-1").await;
+    let (rated, sa) = alice.assignment(&ta.ticket_id, Duration::from_secs(10)).await;
+    bob.assignment(&tb.ticket_id, Duration::from_secs(10)).await;
+    let (_, _, p) = env.tenant("twice", &ALL).await;
+    let spec = v1::MatchSpec {
+        game: Some(v1::GameSpec {
+            game: "gops".into(),
+            options_json: "{\"cards\":3}".into(),
+            move_time_ms: 0,
+        }),
+        seat0_player_id: alice.id.clone(),
+        seat1_player_id: bob.id.clone(),
+        start_at_ms: 0,
+        label: String::new(),
+    };
+    let req = v1::CreateMatchesRequest {
+        idempotency_key: "twice-1".into(),
+        matches: vec![spec],
+        validate_only: false,
+    };
+    let bulk = p.api().create_matches(p.request(req)).await.expect("created").into_inner();
+    let bulk = bulk.match_ids[0].clone();
+
+    // Held 8 s: the repair announces each at 5 s, the engine again at 8 s.
+    env.cluster.hold_announcements(8_000);
+    let seats = if sa == 0 { [&alice, &bob] } else { [&bob, &alice] };
+    play_out(seats, &rated, &mut Picker::new(4), 200).await;
+    play_out([&alice, &bob], &bulk, &mut Picker::new(5), 200).await;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    // Twice each on the lifecycle stream (a new group reads it from its start)...
+    let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
+    let all = store.lifecycle_read("audit", "a", 10_000, 0).await.expect("read");
+    for id in [&rated, &bulk] {
+        let n = all
+            .iter()
+            .filter(|d| d.finished.as_ref().is_some_and(|f| f.match_id.to_string() == *id))
+            .count();
+        assert_eq!(n, 2, "announced by the repair and by the engine");
+    }
+    // ... and heard once.
+    let ra = alice.rating_after_within("gops", 1, WITHIN).await;
+    assert_eq!((ra.games, ra.history.len()), (1, 1));
+    let rb = bob.client.rating("gops", &bob.id, 10).await.expect("rating");
+    assert_eq!(rb.games, 1);
+    let events = results(&p, "", 2).await;
+    assert_eq!(finished_ids(&events), std::slice::from_ref(&bulk));
+    nothing_owed(&env).await;
+    env.shutdown().await;
 }
