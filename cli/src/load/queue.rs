@@ -233,5 +233,6 @@ fn waiting(queue: &Queue, i: u64, rating: f64, now: u64) -> Ticket {
         expires_ms: now + 600_000,
         state: TicketState::Waiting,
         changed_ms: now,
+        display_name: format!("load-{i}"),
     }
 }

@@ -179,6 +179,10 @@ pub struct Ticket {
     pub state: TicketState,
     /// When the state last changed, Unix ms.
     pub changed_ms: u64,
+    /// The player's display name when it queued, as chosen (a guest's is kept nowhere
+    /// else a list of seeks can read it); empty for a ticket stored before it was kept.
+    #[serde(default)]
+    pub display_name: String,
 }
 
 /// What [`LobbyStore::create_ticket`] did.

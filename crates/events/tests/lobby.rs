@@ -53,6 +53,7 @@ fn ticket_at(player: PlayerId, queue: &Queue, seek: bool, key: &str, created_ms:
         expires_ms: created_ms + TTL,
         state: TicketState::Waiting,
         changed_ms: created_ms,
+        display_name: format!("name of {key}"),
     }
 }
 

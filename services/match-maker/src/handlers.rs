@@ -52,6 +52,22 @@ impl Lobby {
         self.store.account(player).await?.ok_or(Error::AccountRequired(what))
     }
 
+    /// The caller's display name as chosen: its account's, or its guest session's.
+    async fn display_name(&self, meta: &MetadataMap, player: PlayerId) -> Result<String, Error> {
+        if let Some(a) = self.store.account(player).await? {
+            return Ok(a.display_name);
+        }
+        Ok(match token(meta) {
+            Some(t) => self
+                .store
+                .session(&events::token_digest(&t))
+                .await?
+                .map(|s| s.display_name)
+                .unwrap_or_default(),
+            None => String::new(),
+        })
+    }
+
     async fn ticket(
         &self,
         meta: &MetadataMap,
@@ -81,6 +97,7 @@ impl Lobby {
             return Err(Error::TooManyTickets);
         }
         let rating = self.store.rating(&queue.game, player).await?.unwrap_or_else(initial);
+        let display_name = self.display_name(meta, player).await?;
         let now = now_ms();
         let ticket = Ticket {
             id: events::TicketId::random(),
@@ -93,6 +110,7 @@ impl Lobby {
             expires_ms: now + ttl,
             state: TicketState::Waiting,
             changed_ms: now,
+            display_name,
         };
         match self.store.create_ticket(&ticket).await? {
             TicketCreated::Created(t) => {
@@ -286,16 +304,7 @@ impl LobbyService for Lobby {
         if let Some(a) = self.store.account(player).await.map_err(Error::from)? {
             return Ok(Response::new(v1::GetProfileResponse { profile: Some(profile(&a)) }));
         }
-        let name = match token(req.metadata()) {
-            Some(t) => self
-                .store
-                .session(&events::token_digest(&t))
-                .await
-                .map_err(Error::from)?
-                .map(|s| s.display_name)
-                .unwrap_or_default(),
-            None => String::new(),
-        };
+        let name = self.display_name(req.metadata(), player).await?;
         Ok(Response::new(v1::GetProfileResponse {
             profile: Some(v1::Profile {
                 player_id: player.to_string(),
@@ -371,8 +380,11 @@ impl LobbyService for Lobby {
         let mut out = Vec::with_capacity(seeks.len());
         // One past its time is expired by the next pass; it is no longer offered.
         for t in seeks.into_iter().filter(|t| t.expires_ms > now) {
+            // An account's name as it is now (it may have changed since); a guest's as
+            // it chose it when it posted the seek.
             let name = match self.store.account(t.player).await.map_err(Error::from)? {
                 Some(a) => a.display_name,
+                None if !t.display_name.is_empty() => t.display_name.clone(),
                 None => fields::text::guest_name(&t.player.to_string()),
             };
             out.push(v1::Seek {
@@ -392,6 +404,7 @@ impl LobbyService for Lobby {
         req: Request<v1::AcceptSeekRequest>,
     ) -> Result<Response<v1::AcceptSeekResponse>, Status> {
         let player = caller(req.metadata())?;
+        let display_name = self.display_name(req.metadata(), player).await?;
         let v1::AcceptSeekRequest { seek_id, idempotency_key } = req.into_inner();
         let seek_id = queues::ticket_id("seek_id", &seek_id)?;
         check_key(&idempotency_key)?;
@@ -413,6 +426,7 @@ impl LobbyService for Lobby {
             expires_ms: seek.expires_ms,
             state: TicketState::Waiting,
             changed_ms: now,
+            display_name,
         };
         let pairing = pairing_of(&seek, &accepter, now);
         let mine = match self

@@ -214,6 +214,7 @@ mod tests {
             expires_ms: 1,
             state: TicketState::Waiting,
             changed_ms: 0,
+            display_name: String::new(),
         };
         let mut first_seat = [0; 2];
         for _ in 0..64 {

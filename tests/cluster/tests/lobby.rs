@@ -502,6 +502,7 @@ async fn left_pending(
             expires_ms: now + 300_000,
             state: events::TicketState::Waiting,
             changed_ms: now,
+            display_name: p.name.clone(),
         };
         assert!(matches!(
             store.create_ticket(&t).await.expect("create"),
