@@ -507,6 +507,10 @@ impl PlatformStore for Instrumented {
         &self,
         tenant: TenantId,
         limit: usize,
+    async fn results_feed(&self) -> Result<crate::platform::ResultsFeed, StoreError> {
+        timed("results_feed", self.inner.results_feed()).await
+    }
+
     ) -> Result<Vec<TournamentId>, StoreError> {
         timed("tournaments_of", self.inner.tournaments_of(tenant, limit)).await
     }

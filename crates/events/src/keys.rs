@@ -259,6 +259,10 @@ pub const PLATFORM_PREFIX: &str = "colosseum:{platform}:";
 
 /// The tenants.
 pub const TENANTS: &str = "colosseum:{platform}:tenants";
+/// The pub/sub channel of the results feed (platform_append.lua publishes
+/// `<tenant>/<tournament>` on it).
+pub const RESULTS_CHANGES: &str = "colosseum:platform:results";
+
 
 /// The API keys.
 pub const API_KEYS: &str = "colosseum:{platform}:keys";

@@ -40,6 +40,8 @@ pub struct MemoryStore {
     feed: broadcast::Sender<(MatchId, u64)>,
     /// The ticket feed: the players of each ticket change, sent under the state lock.
     ticket_feed: broadcast::Sender<PlayerId>,
+    /// The results feed: the tenant of each results append, sent under the state lock.
+    results_feed: broadcast::Sender<crate::ids::TenantId>,
     /// Wakes the lifecycle readers waiting for an entry (`lifecycle_read`'s `block_ms`).
     finished: tokio::sync::Notify,
 }
@@ -88,6 +90,7 @@ impl Default for MemoryStore {
             state: Mutex::default(),
             feed: broadcast::channel(FEED_CAPACITY).0,
             ticket_feed: broadcast::channel(FEED_CAPACITY).0,
+            results_feed: broadcast::channel(FEED_CAPACITY).0,
             finished: tokio::sync::Notify::new(),
         }
     }

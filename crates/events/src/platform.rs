@@ -159,6 +159,11 @@ pub enum Appended {
     Already,
 }
 
+/// The results feed: the tenant of each results append, as it happens (every append to a
+/// tournament's stream also appends to its tenant's). At most once, like the append feed:
+/// it ends when the subscription is lost, and a follower reads its stream again anyway.
+pub type ResultsFeed = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = TenantId> + Send>>;
+
 /// The tournament service's store. Every operation is atomic; both [`crate::RedisStore`]
 /// (every key under the `{platform}` hash tag, one slot) and [`crate::MemoryStore`]
 /// implement it and pass `tests/platform.rs`.
@@ -252,6 +257,13 @@ pub trait PlatformStore: EventStore {
     /// # Errors
     /// [`StoreError::Redis`].
     async fn append_results(&self, append: &Append) -> Result<Appended, StoreError>;
+
+    /// Subscribes to the results feed ([`ResultsFeed`]): each append to a results stream
+    /// from now on names its tenant.
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`]: the subscription could not be made.
+    async fn results_feed(&self) -> Result<ResultsFeed, StoreError>;
 
     /// At most `limit` entries of a stream after sequence number `after`, in order.
     ///

@@ -7,7 +7,7 @@ use crate::auth::{Caller, Keys, MATCHES_CREATE, RESULTS_READ, TOURNAMENTS_MANAGE
 use crate::bulk::Bulk;
 use crate::error::Error;
 use crate::records::{OwnedMatch, State};
-use crate::results::follow;
+use crate::results::{WATCH_POLL, Wakes, follow};
 use crate::tournaments::{Change, Tournaments};
 use api::v1::{self, tournament_service_server::TournamentService};
 use events::{MatchId, ResultsStream, TenantStore, TournamentId};
@@ -27,6 +27,7 @@ pub struct Platform {
     keys: Keys,
     bulk: Bulk,
     tournaments: Arc<Tournaments>,
+    wakes: Wakes,
     shutdown: CancellationToken,
 }
 
@@ -39,7 +40,8 @@ impl Platform {
         tournaments: Arc<Tournaments>,
         shutdown: CancellationToken,
     ) -> Platform {
-        Platform { store, keys, bulk, tournaments, shutdown }
+        let wakes = Wakes::start(store.clone(), shutdown.clone());
+        Platform { store, keys, bulk, tournaments, wakes, shutdown }
     }
 
     async fn caller<T>(&self, req: &Request<T>, scope: &'static str) -> Result<Caller, Error> {
@@ -303,6 +305,8 @@ impl TournamentService for Platform {
             stream,
             r.after_sequence,
             tx,
+            self.wakes.subscribe(),
+            WATCH_POLL,
             self.shutdown.clone(),
         ));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))

@@ -2,7 +2,9 @@
 //! (with the published seed) exactly once, through the consumer group `tournaments`
 //! (acknowledged only once stored; a once-mark per match makes a replay change nothing);
 //! a tournament's match goes to its tournament, which folds it into its standings. And
-//! WatchResults: a stream read from any sequence number, then followed live.
+//! WatchResults: a stream read from any sequence number, then followed live, woken by the
+//! store's results feed ([`Wakes`]: one subscription per replica) with a slow poll behind
+//! it for a notification lost.
 
 use crate::error::Error;
 use crate::records::{Envelope, Event, MatchResult, OwnedMatch, State};
@@ -23,8 +25,11 @@ pub const CLAIM_IDLE_MS: u64 = 30_000;
 const BLOCK_MS: u64 = 1_000;
 /// Entries per read.
 const BATCH: usize = 100;
-/// How often a watch looks for new events when it has caught up.
-pub const WATCH_POLL: Duration = Duration::from_millis(100);
+/// How often a watch that has caught up reads its stream with no notification: only for
+/// one lost (the feed is at most once), so seldom.
+pub const WATCH_POLL: Duration = Duration::from_secs(5);
+/// How long a lost results-feed subscription waits before subscribing again.
+const RESUBSCRIBE: Duration = Duration::from_secs(1);
 /// Events per read of a watch.
 const WATCH_BATCH: usize = 500;
 
@@ -313,15 +318,79 @@ pub fn to_proto(seq: u64, e: &Envelope) -> v1::WatchResultsResponse {
     }
 }
 
+/// The results feed of one replica: one subscription to the store's, passed on to every
+/// watch (each keeps the appends of its tenant), subscribed again when lost.
+#[derive(Clone)]
+pub struct Wakes {
+    tx: tokio::sync::broadcast::Sender<events::TenantId>,
+}
+
+impl Wakes {
+    /// Follows `store`'s results feed until `shutdown`.
+    pub fn start(store: Arc<dyn TenantStore>, shutdown: CancellationToken) -> Wakes {
+        let (tx, _) = tokio::sync::broadcast::channel(1024);
+        let wakes = Wakes { tx: tx.clone() };
+        tokio::spawn(async move {
+            use tokio_stream::StreamExt;
+            while !shutdown.is_cancelled() {
+                match store.results_feed().await {
+                    Ok(mut feed) => loop {
+                        tokio::select! {
+                            () = shutdown.cancelled() => return,
+                            next = feed.next() => match next {
+                                // No watch listening is no error.
+                                Some(tenant) => drop(tx.send(tenant)),
+                                None => break,
+                            },
+                        }
+                    },
+                    Err(e) => tracing::warn!(error = %e, "results feed: subscribing again soon"),
+                }
+                tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    () = tokio::time::sleep(RESUBSCRIBE) => {}
+                }
+            }
+        });
+        wakes
+    }
+
+    /// A receiver of every tenant's appends from now on.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<events::TenantId> {
+        self.tx.subscribe()
+    }
+}
+
+/// Until an append to `tenant`'s streams is announced (or some were missed: a lagged
+/// receiver reads anyway); never, if the feed is gone (the poll goes on).
+async fn appended(
+    wakes: &mut tokio::sync::broadcast::Receiver<events::TenantId>,
+    tenant: events::TenantId,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        match wakes.recv().await {
+            Ok(t) if t == tenant => return,
+            Ok(_) => {}
+            Err(RecvError::Lagged(_)) => return,
+            Err(RecvError::Closed) => std::future::pending::<()>().await,
+        }
+    }
+}
+
 /// Follows `stream` from after `after` until the client goes or `shutdown`: every event in
-/// order, each once, then live. Sends into `tx`; ends when it closes.
+/// order, each once, then live: read again on each append of its tenant `wakes` announces,
+/// and every `poll` anyway. Sends into `tx`; ends when it closes.
 pub async fn follow(
     store: Arc<dyn TenantStore>,
     stream: ResultsStream,
     mut after: u64,
     tx: tokio::sync::mpsc::Sender<Result<v1::WatchResultsResponse, tonic::Status>>,
+    mut wakes: tokio::sync::broadcast::Receiver<events::TenantId>,
+    poll: Duration,
     shutdown: CancellationToken,
 ) {
+    let tenant = stream.tenant();
     loop {
         let page = match store.read_results(stream, after, WATCH_BATCH).await {
             Ok(p) => p,
@@ -345,7 +414,8 @@ pub async fn follow(
             tokio::select! {
                 _ = shutdown.cancelled() => return,
                 _ = tx.closed() => return,
-                _ = tokio::time::sleep(WATCH_POLL) => {}
+                () = appended(&mut wakes, tenant) => {}
+                _ = tokio::time::sleep(poll) => {}
             }
         }
     }
@@ -354,4 +424,64 @@ pub async fn follow(
 /// Whether the append took (a conflict or a repeat did nothing).
 pub fn took(a: Appended) -> bool {
     matches!(a, Appended::Done { .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::Event;
+
+    fn append(tenant: events::TenantId) -> Append {
+        let e = Envelope {
+            at_ms: 1,
+            tournament: None,
+            event: Event::Withdrawn { entrant: 0, player: events::PlayerId::random() },
+        };
+        Append {
+            stream: ResultsStream::Tenant(tenant),
+            expect_seq: None,
+            once: None,
+            events: vec![e.json()],
+            owned: Vec::new(),
+            at_ms: 1,
+            close: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_watch_is_woken_by_the_results_feed_not_by_its_poll() {
+        let store: Arc<dyn TenantStore> = Arc::new(events::MemoryStore::default());
+        let shutdown = CancellationToken::new();
+        let wakes = Wakes::start(store.clone(), shutdown.clone());
+        let (tenant, other) = (events::TenantId::random(), events::TenantId::random());
+        store.append_results(&append(tenant)).await.expect("appended");
+        let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+        // A poll that never comes in this test: only the feed can wake the watch.
+        let never = Duration::from_secs(3600);
+        let stream = ResultsStream::Tenant(tenant);
+        let watch = tokio::spawn(follow(
+            store.clone(),
+            stream,
+            0,
+            tx,
+            wakes.subscribe(),
+            never,
+            shutdown.clone(),
+        ));
+        let first = rx.recv().await.expect("the backlog").expect("an event");
+        assert_eq!(first.sequence, 1);
+        // Give the feed's subscription a moment to be made (it is made once per replica).
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Another tenant's append wakes it to nothing; its own is sent at once.
+        store.append_results(&append(other)).await.expect("appended");
+        store.append_results(&append(tenant)).await.expect("appended");
+        let next = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .expect("woken by the feed, not the hour's poll")
+            .expect("open")
+            .expect("an event");
+        assert_eq!(next.sequence, 2, "its own stream's next event");
+        shutdown.cancel();
+        watch.await.expect("the watch ends at shutdown");
+    }
 }

@@ -21,4 +21,7 @@ if ARGV[5] ~= '' then
   if ARGV[4] == '1' then redis.call('SREM', KEYS[6], ARGV[6]) end
   push(KEYS[2], last_seq(KEYS[2]), first, #ARGV)
 end
-return {'done', push(KEYS[1], last, first, #ARGV)}
+local done = push(KEYS[1], last, first, #ARGV)
+-- The results feed (keys::RESULTS_CHANGES): PUBLISH names no key, so a cluster allows it.
+redis.call('PUBLISH', 'colosseum:platform:results', ARGV[6])
+return {'done', done}

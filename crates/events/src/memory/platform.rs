@@ -201,7 +201,15 @@ impl PlatformStore for MemoryStore {
             p.push(Stream::Tenant(tenant), &append.events);
         }
         let last_seq = p.push(append.stream, &append.events);
+        // No one listening is no error.
+        let _ = self.results_feed.send(tenant);
         Ok(Appended::Done { last_seq })
+    }
+
+    async fn results_feed(&self) -> Result<crate::platform::ResultsFeed, StoreError> {
+        // A lagged reader missed appends: its stream ends, as a lost subscription's does.
+        let feed = tokio_stream::wrappers::BroadcastStream::new(self.results_feed.subscribe());
+        Ok(Box::pin(tokio_stream::StreamExt::map_while(feed, Result::ok)))
     }
 
     async fn read_results(

@@ -291,6 +291,16 @@ impl PlatformStore for RedisStore {
         })
     }
 
+    async fn results_feed(&self) -> Result<crate::platform::ResultsFeed, StoreError> {
+        let messages = self.listen(keys::RESULTS_CHANGES).await?;
+        // `<tenant>/<tournament>`: the tenant's part wakes every follower of its streams.
+        let feed = tokio_stream::StreamExt::filter_map(messages, |msg| {
+            let text = std::str::from_utf8(msg.get_payload_bytes()).ok()?;
+            text.split('/').next()?.parse::<TenantId>().ok()
+        });
+        Ok(Box::pin(feed))
+    }
+
     async fn read_results(
         &self,
         stream: Stream,
