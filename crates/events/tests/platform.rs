@@ -70,6 +70,7 @@ suite!(
     tournament_streams_copy_to_the_tenant_and_guard_their_sequence,
     once_marks_append_once,
     reads_resume_from_any_sequence,
+    each_append_is_announced_with_its_tenant,
 );
 
 async fn scheduled_matches_come_due_in_order(store: Store) {
@@ -228,4 +229,29 @@ async fn reads_resume_from_any_sequence(store: Store) {
     assert_eq!(store.read_results(s, 10, 10).await, Ok(vec![]));
     assert_eq!(store.read_results(s, 9, 0).await, Ok(vec![]));
     assert_eq!(store.read_results(s, u64::MAX, 10).await, Ok(vec![]));
+}
+
+async fn each_append_is_announced_with_its_tenant(store: Store) {
+    use tokio_stream::StreamExt;
+    let mut feed = store.results_feed().await.expect("subscribed");
+    let t = TenantId::random();
+    let x = TournamentId::random();
+    // A tournament's append (it copies to the tenant's stream) and a tenant's alone: each
+    // announced once, naming the tenant; a conflict or a repeat announces nothing.
+    store
+        .append_results(&append(ResultsStream::Tournament(t, x), Some(0), events(1, "a")))
+        .await
+        .expect("append");
+    let stale = append(ResultsStream::Tournament(t, x), Some(0), events(1, "b"));
+    assert_eq!(store.append_results(&stale).await, Ok(Appended::Conflict { last_seq: 1 }));
+    store
+        .append_results(&append(ResultsStream::Tenant(t), None, events(1, "c")))
+        .await
+        .expect("append");
+    for _ in 0..2 {
+        let next = tokio::time::timeout(std::time::Duration::from_secs(10), feed.next()).await;
+        assert_eq!(next.expect("announced").expect("the feed is open"), t);
+    }
+    let more = tokio::time::timeout(std::time::Duration::from_millis(300), feed.next()).await;
+    assert!(more.is_err(), "the conflict was announced: {more:?}");
 }
