@@ -1,6 +1,8 @@
 //! `colosseum play` through the cluster: a guest session, a match against a bot or an open
 //! seat (or joining one), events as they come, the view and the time left at each prompt.
 //! It sees exactly what its seat may see, through the same client as every other player.
+//! A broken connection never ends it: calls are tried again (moves with the same key) and
+//! the watch resumes where it stood, until the gateway answers again.
 
 use super::args::PlayArgs;
 use super::terminal::{describe, hint, shorthand, show_view};
@@ -11,7 +13,36 @@ use client::requests::{self, opponent};
 use client::{Client, Cursor};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
+use std::time::Duration;
 use tokio::sync::mpsc;
+use tonic::Status;
+
+/// The longest wait between two tries of a call the gateway could not answer.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// `call` until the gateway answers it (anything but a failure the API says to retry, or
+/// a broken connection: see [`client::resumable`]), waiting longer after each try; says
+/// once that it is reconnecting.
+async fn answered<T, Fut>(mut call: impl FnMut() -> Fut) -> Result<T, Status>
+where
+    Fut: std::future::Future<Output = Result<T, Status>>,
+{
+    let mut wait = Duration::from_millis(100);
+    let mut said = false;
+    loop {
+        match call().await {
+            Err(s) if client::resumable(&s) => {
+                if !said {
+                    println!("  (the gateway is not answering: {}; trying again)", s.code());
+                    said = true;
+                }
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(MAX_BACKOFF);
+            }
+            done => return done,
+        }
+    }
+}
 
 /// What the loop waits for: a line typed, a message of the watch, or the end of input.
 enum Input {
@@ -54,7 +85,7 @@ pub async fn play_match(client: &Client, match_id: &str, game: &str) -> Result<E
     // The version the person was last asked to move at: asked once per version.
     let mut prompted_at = None;
     loop {
-        let view = client.view(match_id).await.map_err(status)?;
+        let view = answered(|| client.view(match_id)).await.map_err(status)?;
         if let Some(o) = &view.outcome {
             finish(client, match_id, &view, o).await?;
             return Ok(ExitCode::SUCCESS);
@@ -66,7 +97,7 @@ pub async fn play_match(client: &Client, match_id: &str, game: &str) -> Result<E
         match inputs.recv().await {
             None | Some(Input::Closed) => {
                 println!("\nbye: resigning");
-                let _ = client.resign(match_id).await;
+                let _ = answered(|| client.resign(match_id)).await;
                 return Ok(ExitCode::SUCCESS);
             }
             Some(Input::Event(e)) => {
@@ -126,12 +157,38 @@ async fn inputs(client: &Client, match_id: &str) -> Result<mpsc::UnboundedReceiv
             let _ = tx.send(Input::Closed);
         });
     }
-    let mut watch = client.watch(match_id, Cursor::START, false).await.map_err(status)?;
+    let watch = answered(|| client.watch(match_id, Cursor::START, false)).await.map_err(status)?;
+    let (client, match_id) = (client.clone(), match_id.to_string());
     tokio::spawn(async move {
-        while let Ok(Some(e)) = watch.message().await {
-            if tx.send(Input::Event(Box::new(e))).is_err() {
+        // A watch that breaks (a gateway restarted, a connection lost) is resumed after
+        // the last message received, so no event is shown twice or missed.
+        let mut watch = watch;
+        let mut at = Cursor::START;
+        loop {
+            let broke = loop {
+                match watch.message().await {
+                    Ok(Some(e)) => {
+                        at = at.next(&e);
+                        if tx.send(Input::Event(Box::new(e))).is_err() {
+                            return;
+                        }
+                    }
+                    // The match ended.
+                    Ok(None) => return,
+                    Err(s) => break s,
+                }
+            };
+            if !client::resumable(&broke) && broke.code() != tonic::Code::ResourceExhausted {
+                println!("  (the watch ended: {}; moves still work)", broke.message());
                 return;
             }
+            watch = match answered(|| client.watch(&match_id, at, false)).await {
+                Ok(w) => w,
+                Err(s) => {
+                    println!("  (the watch could not resume: {}; moves still work)", s.message());
+                    return;
+                }
+            };
         }
     });
     Ok(rx)
@@ -158,7 +215,7 @@ async fn typed(client: &Client, match_id: &str, game: &str, line: &str) -> Resul
         return Ok(false);
     }
     if line == "resign" {
-        client.resign(match_id).await.map_err(status)?;
+        answered(|| client.resign(match_id)).await.map_err(status)?;
         return Ok(true);
     }
     let mv = match games::registry::move_from_json(game, &shorthand(game, line)) {
@@ -168,8 +225,9 @@ async fn typed(client: &Client, match_id: &str, game: &str, line: &str) -> Resul
             return Ok(false);
         }
     };
+    // Tried again with the same key until the gateway answers: applied once.
     let key = uuid::Uuid::new_v4().to_string();
-    match client.submit(match_id, Some(mv), &key).await {
+    match answered(|| client.submit(match_id, Some(mv.clone()), &key)).await {
         Ok(_) => Ok(true),
         Err(s) => {
             println!("  ! {}", s.message());
@@ -191,7 +249,7 @@ async fn finish(
         (None, _) => "No winner".to_string(),
     };
     println!("{verdict} ({}). Seed revealed: {}", o.reason, o.seed);
-    let record = client.record(match_id).await.map_err(status)?;
+    let record = answered(|| client.record(match_id)).await.map_err(status)?;
     let path = format!("match-{match_id}.json");
     match std::fs::write(&path, record) {
         Ok(()) => println!("Record saved: {path}   (check it: colosseum verify {path})"),

@@ -23,7 +23,7 @@ pub mod play;
 pub mod requests;
 
 pub use follow::{Cursor, Turns};
-pub use play::{Feed, Play, PlayStream};
+pub use play::{Feed, Play, PlayStream, resumable};
 
 use api::v1::{
     self, colosseum_service_client::ColosseumServiceClient,
@@ -86,6 +86,40 @@ impl From<Status> for Error {
     }
 }
 
+/// Whether a call failed before it was sent. A gateway asks each connection to go away
+/// (an HTTP/2 GOAWAY) once it is five minutes old; a connection still carrying a stream
+/// (a watch, a Play stream) lives on for it, and the first call sent on it afterwards is
+/// dropped unsent and answered CANCELLED ("operation was canceled: connection closed")
+/// rather than sent on a new connection. Sending such a call again is safe, whatever it
+/// is: the gateway never saw it.
+pub fn unsent(s: &Status) -> bool {
+    let mut cause = std::error::Error::source(s);
+    while let Some(e) = cause {
+        if let Some(h) = e.downcast_ref::<hyper::Error>() {
+            return h.is_canceled();
+        }
+        cause = e.source();
+    }
+    false
+}
+
+/// How many times a call that failed unsent is sent again (each on a fresh connection).
+const RESENDS: u32 = 3;
+
+/// `call` until it fails otherwise than [`unsent`] (at most [`RESENDS`] times more).
+async fn resend_unsent<T, Fut>(mut call: impl FnMut() -> Fut) -> Result<T, Status>
+where
+    Fut: std::future::Future<Output = Result<T, Status>>,
+{
+    let mut resent = 0;
+    loop {
+        match call().await {
+            Err(s) if unsent(&s) && resent < RESENDS => resent += 1,
+            done => return done,
+        }
+    }
+}
+
 /// A lazy channel to `url` (it connects on the first call, and again after a failure).
 ///
 /// # Errors
@@ -111,11 +145,14 @@ impl Client {
     /// # Errors
     /// The gateway cannot be reached or refuses; its token is no header value.
     pub async fn guest_on(channel: Channel, name: &str) -> Result<Client, Error> {
-        let mut api = ColosseumServiceClient::new(channel.clone());
-        let s = api
-            .create_guest_session(v1::CreateGuestSessionRequest { display_name: name.to_string() })
-            .await?
-            .into_inner();
+        let api = ColosseumServiceClient::new(channel.clone());
+        let req = v1::CreateGuestSessionRequest { display_name: name.to_string() };
+        let s = resend_unsent(|| {
+            let (mut api, req) = (api.clone(), req.clone());
+            async move { api.create_guest_session(req).await }
+        })
+        .await?
+        .into_inner();
         Client::with_token(channel, &s.token, &s.player_id)
     }
 
@@ -169,6 +206,20 @@ impl Client {
         r
     }
 
+    /// One unary call of `req` through `call`, with this session's token and deadline,
+    /// sent again while it fails [`unsent`].
+    async fn unary<Q: Clone, R, Fut>(
+        &self,
+        req: Q,
+        call: impl Fn(ColosseumServiceClient<Channel>, Request<Q>) -> Fut,
+    ) -> Result<R, Status>
+    where
+        Fut: std::future::Future<Output = Result<tonic::Response<R>, Status>>,
+    {
+        let sent = resend_unsent(|| call(self.api(), self.request(req.clone()))).await?;
+        Ok(sent.into_inner())
+    }
+
     /// The generated client, for calls this one does not shape (a request with metadata
     /// of the caller's own; pass it [`Client::request`]'s requests to authenticate them).
     pub fn api(&self) -> ColosseumServiceClient<Channel> {
@@ -180,7 +231,9 @@ impl Client {
     /// # Errors
     /// The gateway's refusal.
     pub async fn games(&self) -> Result<Vec<v1::GameInfo>, Status> {
-        Ok(self.api().list_games(self.request(v1::ListGamesRequest {})).await?.into_inner().games)
+        let r =
+            self.unary(v1::ListGamesRequest {}, |mut a, r| async move { a.list_games(r).await });
+        Ok(r.await?.games)
     }
 
     /// CreateMatch (see [`requests::create`]).
@@ -191,7 +244,7 @@ impl Client {
         &self,
         req: v1::CreateMatchRequest,
     ) -> Result<v1::CreateMatchResponse, Status> {
-        Ok(self.api().create_match(self.request(req)).await?.into_inner())
+        self.unary(req, |mut a, r| async move { a.create_match(r).await }).await
     }
 
     /// JoinMatch with `idempotency_key` (empty: none); the seat taken.
@@ -203,7 +256,7 @@ impl Client {
             match_id: match_id.to_string(),
             idempotency_key: idempotency_key.to_string(),
         };
-        Ok(self.api().join_match(self.request(req)).await?.into_inner().seat)
+        Ok(self.unary(req, |mut a, r| async move { a.join_match(r).await }).await?.seat)
     }
 
     /// SubmitMove with `idempotency_key` (a retry with the same key is answered
@@ -223,7 +276,7 @@ impl Client {
             r#move: mv,
             idempotency_key: idempotency_key.to_string(),
         };
-        Ok(self.api().submit_move(self.request(req)).await?.into_inner())
+        self.unary(req, |mut a, r| async move { a.submit_move(r).await }).await
     }
 
     /// Resign; the match's version after it, in the caller's numbering.
@@ -232,7 +285,7 @@ impl Client {
     /// The gateway's refusal.
     pub async fn resign(&self, match_id: &str) -> Result<u64, Status> {
         let req = v1::ResignRequest { match_id: match_id.to_string() };
-        Ok(self.api().resign(self.request(req)).await?.into_inner().version)
+        Ok(self.unary(req, |mut a, r| async move { a.resign(r).await }).await?.version)
     }
 
     /// GetView: what this session may see of the match now.
@@ -241,7 +294,7 @@ impl Client {
     /// The gateway's refusal.
     pub async fn view(&self, match_id: &str) -> Result<v1::GetViewResponse, Status> {
         let req = v1::GetViewRequest { match_id: match_id.to_string() };
-        Ok(self.api().get_view(self.request(req)).await?.into_inner())
+        self.unary(req, |mut a, r| async move { a.get_view(r).await }).await
     }
 
     /// WatchMatch from `from` ([`Cursor::START`] for the whole match), with the caller's
@@ -262,7 +315,7 @@ impl Client {
             after_index: from.index,
             after_tag: from.tag,
         };
-        Ok(self.api().watch_match(self.request(req)).await?.into_inner())
+        self.unary(req, |mut a, r| async move { a.watch_match(r).await }).await
     }
 
     /// GetMatchRecord: the finished match's record, as JSON.
@@ -271,6 +324,7 @@ impl Client {
     /// The gateway's refusal (FAILED_PRECONDITION while the match runs).
     pub async fn record(&self, match_id: &str) -> Result<String, Status> {
         let req = v1::GetMatchRecordRequest { match_id: match_id.to_string() };
-        Ok(self.api().get_match_record(self.request(req)).await?.into_inner().record_json)
+        let r = self.unary(req, |mut a, r| async move { a.get_match_record(r).await });
+        Ok(r.await?.record_json)
     }
 }

@@ -40,11 +40,14 @@ impl Client {
     /// # Errors
     /// The gateway's refusal (UNAUTHENTICATED), or it cannot be reached.
     pub async fn play_stream(&self) -> Result<PlayStream, Status> {
-        let (tx, rx) = mpsc::channel(OUTGOING);
-        let mut req = Request::new(tokio_stream::wrappers::ReceiverStream::new(rx));
-        req.metadata_mut().insert("authorization", self.authorization.clone());
-        let rx = self.api().play(req).await?.into_inner();
-        Ok(PlayStream { tx, rx, next_id: 1 })
+        crate::resend_unsent(|| async {
+            let (tx, rx) = mpsc::channel(OUTGOING);
+            let mut req = Request::new(tokio_stream::wrappers::ReceiverStream::new(rx));
+            req.metadata_mut().insert("authorization", self.authorization.clone());
+            let rx = self.api().play(req).await?.into_inner();
+            Ok(PlayStream { tx, rx, next_id: 1 })
+        })
+        .await
     }
 
     /// Opens a [`Play`]: a Play stream run in a task, reopened when it breaks.
@@ -160,10 +163,11 @@ fn submit_request(match_id: &str, mv: Option<v1::Move>, key: &str) -> v1::Submit
     }
 }
 
-/// Whether a stream (or a watch) that ended with `s` is resumed: the retry rules of
-/// the API (UNAVAILABLE, ABORTED, DEADLINE_EXCEEDED; a watch that fell behind), and a
-/// connection that broke under the client.
-fn resumable(s: &Status) -> bool {
+/// Whether a call, a stream or a watch that failed with `s` is tried again (the same
+/// idempotency key) or resumed: the retry rules of the API (UNAVAILABLE, ABORTED,
+/// DEADLINE_EXCEEDED), and a connection that broke under the client (a status with a
+/// transport error as its source).
+pub fn resumable(s: &Status) -> bool {
     matches!(s.code(), Code::Unavailable | Code::Aborted | Code::DeadlineExceeded)
         || (matches!(s.code(), Code::Unknown | Code::Internal | Code::Cancelled)
             && std::error::Error::source(s).is_some())
@@ -380,7 +384,10 @@ async fn run(shared: Arc<Shared>, client: Client, mut stream: PlayStream) {
                         resume_apart(&shared, resume);
                     }
                 }
-                Ok(None) => break Status::cancelled("the gateway ended the Play stream"),
+                // The gateway ends a stream cleanly only once the client closed its side,
+                // which a running Play never does: whatever ended it, its watches and
+                // requests go on on a new one.
+                Ok(None) => break Status::unavailable("the gateway ended the Play stream"),
                 Err(s) => break s,
             }
         };

@@ -4,6 +4,7 @@
 //! (`colosseum_store_up`, from a ping every few seconds). The binaries open their store
 //! through it ([`crate::open_from_env`]); it changes no answer.
 
+use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId, TenantId, TicketId, TournamentId};
@@ -186,6 +187,26 @@ impl EventStore for Instrumented {
         timed("player_exists", self.inner.player_exists(player)).await
     }
 
+    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
+        timed("lease", self.inner.lease(name, holder, ttl_ms)).await
+    }
+
+    async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
+        timed("add_bot_match", self.inner.add_bot_match(bot_match)).await
+    }
+
+    async fn bot_matches(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, BotMatch)>, StoreError> {
+        timed("bot_matches", self.inner.bot_matches(after, limit)).await
+    }
+
+    async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
+        timed("remove_bot_match", self.inner.remove_bot_match(bot_match)).await
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         timed("ping", self.inner.ping()).await
     }
@@ -193,10 +214,27 @@ impl EventStore for Instrumented {
     async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
         timed("announce_finished", self.inner.announce_finished(finished)).await
     }
+
+    async fn repair_announcements(
+        &self,
+        before_ms: u64,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        timed("repair_announcements", self.inner.repair_announcements(before_ms, limit)).await
+    }
 }
 
 #[async_trait]
 impl HostStore for Instrumented {
+    async fn append_final(
+        &self,
+        id: MatchId,
+        entry: &Entry,
+        finished: &Finished,
+    ) -> Result<AppendOutcome, StoreError> {
+        timed("append_final", self.inner.append_final(id, entry, finished)).await
+    }
+
     async fn create_match(
         &self,
         id: MatchId,
@@ -214,27 +252,10 @@ impl HostStore for Instrumented {
     async fn compact(
         &self,
         id: MatchId,
-
-    async fn repair_announcements(
-        &self,
-        before_ms: u64,
-        limit: usize,
-    ) -> Result<usize, StoreError> {
-        timed("repair_announcements", self.inner.repair_announcements(before_ms, limit)).await
-    }
         last_version: u64,
         retention_ms: u64,
     ) -> Result<bool, StoreError> {
         timed("compact", self.inner.compact(id, last_version, retention_ms)).await
-    async fn append_final(
-        &self,
-        id: MatchId,
-        entry: &Entry,
-        finished: &Finished,
-    ) -> Result<AppendOutcome, StoreError> {
-        timed("append_final", self.inner.append_final(id, entry, finished)).await
-    }
-
     }
 }
 
@@ -337,10 +358,6 @@ impl LobbyStore for Instrumented {
 
     async fn ticket_feed(&self) -> Result<TicketFeed, StoreError> {
         timed("ticket_feed", self.inner.ticket_feed()).await
-    }
-
-    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
-        timed("lease", self.inner.lease(name, holder, ttl_ms)).await
     }
 
     async fn rated_match(&self, match_id: MatchId) -> Result<Option<RatedMatch>, StoreError> {
@@ -490,6 +507,10 @@ impl PlatformStore for Instrumented {
         timed("append_results", self.inner.append_results(append)).await
     }
 
+    async fn results_feed(&self) -> Result<crate::platform::ResultsFeed, StoreError> {
+        timed("results_feed", self.inner.results_feed()).await
+    }
+
     async fn read_results(
         &self,
         stream: Stream,
@@ -507,10 +528,6 @@ impl PlatformStore for Instrumented {
         &self,
         tenant: TenantId,
         limit: usize,
-    async fn results_feed(&self) -> Result<crate::platform::ResultsFeed, StoreError> {
-        timed("results_feed", self.inner.results_feed()).await
-    }
-
     ) -> Result<Vec<TournamentId>, StoreError> {
         timed("tournaments_of", self.inner.tournaments_of(tenant, limit)).await
     }

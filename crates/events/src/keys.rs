@@ -20,6 +20,8 @@
 //! | `colosseum:session:<sha256-hex>` | hash | `player`: player id; `name`: display name |
 //! | `colosseum:player:<player-id>` | hash | `name`: display name. Written with each session: the players that exist |
 //! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::feed`]) |
+//! | `colosseum:{bots}:matches` | sorted set | member: `<match-id> <game> <bot>`, a live bot match; score: its position (see [`crate::bots`]) |
+//! | `colosseum:{bots}:seq` | string | the last position given to a bot match |
 //!
 //! # The lobby
 //!
@@ -134,8 +136,6 @@ pub fn match_of_deadline(key: &str) -> Option<MatchId> {
 /// Global (one slot), so it is never written in the same script as a match's keys.
 pub const DEADLINES: &str = "colosseum:deadlines";
 
-/// The pub/sub channel of the append feed.
-pub const APPENDED: &str = "colosseum:appended";
 /// A finished match's owed announcement: its `Finished` JSON, written by the final step's
 /// append script (so it exists exactly when the final step does), deleted once the
 /// announcement is on the lifecycle stream.
@@ -148,6 +148,8 @@ pub fn finished(id: MatchId) -> String {
 /// without its [`finished`] key is dropped by the repair.
 pub const ANNOUNCING: &str = "colosseum:announcing";
 
+/// The pub/sub channel of the append feed.
+pub const APPENDED: &str = "colosseum:appended";
 
 /// A session, by the SHA-256 of its token in lower-case hex (never the token itself).
 pub fn session(token_sha256_hex: &str) -> String {
@@ -239,6 +241,12 @@ pub fn rate_limit(bucket: &str) -> String {
     format!("colosseum:{{lobby}}:rl:{bucket}")
 }
 
+/// The live bot matches, by position.
+pub const BOT_MATCHES: &str = "colosseum:{bots}:matches";
+
+/// The last position given to a bot match (same slot as [`BOT_MATCHES`]).
+pub const BOT_SEQ: &str = "colosseum:{bots}:seq";
+
 /// A lease.
 pub fn lease(name: &str) -> String {
     format!("colosseum:{{lobby}}:lease:{name}")
@@ -251,6 +259,10 @@ pub const LIFECYCLE: &str = "colosseum:lifecycle";
 /// The pub/sub channel of the ticket feed.
 pub const TICKET_CHANGES: &str = "colosseum:lobby:tickets";
 
+/// The pub/sub channel of the results feed (platform_append.lua publishes
+/// `<tenant>/<tournament>` on it).
+pub const RESULTS_CHANGES: &str = "colosseum:platform:results";
+
 /// Every key of the lobby starts with this (the `{lobby}` hash tag).
 pub const LOBBY_PREFIX: &str = "colosseum:{lobby}:";
 
@@ -259,10 +271,6 @@ pub const PLATFORM_PREFIX: &str = "colosseum:{platform}:";
 
 /// The tenants.
 pub const TENANTS: &str = "colosseum:{platform}:tenants";
-/// The pub/sub channel of the results feed (platform_append.lua publishes
-/// `<tenant>/<tournament>` on it).
-pub const RESULTS_CHANGES: &str = "colosseum:platform:results";
-
 
 /// The API keys.
 pub const API_KEYS: &str = "colosseum:{platform}:keys";

@@ -19,6 +19,7 @@
 //! - [`store`]: the [`EventStore`] trait (object-safe: services hold `Arc<dyn EventStore>`)
 //!   and [`HostStore`], the rules engine's, with match creation and the seed; [`FullStore`],
 //!   all of them, which a process running several services upcasts to each one's part.
+//! - [`bots`]: [`BotMatch`], the live matches a built-in bot plays (the bot runner's).
 //! - [`lobby`]: [`LobbyStore`], the match-maker's (accounts, tickets, ratings, the
 //!   lifecycle stream's consumer side), and its model.
 //! - [`platform`]: [`PlatformStore`], the tournament service's (tenants, API keys, audit
@@ -81,6 +82,7 @@
 //! index), and whoever announces it (the engine, or `repair_announcements` for one whose
 //! engine died) deletes both: a finished match is announced whatever dies when.
 
+pub mod bots;
 pub mod codec;
 pub mod error;
 pub mod feed;
@@ -97,6 +99,7 @@ pub mod redis_store;
 mod sentinel;
 pub mod store;
 
+pub use bots::BotMatch;
 pub use error::StoreError;
 pub use feed::AppendFeed;
 pub use ids::{BadId, MatchId, PlayerId, TenantId, TicketId, TournamentId};

@@ -548,13 +548,6 @@ pub trait LobbyStore: EventStore {
     /// [`StoreError::Redis`] if no subscription could be made.
     async fn ticket_feed(&self) -> Result<TicketFeed, StoreError>;
 
-    /// Takes or keeps the lease `name` for `holder` for `ttl_ms`: true if `holder` holds
-    /// it now (it was free, expired, or already `holder`'s, and is extended).
-    ///
-    /// # Errors
-    /// [`StoreError::Redis`].
-    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError>;
-
     // --- Ratings and leaderboards ---
 
     /// The match, if a rated pairing made it and it is not rated yet.

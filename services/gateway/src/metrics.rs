@@ -13,6 +13,11 @@ pub const PLAY_STREAMS: &str = "colosseum_gateway_play_streams";
 /// Play requests answered, by kind and status code.
 pub const PLAY_REQUESTS: &str = "colosseum_gateway_play_requests_total";
 
+/// Bot matches this gateway's bot runner plays now (0 unless it holds the lease).
+pub const BOT_PLAYING: &str = "colosseum_gateway_bot_matches_playing";
+/// Bot matches resumed after their play failed (a stream or call broke, a service down).
+pub const BOT_RESUMES: &str = "colosseum_gateway_bot_resumes_total";
+
 /// Every metric of the gateway.
 pub const ALL: &[Desc] = &[
     Desc {
@@ -26,6 +31,16 @@ pub const ALL: &[Desc] = &[
         help: "Open match watches (WatchMatch streams and Play streams' watches)",
     },
     Desc { name: PLAY_STREAMS, kind: Kind::Gauge, help: "Open Play streams" },
+    Desc {
+        name: BOT_PLAYING,
+        kind: Kind::Gauge,
+        help: "Bot matches this gateway's bot runner plays (0 unless it holds the bots lease)",
+    },
+    Desc {
+        name: BOT_RESUMES,
+        kind: Kind::Counter,
+        help: "Bot matches resumed after their play failed (a stream or call broke, a service down)",
+    },
     Desc {
         name: PLAY_REQUESTS,
         kind: Kind::Counter,

@@ -3,7 +3,6 @@
 //! public information only. Errors become statuses in `crate::error` only.
 
 use crate::auth::{Caller, token_key};
-use crate::bots::BotDispatch;
 use crate::error::{Error, relay};
 use crate::hub::Hub;
 use api::internal::{self, apply_step_request, apply_step_response};
@@ -13,7 +12,7 @@ use events::{EventStore, MatchId, MatchMeta, PlayerId, SeatHolder};
 use fields::{holder_to_proto, match_id, seat as seat_number};
 use rules_core::{Seat, Viewer};
 use service_kit::telemetry::TraceContext;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
@@ -31,7 +30,6 @@ pub struct Gateway {
     store: Arc<dyn EventStore>,
     engines: Engines,
     hub: Arc<Hub>,
-    bots: Arc<OnceLock<BotDispatch>>,
     /// Metadata of matches whose seats are all held: it never changes again, so it is
     /// kept instead of read from the store on every request (bounded; cleared when full).
     settled: Arc<std::sync::Mutex<std::collections::BTreeMap<MatchId, Arc<MatchMeta>>>>,
@@ -48,10 +46,9 @@ impl Gateway {
         store: Arc<dyn EventStore>,
         engines: Engines,
         hub: Arc<Hub>,
-        bots: Arc<OnceLock<BotDispatch>>,
         shutdown: CancellationToken,
     ) -> Self {
-        Gateway { store, engines, hub, bots, settled: Arc::default(), shutdown }
+        Gateway { store, engines, hub, settled: Arc::default(), shutdown }
     }
 
     /// The event store (sessions, streams).
@@ -202,9 +199,8 @@ impl srv::ColosseumService for Gateway {
                 if !crate::bots::has_bot(&game, &name) {
                     return Err(Error::NoSuchBot { game, bot: name }.into());
                 }
-                let dispatch = self.bots.get().ok_or(Error::BotRunnerStarting)?;
-                bot = Some((dispatch.clone(), name));
-                SeatHolder::Reserved(dispatch.player_id)
+                bot = Some(name);
+                SeatHolder::Reserved(crate::bots::PLAYER_ID)
             }
         };
         let mut seats = [SeatHolder::Open, SeatHolder::Open];
@@ -240,14 +236,14 @@ impl srv::ColosseumService for Gateway {
                 if !same {
                     return Err(Error::KeyUsedForAnotherRequest.into());
                 }
-                // The first attempt may have stopped before handing the bot its match: the
-                // runner plays a match at most once, so handing it again is safe.
-                if let Some((dispatch, _)) = &bot {
-                    let waiting = matches!(
+                // The first attempt may have stopped before recording the bot match: the
+                // runner plays a match recorded twice once, so recording it again is safe.
+                if bot.is_some() {
+                    let bots = matches!(
                         &meta.seats[seat.other()],
-                        SeatHolder::Reserved(p) if *p == dispatch.player_id
+                        SeatHolder::Reserved(p) | SeatHolder::Player(p) if *p == crate::bots::PLAYER_ID
                     );
-                    if !waiting {
+                    if !bots {
                         bot = None;
                     }
                 }
@@ -255,8 +251,11 @@ impl srv::ColosseumService for Gateway {
             }
             Err(e) => return Err(e.into()),
         };
-        if let Some((dispatch, name)) = bot {
-            dispatch.send(id, game, name);
+        if let Some(bot) = bot {
+            // Recorded before the answer: whichever gateway runs the bots plays it, and
+            // resumes it if the one playing it dies.
+            let bot_match = events::BotMatch { id, game, bot };
+            self.store.add_bot_match(&bot_match).await.map_err(Error::from)?;
         }
         Ok(Response::new(v1::CreateMatchResponse {
             match_id: id.to_string(),

@@ -639,7 +639,19 @@ pub async fn read_n(
 /// # Panics
 /// If the record is refused, does not verify, or disagrees with the view.
 pub async fn check_record(p: &Player, id: &str, outcome: &v1::Outcome) -> games::Record {
-    let json = p.record(id).await.unwrap_or_else(|s| panic!("record of {id}: {s:?}"));
+    // UNAVAILABLE is retried, as the API says (an engine connection going away under the
+    // gateway is answered so).
+    let mut tries = 0;
+    let json = loop {
+        match p.record(id).await {
+            Ok(json) => break json,
+            Err(s) if s.code() == Code::Unavailable && tries < 20 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(s) => panic!("record of {id}: {s:?}"),
+        }
+    };
     let record = games::Record::parse(&json).unwrap_or_else(|e| panic!("record parses: {e}"));
     let verified = record.verify().unwrap_or_else(|e| panic!("record of {id} verifies: {e}"));
     let result = record.result.expect("a finished record has a result");

@@ -31,7 +31,7 @@ pub(super) struct Lobby {
     /// Rate-limit bucket -> hits in its window, and when the window ends.
     buckets: BTreeMap<String, (u64, Instant)>,
     /// Lease name -> its holder, and when the lease runs out.
-    leases: BTreeMap<String, (String, Instant)>,
+    pub(super) leases: BTreeMap<String, (String, Instant)>,
     tickets: Tickets,
     ratings: Ratings,
     lifecycle: Lifecycle,
@@ -624,21 +624,6 @@ impl LobbyStore for MemoryStore {
         // does, and it reads the tickets it follows again.
         let feed = BroadcastStream::new(self.ticket_feed.subscribe()).map_while(Result::ok);
         Ok(Box::pin(feed))
-    }
-
-    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
-        let now = service_kit::time::instant();
-        let until = now + millis(ttl_ms.max(1));
-        let mut state = self.lock();
-        let leases = &mut state.lobby.leases;
-        // Free, run out, or already `holder`'s: taken or extended.
-        let takes = leases
-            .get(name)
-            .is_none_or(|(held_by, runs_out)| held_by == holder || *runs_out <= now);
-        if takes {
-            leases.insert(name.to_string(), (holder.to_string(), until));
-        }
-        Ok(takes)
     }
 
     async fn rated_match(&self, match_id: MatchId) -> Result<Option<RatedMatch>, StoreError> {

@@ -75,7 +75,7 @@ pub(super) struct Scripts {
     register: Script,
     update_account: Script,
     rate_limit: Script,
-    lease: Script,
+    pub(super) lease: Script,
     place: Script,
     record_result: Script,
     create_ticket: Script,
@@ -734,18 +734,6 @@ impl LobbyStore for RedisStore {
             player
         });
         Ok(Box::pin(feed))
-    }
-
-    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
-        let held: i64 = self
-            .lobby
-            .lease
-            .key(keys::lease(name))
-            .arg(holder)
-            .arg(ttl_ms.max(1))
-            .invoke_async(&mut self.conn())
-            .await?;
-        Ok(held == 1)
     }
 
     async fn rated_match(&self, match_id: MatchId) -> Result<Option<RatedMatch>, StoreError> {

@@ -1,0 +1,44 @@
+//! The bot matches in memory: each match's member and position, positions counted up.
+
+use super::MemoryStore;
+use crate::bots::BotMatch;
+use crate::error::StoreError;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+/// The live bot matches.
+#[derive(Default)]
+pub(super) struct Bots {
+    /// The last position given.
+    seq: u64,
+    /// Position -> bot match, and the way back.
+    by_seq: BTreeMap<u64, BotMatch>,
+    seq_of: BTreeMap<BotMatch, u64>,
+}
+
+impl MemoryStore {
+    pub(super) fn add_bot(&self, m: &BotMatch) -> Result<(), StoreError> {
+        m.member()?;
+        let bots = &mut self.lock().bots;
+        bots.seq += 1;
+        let seq = bots.seq;
+        if let Some(old) = bots.seq_of.insert(m.clone(), seq) {
+            bots.by_seq.remove(&old);
+        }
+        bots.by_seq.insert(seq, m.clone());
+        Ok(())
+    }
+
+    pub(super) fn bots_after(&self, after: u64, limit: usize) -> Vec<(u64, BotMatch)> {
+        let state = self.lock();
+        let later = state.bots.by_seq.range((Bound::Excluded(after), Bound::Unbounded));
+        later.take(limit).map(|(seq, m)| (*seq, m.clone())).collect()
+    }
+
+    pub(super) fn remove_bot(&self, m: &BotMatch) {
+        let bots = &mut self.lock().bots;
+        if let Some(seq) = bots.seq_of.remove(m) {
+            bots.by_seq.remove(&seq);
+        }
+    }
+}
