@@ -6,7 +6,8 @@
 //!
 //! # Layout
 //! - this file: [`Client`], a guest session (its token on every call) with one method per
-//!   RPC.
+//!   RPC; a call its connection dropped unsent (a gateway's GOAWAY) is sent again
+//!   ([`unsent`]).
 //! - [`requests`]: the requests that take more than a match id ([`requests::create`], the
 //!   [`requests::opponent`]s).
 //! - [`follow`]: what a player keeps while it follows a match: where its watch resumes

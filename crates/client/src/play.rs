@@ -175,7 +175,7 @@ pub fn resumable(s: &Status) -> bool {
 
 /// A Play stream run in a task: [`Play::submit`], [`Play::resign`] and [`Play::watch`]
 /// are answered as SubmitMove, Resign and WatchMatch are, each watch on its own [`Feed`].
-/// When the stream breaks (UNAVAILABLE, a connection lost), the task opens a new one and
+/// When the stream breaks (UNAVAILABLE, a connection lost) or ends, the task opens a new one and
 /// watches every match again from its last message received (the feeds see nothing of
 /// it); the requests in flight then fail UNAVAILABLE, and are retried as the API says
 /// (the same idempotency key). A watch that falls behind is resumed the same way. Cheap
