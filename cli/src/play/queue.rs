@@ -294,11 +294,21 @@ mod tests {
     fn a_ticket_live_refusal_names_the_live_ticket() {
         let id = "0b0e8a52-0000-4000-8000-000000000000";
         let meta = [("ticket_id", id.to_string())];
-        let live =
-            refusal_status(Code::AlreadyExists, "a ticket is live", Reason::TicketLive, &meta, |_| {});
+        let live = refusal_status(
+            Code::AlreadyExists,
+            "a ticket is live",
+            Reason::TicketLive,
+            &meta,
+            |_| {},
+        );
         assert_eq!(live_ticket(&live).as_deref(), Some(id));
-        let other =
-            refusal_status(Code::AlreadyExists, "reused", Reason::IdempotencyKeyReused, &meta, |_| {});
+        let other = refusal_status(
+            Code::AlreadyExists,
+            "reused",
+            Reason::IdempotencyKeyReused,
+            &meta,
+            |_| {},
+        );
         assert_eq!(live_ticket(&other), None);
         assert_eq!(live_ticket(&Status::already_exists("no details")), None);
     }

@@ -734,7 +734,8 @@ mod tests {
         let (_reporter, service) = health();
         let service = service.max_decoding_message_size(MAX_LARGER_REQUEST_BYTES);
         let larger = 6 << 20;
-        let limits = MessageLimits { larger: Arc::new(vec![("/grpc.health.v1.Health/Check", larger)]) };
+        let limits =
+            MessageLimits { larger: Arc::new(vec![("/grpc.health.v1.Health/Check", larger)]) };
         let server = tokio::spawn(
             server(limits)
                 .add_service(service)
@@ -753,10 +754,8 @@ mod tests {
         assert_eq!(info.reason, "MESSAGE_TOO_LARGE");
         assert_eq!(info.metadata.get("limit_bytes"), Some(&larger.to_string()));
         // Watch keeps the default limit.
-        let s = client
-            .watch(HealthCheckRequest { service: "x".repeat(5 << 20) })
-            .await
-            .unwrap_err();
+        let s =
+            client.watch(HealthCheckRequest { service: "x".repeat(5 << 20) }).await.unwrap_err();
         let info = s.get_details_error_info().expect("an ErrorInfo");
         assert_eq!(info.metadata.get("limit_bytes"), Some(&MAX_REQUEST_BYTES.to_string()));
         stop.cancel();

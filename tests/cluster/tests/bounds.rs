@@ -160,9 +160,8 @@ async fn every_documented_field_limit_plus_one_names_its_field() {
     let over = |n: usize| "x".repeat(n + 1);
 
     // ColosseumService.
-    let r = api
-        .create_guest_session(v1::CreateGuestSessionRequest { display_name: over(32) })
-        .await;
+    let r =
+        api.create_guest_session(v1::CreateGuestSessionRequest { display_name: over(32) }).await;
     assert_field("CreateGuestSession", r, "display_name");
     let create = |f: &dyn Fn(&mut v1::CreateMatchRequest)| {
         let mut r = cluster_tests::create_request("gops", "", cluster_tests::open(), 0);
@@ -217,7 +216,10 @@ async fn every_documented_field_limit_plus_one_names_its_field() {
     };
     let ok_pw = "correct horse battery".to_string();
     for (req, field) in [
-        (register(format!("{}@example.org", "e".repeat(243)), ok_pw.clone(), String::new()), "email"),
+        (
+            register(format!("{}@example.org", "e".repeat(243)), ok_pw.clone(), String::new()),
+            "email",
+        ),
         (register("a@example.org".into(), "short77".into(), String::new()), "password"),
         (register("a@example.org".into(), over(128), String::new()), "password"),
         (register("a@example.org".into(), ok_pw.clone(), over(32)), "display_name"),
@@ -236,7 +238,11 @@ async fn every_documented_field_limit_plus_one_names_its_field() {
         (ok_pw.clone(), "short77".to_string(), "new_password"),
     ] {
         let req = v1::ChangePasswordRequest { old_password: old, new_password: new };
-        assert_field("ChangePassword", bea.change_password(account.client.request(req)).await, field);
+        assert_field(
+            "ChangePassword",
+            bea.change_password(account.client.request(req)).await,
+            field,
+        );
     }
     let update = v1::UpdateProfileRequest { display_name: Some(over(32)), leaderboard: None };
     assert_field("UpdateProfile", lobby.update_profile(c.request(update)).await, "display_name");
@@ -266,7 +272,11 @@ async fn every_documented_field_limit_plus_one_names_its_field() {
         idempotency_key: "k".into(),
         ttl_seconds: 0,
     };
-    assert_field("CreateSeek", lobby.create_seek(account.client.request(seek)).await, "queue.rated");
+    assert_field(
+        "CreateSeek",
+        lobby.create_seek(account.client.request(seek)).await,
+        "queue.rated",
+    );
     let seek = v1::CreateSeekRequest {
         queue: spec(&|q| q.move_time_ms = 604_800_001),
         idempotency_key: "k".into(),
@@ -294,13 +304,16 @@ async fn every_documented_field_limit_plus_one_names_its_field() {
     ] {
         assert_field("GetLeaderboard", lobby.get_leaderboard(req).await, field);
     }
-    let rating = v1::GetRatingRequest { game: "gops".into(), player_id: p.id.clone(), history_limit: 101 };
+    let rating =
+        v1::GetRatingRequest { game: "gops".into(), player_id: p.id.clone(), history_limit: 101 };
     assert_field("GetRating", lobby.get_rating(rating).await, "history_limit");
-    let rating = v1::GetRatingRequest { game: "gops".into(), player_id: long_id.clone(), history_limit: 0 };
+    let rating =
+        v1::GetRatingRequest { game: "gops".into(), player_id: long_id.clone(), history_limit: 0 };
     assert_field("GetRating", lobby.get_rating(rating).await, "player_id");
 
     // TournamentService.
-    let (_, _, t) = env.tenant("acme", &["matches:create", "tournaments:manage", "results:read"]).await;
+    let (_, _, t) =
+        env.tenant("acme", &["matches:create", "tournaments:manage", "results:read"]).await;
     let mut tapi = t.api();
     let r = tapi.list_tournaments(t.request(v1::ListTournamentsRequest { limit: 201 })).await;
     assert_field("ListTournaments", r, "limit");

@@ -60,9 +60,11 @@ async fn every_listed_service_is_described(url: &str) -> Vec<String> {
         }
         let asked = v1alpha::ServerReflectionRequest {
             host: String::new(),
-            message_request: Some(v1alpha::server_reflection_request::MessageRequest::FileContainingSymbol(
-                name.clone(),
-            )),
+            message_request: Some(
+                v1alpha::server_reflection_request::MessageRequest::FileContainingSymbol(
+                    name.clone(),
+                ),
+            ),
         };
         let mut answers = alpha
             .server_reflection_info(tokio_stream::iter([asked]))
