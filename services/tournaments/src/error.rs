@@ -125,9 +125,7 @@ impl From<Error> for Status {
                     details.set_bad_request(violations);
                 },
             ),
-            Error::KeyReused => {
-                status::refuse(Code::AlreadyExists, message)
-            }
+            Error::KeyReused => status::refuse(Code::AlreadyExists, message),
             Error::NotFound(_) => status::refuse(Code::NotFound, message),
             Error::NotNow(reason, _) => {
                 status::refuse_with(Code::FailedPrecondition, reason, message)

@@ -968,7 +968,10 @@ fn decide_round(l: &Loaded, round: u32, now: u64) -> Result<Decision, Error> {
         ));
     }
     if l.state == TournamentState::Paused {
-        return Err(Error::NotNow(Reason::Paused, "the tournament is paused: resume it first".into()));
+        return Err(Error::NotNow(
+            Reason::Paused,
+            "the tournament is paused: resume it first".into(),
+        ));
     }
     let first_no = l.t.games().len() as u32;
     if arena {
