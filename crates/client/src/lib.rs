@@ -87,14 +87,24 @@ impl From<Status> for Error {
     }
 }
 
-/// Whether a call failed before it was sent. A gateway asks each connection to go away
-/// (an HTTP/2 GOAWAY) once it is five minutes old; a connection still carrying a stream
-/// (a watch, a Play stream) lives on for it, and the first call sent on it afterwards is
-/// dropped unsent and answered CANCELLED ("operation was canceled: connection closed")
-/// rather than sent on a new connection. Sending such a call again is safe, whatever it
-/// is: the gateway never saw it.
+/// Whether a call failed before it was sent: our own HTTP/2 client dropped it from its
+/// queue, never written to the connection, and answered it CANCELLED ("operation was
+/// canceled: connection closed"). A server asks each connection to go away (an HTTP/2
+/// GOAWAY) once it is its maximum age (a gateway's, an engine's: five minutes); a connection still carrying a call
+/// (a watch, a Play stream, any call in flight) lives on for it, and a call queued on it
+/// meanwhile is dropped so rather than sent on a new connection. Sending such a call again
+/// is safe, whatever it is: the callee never saw it. The one test of this, for this client and
+/// the services' clients of the engines (crates/engines) alike.
 pub fn unsent(s: &Status) -> bool {
-    let mut cause = std::error::Error::source(s);
+    std::error::Error::source(s).is_some_and(dropped_unsent)
+}
+
+/// [`unsent`] on the transport's error itself (what a tower service under a tonic client
+/// sees before it becomes a status): a hyper error of a request canceled unsent, anywhere in
+/// its chain of causes. hyper answers a request it sent and then lost otherwise (a reset
+/// stream, a connection error), never as canceled.
+pub fn dropped_unsent(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
     while let Some(e) = cause {
         if let Some(h) = e.downcast_ref::<hyper::Error>() {
             return h.is_canceled();
@@ -327,5 +337,54 @@ impl Client {
         let req = v1::GetMatchRecordRequest { match_id: match_id.to_string() };
         let r = self.unary(req, |mut a, r| async move { a.get_match_record(r).await });
         Ok(r.await?.record_json)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic::Code;
+
+    /// A real hyper error of a request dropped from the queue of a connection that closed
+    /// before sending it: an HTTP/2 client over an in-memory pipe, its connection task
+    /// dropped with the request still queued.
+    async fn dropped_from_a_closed_connection() -> hyper::Error {
+        let (io, _server) = tokio::io::duplex(1 << 16);
+        let (mut send, conn) = hyper::client::conn::http2::handshake(
+            hyper_util::rt::TokioExecutor::new(),
+            hyper_util::rt::TokioIo::new(io),
+        )
+        .await
+        .expect("the handshake writes the preface into the pipe");
+        let request = tonic::codegen::http::Request::builder()
+            .uri("http://engine/colosseum.internal.v1.RulesEngineService/ApplyStep")
+            .body(String::from("x"))
+            .expect("a request");
+        let answer = send.send_request(request);
+        drop(conn);
+        answer.await.expect_err("the connection closed with the request queued")
+    }
+
+    #[tokio::test]
+    async fn a_call_dropped_unsent_is_told_from_every_other_failure() {
+        let hyper = dropped_from_a_closed_connection().await;
+        assert!(hyper.is_canceled(), "{hyper}");
+        assert!(dropped_unsent(&hyper));
+        // As tonic passes it on: CANCELLED, the hyper error its source (the message the
+        // issue saw), also when wrapped once more (a transport error around it).
+        let status = Status::from_error(Box::new(hyper));
+        assert_eq!(status.code(), Code::Cancelled, "{status:?}");
+        assert!(format!("{status:?}").contains("connection closed"), "{status:?}");
+        assert!(unsent(&status));
+        let wrapped = std::io::Error::other(status.clone());
+        assert!(dropped_unsent(&wrapped));
+        // The same words sent by a peer (no source), a broken connection (a call that may
+        // have been sent), a refusal: none is unsent.
+        assert!(!unsent(&Status::cancelled("operation was canceled: connection closed")));
+        let mut reset = Status::unavailable("stream reset");
+        reset.set_source(std::sync::Arc::new(std::io::Error::other("connection reset")));
+        assert!(!unsent(&reset));
+        assert!(!dropped_unsent(&std::io::Error::other("connection reset")));
+        assert!(!unsent(&Status::failed_precondition("game over")));
     }
 }

@@ -35,7 +35,10 @@ use tonic::transport::Channel;
 const DOWN_FOR_MS: u64 = 1_000;
 
 /// A connection to one replica that notes when calls through it fail to reach it, so the
-/// gateway sends its matches to the next replica meanwhile.
+/// gateway sends its matches to the next replica meanwhile, and sends again a call its
+/// connection dropped unsent ([`client::dropped_unsent`]: an engine's GOAWAY at its
+/// maximum connection age, the call queued on the old connection), which would otherwise
+/// reach a player as UNAVAILABLE.
 #[derive(Clone)]
 pub struct Watched {
     inner: Channel,
@@ -49,9 +52,17 @@ impl Watched {
     }
 }
 
+/// How many times a call dropped unsent is sent again (each time on the channel's next
+/// connection: the dropped one is closing).
+const RESENDS: u32 = 3;
+
+/// A call's error as the generated client takes it (a transport error, or the status of a
+/// request body that could not be read).
+type CallFailure = Box<dyn std::error::Error + Send + Sync>;
+
 impl tower::Service<http::Request<tonic::body::Body>> for Watched {
     type Response = http::Response<tonic::body::Body>;
-    type Error = tonic::transport::Error;
+    type Error = CallFailure;
     type Future =
         Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send + 'static>>;
 
@@ -60,19 +71,81 @@ impl tower::Service<http::Request<tonic::body::Body>> for Watched {
         if let Poll::Ready(Err(_)) = &ready {
             Self::note(&self.down_until_ms, true);
         }
-        ready
+        ready.map_err(Into::into)
     }
 
     fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
-        let call = self.inner.call(req);
+        // The channel made ready is the one to call; a clone is made ready for a resend.
+        let fresh = self.inner.clone();
+        let mut ready = std::mem::replace(&mut self.inner, fresh.clone());
         let down_until_ms = self.down_until_ms.clone();
         Box::pin(async move {
-            let answer = call.await;
+            // Every engine call is unary: its body is one small message, kept to be sent
+            // again.
+            let (head, body) = req.into_parts();
+            let body = whole(body).await?;
+            let again = || http::Request::from_parts(head.clone(), Once::body(body.clone()));
+            let mut answer = ready.call(again()).await;
+            let mut resent = 0;
+            while let Err(e) = &answer
+                && client::dropped_unsent(e)
+                && resent < RESENDS
+            {
+                resent += 1;
+                tracing::debug!(resent, "an engine call dropped unsent: sent again");
+                let mut channel = fresh.clone();
+                answer = match std::future::poll_fn(|cx| channel.poll_ready(cx)).await {
+                    Ok(()) => channel.call(again()).await,
+                    Err(e) => Err(e),
+                };
+            }
             // An error here is the transport's (a refused or broken connection): the
             // callee's own refusals arrive as answers.
             Watched::note(&down_until_ms, answer.is_err());
-            answer
+            answer.map_err(Into::into)
         })
+    }
+}
+
+/// A request body read whole.
+async fn whole(mut body: tonic::body::Body) -> Result<tonic::codegen::Bytes, tonic::Status> {
+    use http_body::Body as _;
+    let mut chunks = Vec::new();
+    while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        // A gRPC request sends no trailers; only data frames carry the message.
+        if let Ok(data) = frame?.into_data() {
+            chunks.extend_from_slice(&data);
+        }
+    }
+    Ok(chunks.into())
+}
+
+/// A request body of one chunk, sent again as often as needed.
+struct Once(Option<tonic::codegen::Bytes>);
+
+impl Once {
+    fn body(bytes: tonic::codegen::Bytes) -> tonic::body::Body {
+        tonic::body::Body::new(Once(Some(bytes)))
+    }
+}
+
+impl http_body::Body for Once {
+    type Data = tonic::codegen::Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Poll::Ready(self.0.take().map(|b| Ok(http_body::Frame::data(b))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.is_none()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.0.as_ref().map_or(0, |b| b.len() as u64))
     }
 }
 
