@@ -56,7 +56,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_record_retention_ms(retention_days.saturating_mul(86_400_000)),
     );
     if announce_delay_ms > 0 {
-        tracing::warn!(announce_delay_ms, "fault injection: announcements held after each final step");
+        tracing::warn!(
+            announce_delay_ms,
+            "fault injection: announcements held after each final step"
+        );
         engine.hold_announcements(announce_delay_ms);
     }
     let listener = tokio::net::TcpListener::bind(addr).await?;
