@@ -1,6 +1,7 @@
 //! The chaos trial's verdict on each match, read directly from Redis through the events
 //! crate and cross-checked through the gateway: acknowledged moves lost or duplicated,
-//! matches stuck, and matches or records the cluster cannot load or that do not verify.
+//! matches stuck, and matches or records the cluster cannot load or that do not verify;
+//! and of a match against a built-in bot, whether it finished and how.
 
 use super::load::{Ack, Tracked, code_name};
 use api::v1;
@@ -18,7 +19,7 @@ pub struct Finding {
     pub match_id: String,
     /// Its game.
     pub game: &'static str,
-    /// `lost`, `duplicated`, `stuck` or `unloadable`.
+    /// `lost`, `duplicated`, `stuck`, `unloadable` or `bot_unfinished`.
     pub kind: &'static str,
     /// What exactly, in words (bounded: never echoes stored text beyond a short prefix).
     pub detail: String,
@@ -42,6 +43,20 @@ pub struct Verdict {
     /// The stream does not replay, or the gateway cannot serve the match or its record, or
     /// the record does not verify or differs from the stream.
     pub unloadable: bool,
+    /// A match against a built-in bot (its seat) that did not finish.
+    pub bot_unfinished: bool,
+    /// The built-in bot's seat, in a match against one.
+    pub bot_seat: Option<u32>,
+    /// The match.
+    pub match_id: String,
+    /// Its game.
+    pub game: &'static str,
+    /// How it ended, by the replay of its stream.
+    pub outcome: Option<rules_core::Outcome>,
+    /// When its last entry (the end, if it ended) was appended, wall ms.
+    pub last_at_ms: Option<u64>,
+    /// Its per-move time, ms.
+    pub move_time_ms: u64,
     /// What was found.
     pub findings: Vec<Finding>,
 }
@@ -61,6 +76,7 @@ impl Verdict {
             "lost" => self.lost += 1,
             "duplicated" => self.duplicated += 1,
             "stuck" => self.stuck = true,
+            "bot_unfinished" => self.bot_unfinished = true,
             _ => self.unloadable = true,
         }
         self.findings.push(Finding { match_id: id.to_string(), game, kind, detail });
@@ -152,7 +168,12 @@ pub async fn check(
     now_ms: u64,
 ) -> Verdict {
     let game = tracked.game;
-    let mut v = Verdict::default();
+    let mut v = Verdict {
+        game,
+        bot_seat: tracked.bot_seat,
+        match_id: id_text.to_string(),
+        ..Verdict::default()
+    };
     let mut pairs: BTreeMap<(u32, &str), BTreeSet<u64>> = BTreeMap::new();
     for a in acks {
         pairs.entry((a.seat, a.key.as_str())).or_default().insert(a.version);
@@ -178,6 +199,7 @@ pub async fn check(
         }
     };
     v.seated = meta.all_seated();
+    v.move_time_ms = meta.move_time_ms;
     let entries = match read_all(store, id).await {
         Ok(e) => e,
         Err(e) => {
@@ -239,6 +261,7 @@ pub async fn check(
     }
     let last = entries.last();
     v.finished = last.is_some_and(ends_match);
+    v.last_at_ms = last.map(|e| e.at_ms);
     // The stream replays through the rules, from the seed (the checker, like the rules
     // engine, reads the match's secret).
     let replayed = match store.match_secret(id).await {
@@ -248,6 +271,7 @@ pub async fn check(
     };
     let replayed = match replayed {
         Ok(m) => {
+            v.outcome = m.outcome();
             if m.outcome().is_some() != v.finished {
                 v.note(
                     id_text,
@@ -365,6 +389,21 @@ pub async fn check(
                 Err(e) => v.note(id_text, game, "unloadable", format!("deadline: {}", short(&e.to_string(), 160))),
             }
         }
+    }
+    // A match against a bot is played to its end by both sides: it must have finished.
+    if let Some(bot_seat) = v.bot_seat
+        && !v.finished
+    {
+        let age = now_ms.saturating_sub(last.map_or(meta.created_at_ms, |e| e.at_ms));
+        v.note(
+            id_text,
+            game,
+            "bot_unfinished",
+            format!(
+                "against the bot (seat {bot_seat}): not finished, {} seated, last entry (version {last_version}) {age} ms ago",
+                if v.seated { "both" } else { "not both" }
+            ),
+        );
     }
     v
 }

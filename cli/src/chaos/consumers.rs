@@ -252,7 +252,7 @@ async fn rated_player(w: usize, gateway: &str, b: Behaviour, sh: &Arc<Shared>, m
         sh.matches
             .lock()
             .expect("the matches lock")
-            .insert(id.clone(), Tracked { game: info.name });
+            .insert(id.clone(), Tracked { game: info.name, bot_seat: None });
         load::player(c.clone(), id, seat, info.family, b, sh.clone()).await;
     }
 }
@@ -293,7 +293,7 @@ async fn play_all(matches: Vec<ToPlay>, sh: &Arc<Shared>) {
         sh.matches
             .lock()
             .expect("the matches lock")
-            .insert(id.clone(), Tracked { game: info.name });
+            .insert(id.clone(), Tracked { game: info.name, bot_seat: None });
         plays.spawn(load::player(p0, id.clone(), 0, info.family, b, sh.clone()));
         plays.spawn(load::player(p1, id, 1, info.family, b, sh.clone()));
     }

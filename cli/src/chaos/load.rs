@@ -1,7 +1,7 @@
 //! The chaos trial's load: bot-vs-bot matches of every game through the gateway's public
-//! API, played by clients that retry with the same idempotency key, resume their watch
-//! where it broke, sometimes miss a deadline or cut a submit short, and record every
-//! acknowledgement they receive.
+//! API, and matches against the gateway's built-in bots, played by clients that retry
+//! with the same idempotency key, resume their watch where it broke, sometimes miss a
+//! deadline or cut a submit short, and record every acknowledgement they receive.
 
 use api::v1;
 use client::requests::{self, opponent};
@@ -26,7 +26,23 @@ pub struct Behaviour {
     pub late_every: u32,
     /// One submit in this many gets a 5 ms deadline (0: never).
     pub cancel_every: u32,
+    /// Keep playing after the load stops, until the match ends (the matches against the
+    /// built-in bots: each must finish).
+    pub play_on: bool,
 }
+
+impl Behaviour {
+    /// What ends a player's part before its match ends: the load's stop, unless it plays on.
+    fn stop(&self, sh: &Shared) -> CancellationToken {
+        if self.play_on { CancellationToken::new() } else { sh.stop.clone() }
+    }
+}
+
+/// Per-move time of the matches against the built-in bots (where the rules do not fix
+/// it): longer than the bot runner's lease (3 s, services/gateway/src/bots.rs) and a
+/// gateway's restart together, so when the gateway playing the bots is killed the next
+/// lease holder resumes each match before the bot's seat runs out of time.
+pub const BOT_MOVE_TIME_MS: u64 = 6_000;
 
 /// One acknowledgement a client received for a SubmitMove.
 #[derive(Clone, Debug)]
@@ -54,6 +70,8 @@ pub struct Ack {
 pub struct Tracked {
     /// The game.
     pub game: &'static str,
+    /// The built-in bot's seat, in a match against one.
+    pub bot_seat: Option<u32>,
 }
 
 /// What every client shares: the stop signal and everything recorded.
@@ -246,7 +264,7 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
         sh.matches
             .lock()
             .expect("the matches lock")
-            .insert(id.clone(), Tracked { game: info.name });
+            .insert(id.clone(), Tracked { game: info.name, bot_seat: None });
         let join_key = format!("chaos-join-{w}-{n}");
         let seat_b = match retry(&sh, || bb.join(&id, &join_key)).await {
             None => return,
@@ -257,6 +275,69 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
         let pa = player(a.clone(), id.clone(), seat_a, info.family, b, sh.clone());
         let pb = player(bb.clone(), id.clone(), seat_b, info.family, b, sh.clone());
         tokio::join!(pa, pb);
+    }
+}
+
+/// Runs `slots` players against the built-in bots until `sh.stop` is cancelled, each
+/// playing match after match, the games and each game's bots in turn; a match under way
+/// when the load stops is played to its end.
+pub async fn run_bots(
+    channel: tonic::transport::Channel,
+    slots: u64,
+    b: Behaviour,
+    sh: Arc<Shared>,
+) {
+    let mut players = tokio::task::JoinSet::new();
+    for w in 0..slots {
+        let (channel, sh) = (channel.clone(), sh.clone());
+        players.spawn(async move { vs_bots(w, channel, b, sh).await });
+    }
+    while players.join_next().await.is_some() {}
+}
+
+/// One player against the built-in bots: a match after another, the other seat the bot's
+/// (played by whichever gateway holds the bot runner's lease).
+async fn vs_bots(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<Shared>) {
+    let Some(c) = guest(&channel, &format!("chaos-vs-bot-{w}"), &sh).await else { return };
+    let count = games::GAMES.len() as u64;
+    let mut n = 0u64;
+    while !sh.stop.is_cancelled() {
+        let info = &games::GAMES[((w + n) % count) as usize];
+        let names = games::registry::bot_names(info.name);
+        let bot = names.get(((w + n / count) % names.len().max(1) as u64) as usize).copied();
+        n += 1;
+        let Some(bot) = bot else { continue };
+        let move_time_ms =
+            match games::registry::fixed_move_time(info.name, &serde_json::Value::Null) {
+                Some(rules_core::MoveTime::Fixed { move_ms, .. }) => move_ms,
+                Some(rules_core::MoveTime::Standard) | None => BOT_MOVE_TIME_MS,
+            };
+        // No move sleeps past its deadline: a match that ends on time must be the bot's doing.
+        let b = Behaviour { move_time_ms, late_every: 0, play_on: true, ..b };
+        let create = v1::CreateMatchRequest {
+            idempotency_key: format!("chaos-vs-bot-{w}-{n}"),
+            ..requests::create(info.name, "", opponent::bot(bot), move_time_ms)
+        };
+        let created = match retry(&sh, || c.create(create.clone())).await {
+            None => return,
+            Some(Ok(r)) => r,
+            Some(Err(s)) => {
+                tracing::warn!(
+                    game = info.name,
+                    bot,
+                    code = code_name(s.code()),
+                    "no match against the bot"
+                );
+                continue;
+            }
+        };
+        let id = created.match_id;
+        let bot_seat = 1 - created.seat.min(1);
+        sh.matches
+            .lock()
+            .expect("the matches lock")
+            .insert(id.clone(), Tracked { game: info.name, bot_seat: Some(bot_seat) });
+        player(c.clone(), id, created.seat, info.family, b, sh.clone()).await;
     }
 }
 
@@ -272,6 +353,7 @@ pub(super) async fn player(
     sh: Arc<Shared>,
 ) {
     let mut rng = bots::BotRng::from_seed(service_kit::time::os_random_32());
+    let stop = b.stop(&sh);
     let (tx, mut views) = tokio::sync::watch::channel(None::<v1::GetViewResponse>);
     let done = CancellationToken::new();
     let reader = tokio::spawn(watch(c.clone(), id.clone(), tx, sh.clone(), done.clone()));
@@ -280,7 +362,7 @@ pub(super) async fn player(
     let mut seen = 0;
     loop {
         tokio::select! {
-            _ = sh.stop.cancelled() => break,
+            _ = stop.cancelled() => break,
             r = tokio::time::timeout(stall, views.changed()) => match r {
                 Err(_) => {
                     // Did the match move on without this watch, or not move at all?
@@ -324,7 +406,7 @@ pub(super) async fn player(
             Duration::ZERO
         };
         tokio::select! {
-            _ = sh.stop.cancelled() => break,
+            _ = stop.cancelled() => break,
             _ = tokio::time::sleep(think) => {}
         }
         let mv = view.legal_moves[rng.below(view.legal_moves.len() as u32) as usize].clone();
@@ -350,6 +432,7 @@ async fn submit(
     sh: &Shared,
     rng: &mut bots::BotRng,
 ) {
+    let stop = b.stop(sh);
     for attempt in 1..=ATTEMPTS {
         let short = b.cancel_every > 0 && rng.below(b.cancel_every) == 0;
         let limit = if short {
@@ -362,7 +445,7 @@ async fn submit(
         #[allow(clippy::disallowed_methods)] // The trial measures wall time.
         let sent = Instant::now();
         let r = tokio::select! {
-            _ = sh.stop.cancelled() => return,
+            _ = stop.cancelled() => return,
             r = tokio::time::timeout(limit, c.submit(id, Some(mv.clone()), &key)) => r
                 .unwrap_or_else(|_| Err(tonic::Status::deadline_exceeded("client deadline"))),
         };
@@ -396,7 +479,7 @@ async fn submit(
             }
         }
         tokio::select! {
-            _ = sh.stop.cancelled() => return,
+            _ = stop.cancelled() => return,
             _ = tokio::time::sleep(backoff(attempt)) => {}
         }
     }

@@ -1,6 +1,7 @@
 //! `colosseum chaos`: a fault trial of the whole cluster as separate processes. It plays
 //! bot-vs-bot matches through the gateway (casual ones, rated ones through the lobby, bulk
-//! matches and round robins through the platform API) while kill -9'ing and restarting
+//! matches and round robins through the platform API, and matches against the gateway's
+//! built-in bots, each played to its end) while kill -9'ing and restarting
 //! services, the engines holding each announcement a while after the final step so kills
 //! land in between, then checks every match in Redis and what every consumer of finished
 //! matches heard, and prints one JSON summary (docs/reliability.md).
@@ -31,6 +32,10 @@ pub struct ChaosArgs {
     /// Matches in flight at once (each slot starts a new match when one ends).
     #[arg(long, default_value_t = 40)]
     matches: u64,
+    /// Matches against the gateway's built-in bots in flight at once, besides --matches
+    /// (each player starts a new one when one ends; 0: none).
+    #[arg(long, default_value_t = 4)]
+    bot_matches: u64,
     /// Per-move time of the matches, ms.
     #[arg(long, default_value_t = 2000)]
     move_time_ms: u64,
@@ -77,6 +82,8 @@ pub struct ChaosArgs {
 struct Kill {
     service: String,
     at: Instant,
+    /// The same, wall ms (to set beside the times the store records).
+    at_ms: u64,
     /// From the kill to the restarted service answering SERVING (PING for Redis).
     ready: Option<Duration>,
 }
@@ -137,6 +144,98 @@ fn p50_max(mut ms: Vec<u64>) -> serde_json::Value {
     json!({ "p50": ms[(ms.len() - 1) / 2], "max": ms[ms.len() - 1] })
 }
 
+/// How long the matches against the bots may take to end once the load stops.
+const BOT_MATCHES_DRAIN: Duration = Duration::from_secs(120);
+
+/// How long after a gateway's kill a bot's missed deadline is put down to it: the kill to
+/// the restarted gateway ready, then the bot runner's lease running out (3 s) and the next
+/// holder's renewal and first pass (1 s), then a move time the bot's seat had then.
+fn after_gateway_kill(kills: &[Kill], ended_at_ms: u64, move_time_ms: u64) -> bool {
+    kills.iter().filter(|k| k.service == "gateway").any(|k| {
+        let outage = k.ready.map_or(30_000, |d| d.as_millis() as u64) + 3_000 + 1_000;
+        (k.at_ms..=k.at_ms + outage + move_time_ms).contains(&ended_at_ms)
+    })
+}
+
+/// The matches against the built-in bots, as the summary reports them.
+#[derive(serde::Serialize)]
+struct BotMatches {
+    /// Matches against a bot.
+    matches: u64,
+    /// Of which finished.
+    finished: u64,
+    /// Not finished (each a finding `bot_unfinished`).
+    unfinished: u64,
+    /// Stuck or unloadable (also counted in the trial's `stuck` and `unloadable`).
+    stuck: u64,
+    unloadable: u64,
+    /// By game.
+    by_game: BTreeMap<&'static str, u64>,
+    /// How they ended: `completed`, `missed_deadline`... (the bot's seat's misses apart).
+    by_reason: BTreeMap<String, u64>,
+    /// Ended because the bot's seat missed its deadline: a bot that stopped playing.
+    bot_missed_deadline: u64,
+    /// Of those, how many ended within a gateway's kill's outage and a move time after
+    /// it (the runner lives in the gateway: its lease must run out first).
+    bot_missed_deadline_after_gateway_kill: u64,
+    /// The others (at most 10).
+    bot_missed_deadline_unexplained: Vec<String>,
+}
+
+impl BotMatches {
+    /// A bot match that did not finish, none at all when some were asked for, or a bot that
+    /// missed a deadline with no gateway kill to explain it. (Stuck and unloadable fail
+    /// the trial already.)
+    fn bad(&self, asked: u64) -> bool {
+        self.unfinished > 0
+            || (asked > 0 && self.matches == 0)
+            || self.bot_missed_deadline > self.bot_missed_deadline_after_gateway_kill
+    }
+}
+
+fn bot_matches(verdicts: &[check::Verdict], kills: &[Kill]) -> BotMatches {
+    let mut out = BotMatches {
+        matches: 0,
+        finished: 0,
+        unfinished: 0,
+        stuck: 0,
+        unloadable: 0,
+        by_game: BTreeMap::new(),
+        by_reason: BTreeMap::new(),
+        bot_missed_deadline: 0,
+        bot_missed_deadline_after_gateway_kill: 0,
+        bot_missed_deadline_unexplained: Vec::new(),
+    };
+    for v in verdicts {
+        let Some(bot_seat) = v.bot_seat else { continue };
+        out.matches += 1;
+        out.finished += u64::from(v.finished);
+        out.unfinished += u64::from(v.bot_unfinished);
+        out.stuck += u64::from(v.stuck);
+        out.unloadable += u64::from(v.unloadable);
+        *out.by_game.entry(v.game).or_default() += 1;
+        let Some(outcome) = v.outcome else { continue };
+        let bot_missed = outcome.reason == rules_core::EndReason::MissedDeadline
+            && outcome.winner.is_none_or(|w| w.index() as u32 != bot_seat);
+        let reason = serde_json::to_value(outcome.reason)
+            .ok()
+            .and_then(|r| r.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let reason = if bot_missed { format!("{reason}_by_bot") } else { reason };
+        *out.by_reason.entry(reason).or_default() += 1;
+        if bot_missed {
+            out.bot_missed_deadline += 1;
+            let ended = v.last_at_ms.unwrap_or(0);
+            if after_gateway_kill(kills, ended, v.move_time_ms) {
+                out.bot_missed_deadline_after_gateway_kill += 1;
+            } else if out.bot_missed_deadline_unexplained.len() < 10 {
+                out.bot_missed_deadline_unexplained.push(v.match_id.clone());
+            }
+        }
+    }
+    out
+}
+
 async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     let cluster = procs::Cluster::plan(&bin, args.announce_delay_ms)?;
     tracing::info!(dir = %cluster.dir.display(), "data and service logs");
@@ -162,6 +261,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         think_ms: args.think_ms,
         late_every: args.late_every,
         cancel_every: args.cancel_every,
+        play_on: false,
     };
     let shared = load::Shared::new();
     let started = now();
@@ -175,6 +275,12 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         behaviour,
         shared.clone(),
         made.clone(),
+    ));
+    let bots_task = tokio::spawn(load::run_bots(
+        channels[1].clone(),
+        args.bot_matches,
+        behaviour,
+        shared.clone(),
     ));
     let load_task = tokio::spawn(load::run(channels, behaviour, shared.clone()));
 
@@ -231,7 +337,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
                 targets.iter().collect()
             };
             let target = pool[rng.below(pool.len() as u32) as usize].clone();
-            let at = now();
+            let (at, at_ms) = (now(), service_kit::time::now_ms());
             if args.graceful {
                 cluster.terminate(&target, Duration::from_secs(30)).await;
             } else {
@@ -247,7 +353,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
                 }
                 None => tracing::error!(service = %target, "did not come back within 30 s"),
             }
-            kills.push(Kill { service: target, at, ready });
+            kills.push(Kill { service: target, at, at_ms, ready });
             next_kill += Duration::from_secs(args.kill_every);
             // A slow recovery must not make kills pile up.
             next_kill = next_kill.max(now() + Duration::from_secs(1));
@@ -259,6 +365,15 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     let mut load_task = load_task;
     if tokio::time::timeout(Duration::from_secs(15), &mut load_task).await.is_err() {
         load_task.abort();
+    }
+    // The matches against the bots are played to their end (no more kills come).
+    let mut bots_task = bots_task;
+    if tokio::time::timeout(BOT_MATCHES_DRAIN, &mut bots_task).await.is_err() {
+        tracing::warn!(
+            drain_s = BOT_MATCHES_DRAIN.as_secs(),
+            "matches against the bots still running: the check will say which"
+        );
+        bots_task.abort();
     }
     let mut consumers_task = consumers_task;
     if tokio::time::timeout(Duration::from_secs(15), &mut consumers_task).await.is_err() {
@@ -363,7 +478,11 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     for f in &findings {
         *by_kind_game.entry(format!("{}:{}", f.kind, f.game)).or_default() += 1;
     }
-    let bad = lost + duplicated + stuck + unloadable > 0 || unrecovered > 0 || heard.bad();
+    let vs_bots = bot_matches(&verdicts, &kills);
+    let bad = lost + duplicated + stuck + unloadable > 0
+        || unrecovered > 0
+        || heard.bad()
+        || vs_bots.bad(args.bot_matches);
     let keep = bad || args.keep_dir;
     let summary = json!({
         "duration_s": (load_s * 10.0).round() / 10.0,
@@ -378,6 +497,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         "stuck": stuck,
         "unloadable": unloadable,
         "consumers": heard,
+        "bot_matches": vs_bots,
         "announce_delay_ms": args.announce_delay_ms,
         "recovery_ms": p50_max(kills.iter().filter_map(|k| k.ready).map(|d| d.as_millis() as u64).collect()),
         "first_ack_after_kill_ms": p50_max(first_acks),
