@@ -444,6 +444,11 @@ pub fn queue(game: &str, rated: bool) -> v1::QueueSpec {
     v1::QueueSpec { game: game.into(), options_json: String::new(), move_time_ms: 0, rated }
 }
 
+/// 3-card GOPS with no clock: the shortest match a platform test plays.
+pub fn gops3() -> v1::GameSpec {
+    v1::GameSpec { game: "gops".into(), options_json: "{\"cards\":3}".into(), move_time_ms: 0 }
+}
+
 /// A random hex string, for emails and keys that must not repeat across tests.
 pub fn uuid_like() -> String {
     service_kit::time::os_random_32()[..16].iter().map(|b| format!("{b:02x}")).collect()

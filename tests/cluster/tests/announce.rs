@@ -9,7 +9,7 @@
 
 use api::v1;
 use client::platform::Platform;
-use cluster_tests::{Env, Picker, Player, play_out, queue};
+use cluster_tests::{Env, Picker, Player, gops3, play_out, queue};
 use events::{EventStore, LobbyStore, RedisStore};
 use games::Family;
 use std::time::Duration;
@@ -40,6 +40,34 @@ async fn finish_then_kill_the_engine(
     played.last
 }
 
+/// Alice and bob queued for rated GOPS and paired: the match, and its players by seat.
+async fn rated_gops<'a>(alice: &'a Player, bob: &'a Player) -> (String, [&'a Player; 2]) {
+    let q = queue("gops", true);
+    let ta = alice.ticket_retrying(&q, "alice-1").await;
+    let tb = bob.ticket_retrying(&q, "bob-1").await;
+    let (id, sa) = alice.assignment(&ta.ticket_id, Duration::from_secs(10)).await;
+    bob.assignment(&tb.ticket_id, Duration::from_secs(10)).await;
+    (id, if sa == 0 { [alice, bob] } else { [bob, alice] })
+}
+
+/// One bulk 3-card GOPS match between `seats`, created by the platform client `p`.
+async fn bulk_gops(p: &Platform, seats: [&Player; 2], key: &str) -> String {
+    let spec = v1::MatchSpec {
+        game: Some(gops3()),
+        seat0_player_id: seats[0].id.clone(),
+        seat1_player_id: seats[1].id.clone(),
+        start_at_ms: 0,
+        label: String::new(),
+    };
+    let req = v1::CreateMatchesRequest {
+        idempotency_key: key.into(),
+        matches: vec![spec],
+        validate_only: false,
+    };
+    let ids = p.api().create_matches(p.request(req)).await.expect("created").into_inner().match_ids;
+    ids[0].clone()
+}
+
 /// Nothing is owed any more: every announcement was made.
 async fn nothing_owed(env: &Env) {
     let store = RedisStore::connect(&env.redis.url()).await.expect("redis");
@@ -52,12 +80,7 @@ async fn a_rated_match_whose_engine_died_before_announcing_it_is_rated_once() {
     let url = env.cluster.gateway_url();
     let alice = Player::account(&url, "alice").await;
     let bob = Player::account(&url, "bob").await;
-    let q = queue("gops", true);
-    let ta = alice.ticket_retrying(&q, "alice-1").await;
-    let tb = bob.ticket_retrying(&q, "bob-1").await;
-    let (id, sa) = alice.assignment(&ta.ticket_id, Duration::from_secs(10)).await;
-    bob.assignment(&tb.ticket_id, Duration::from_secs(10)).await;
-    let seats = if sa == 0 { [&alice, &bob] } else { [&bob, &alice] };
+    let (id, seats) = rated_gops(&alice, &bob).await;
     finish_then_kill_the_engine(&mut env, seats, &id, 1).await;
 
     let ra = alice.rating_after_within("gops", 1, WITHIN).await;
@@ -106,24 +129,7 @@ async fn a_bulk_match_whose_engine_died_before_announcing_it_finishes() {
     let mut env = Env::start().await;
     let (a, b) = (env.player("alice").await, env.player("bob").await);
     let (_, _, p) = env.tenant("bulk", &ALL).await;
-    let spec = v1::MatchSpec {
-        game: Some(v1::GameSpec {
-            game: "gops".into(),
-            options_json: "{\"cards\":3}".into(),
-            move_time_ms: 0,
-        }),
-        seat0_player_id: a.id.clone(),
-        seat1_player_id: b.id.clone(),
-        start_at_ms: 0,
-        label: String::new(),
-    };
-    let req = v1::CreateMatchesRequest {
-        idempotency_key: "bulk-1".into(),
-        matches: vec![spec],
-        validate_only: false,
-    };
-    let ids = p.api().create_matches(p.request(req)).await.expect("created").into_inner().match_ids;
-    let id = ids[0].clone();
+    let id = bulk_gops(&p, [&a, &b], "bulk-1").await;
     let last = finish_then_kill_the_engine(&mut env, [&a, &b], &id, 2).await;
 
     let get = || {
@@ -181,11 +187,7 @@ async fn a_tournament_whose_match_lost_its_engine_before_the_announcement_finish
                     double: false,
                 })),
             }),
-            game: Some(v1::GameSpec {
-                game: "gops".into(),
-                options_json: "{\"cards\":3}".into(),
-                move_time_ms: 0,
-            }),
+            game: Some(gops3()),
             entrants,
             round_gap_ms: 0,
         }))
@@ -257,34 +259,12 @@ async fn a_match_announced_twice_is_rated_and_reported_once() {
     let url = env.cluster.gateway_url();
     let alice = Player::account(&url, "alice").await;
     let bob = Player::account(&url, "bob").await;
-    let q = queue("gops", true);
-    let ta = alice.ticket_retrying(&q, "alice-1").await;
-    let tb = bob.ticket_retrying(&q, "bob-1").await;
-    let (rated, sa) = alice.assignment(&ta.ticket_id, Duration::from_secs(10)).await;
-    bob.assignment(&tb.ticket_id, Duration::from_secs(10)).await;
+    let (rated, seats) = rated_gops(&alice, &bob).await;
     let (_, _, p) = env.tenant("twice", &ALL).await;
-    let spec = v1::MatchSpec {
-        game: Some(v1::GameSpec {
-            game: "gops".into(),
-            options_json: "{\"cards\":3}".into(),
-            move_time_ms: 0,
-        }),
-        seat0_player_id: alice.id.clone(),
-        seat1_player_id: bob.id.clone(),
-        start_at_ms: 0,
-        label: String::new(),
-    };
-    let req = v1::CreateMatchesRequest {
-        idempotency_key: "twice-1".into(),
-        matches: vec![spec],
-        validate_only: false,
-    };
-    let bulk = p.api().create_matches(p.request(req)).await.expect("created").into_inner();
-    let bulk = bulk.match_ids[0].clone();
+    let bulk = bulk_gops(&p, [&alice, &bob], "twice-1").await;
 
     // Held 8 s: the repair announces each at 5 s, the engine again at 8 s.
     env.cluster.hold_announcements(8_000);
-    let seats = if sa == 0 { [&alice, &bob] } else { [&bob, &alice] };
     play_out(seats, &rated, &mut Picker::new(4), 200).await;
     play_out([&alice, &bob], &bulk, &mut Picker::new(5), 200).await;
     tokio::time::sleep(Duration::from_secs(10)).await;

@@ -7,7 +7,7 @@
 use api::internal;
 use api::v1;
 use client::platform::Platform;
-use cluster_tests::{Env, Picker, Player, assert_status, play_out};
+use cluster_tests::{Env, Picker, Player, assert_status, gops3, play_out};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use tokio_stream::StreamExt;
@@ -484,11 +484,7 @@ async fn create_tournament(
             idempotency_key: key.into(),
             name: key.into(),
             format: Some(v1::TournamentFormat { kind: Some(kind) }),
-            game: Some(v1::GameSpec {
-                game: "gops".into(),
-                options_json: "{\"cards\":3}".into(),
-                move_time_ms: 0,
-            }),
+            game: Some(gops3()),
             entrants,
             round_gap_ms: 0,
         }))
