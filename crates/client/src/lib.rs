@@ -100,14 +100,25 @@ pub fn unsent(s: &Status) -> bool {
 }
 
 /// [`unsent`] on the transport's error itself (what a tower service under a tonic client
-/// sees before it becomes a status): a hyper error of a request canceled unsent, anywhere in
-/// its chain of causes. hyper answers a request it sent and then lost otherwise (a reset
-/// stream, a connection error), never as canceled.
+/// sees before it becomes a status), anywhere in its chain of causes: a hyper error of a
+/// request canceled unsent (hyper answers a request it sent and then lost otherwise), or
+/// an HTTP/2 stream the server's graceful GOAWAY refused: `GoAway(NO_ERROR)` from the
+/// peer on a stream, which h2 gives only the streams above the GOAWAY's last stream id,
+/// those the server promises it never processed (RFC 9113, section 6.8), or one it reset
+/// with REFUSED_STREAM (section 8.7).
 pub fn dropped_unsent(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cause = Some(e);
     while let Some(e) = cause {
-        if let Some(h) = e.downcast_ref::<hyper::Error>() {
-            return h.is_canceled();
+        if let Some(h) = e.downcast_ref::<hyper::Error>()
+            && h.is_canceled()
+        {
+            return true;
+        }
+        if let Some(h2) = e.downcast_ref::<h2::Error>() {
+            let refused = h2.is_remote()
+                && ((h2.is_go_away() && h2.reason() == Some(h2::Reason::NO_ERROR))
+                    || (h2.is_reset() && h2.reason() == Some(h2::Reason::REFUSED_STREAM)));
+            return refused;
         }
         cause = e.source();
     }
@@ -363,6 +374,37 @@ mod tests {
         let answer = send.send_request(request);
         drop(conn);
         answer.await.expect_err("the connection closed with the request queued")
+    }
+
+    /// A real h2 error of a stream the server's GOAWAY left unprocessed: the server shuts
+    /// its connection down (GOAWAY, last stream 0, NO_ERROR) before it reads the client's
+    /// first request.
+    async fn refused_by_a_goaway() -> h2::Error {
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let (client, server) =
+            tokio::join!(h2::client::handshake(client_io), h2::server::handshake(server_io));
+        let (mut send, conn) = client.expect("the client handshake");
+        let mut server = server.expect("the server handshake");
+        let request = tonic::codegen::http::Request::builder()
+            .uri("http://engine/colosseum.internal.v1.RulesEngineService/GetView")
+            .body(())
+            .expect("a request");
+        let (answer, _) = send.send_request(request, true).expect("the request is queued");
+        server.abrupt_shutdown(h2::Reason::NO_ERROR);
+        tokio::spawn(conn);
+        tokio::spawn(async move { while server.accept().await.is_some() {} });
+        answer.await.expect_err("the server refused the stream")
+    }
+
+    #[tokio::test]
+    async fn a_stream_a_goaway_refused_is_unsent_and_a_reset_one_is_not() {
+        let refused = refused_by_a_goaway().await;
+        assert!(refused.is_go_away() && refused.is_remote(), "{refused:?}");
+        assert!(dropped_unsent(&refused));
+        // A stream reset for another reason, or a connection torn down, may have been
+        // processed.
+        assert!(!dropped_unsent(&h2::Error::from(h2::Reason::CANCEL)));
+        assert!(!dropped_unsent(&h2::Error::from(h2::Reason::REFUSED_STREAM)), "not from the peer");
     }
 
     #[tokio::test]
