@@ -87,14 +87,16 @@ impl From<Status> for Error {
     }
 }
 
-/// Whether a call failed before it was sent: our own HTTP/2 client dropped it from its
-/// queue, never written to the connection, and answered it CANCELLED ("operation was
-/// canceled: connection closed"). A server asks each connection to go away (an HTTP/2
-/// GOAWAY) once it is its maximum age (a gateway's, an engine's: five minutes); a connection still carrying a call
-/// (a watch, a Play stream, any call in flight) lives on for it, and a call queued on it
-/// meanwhile is dropped so rather than sent on a new connection. Sending such a call again
-/// is safe, whatever it is: the callee never saw it. The one test of this, for this client and
-/// the services' clients of the engines (crates/engines) alike.
+/// Whether a call failed before it was sent, or before the server processed it. A server
+/// asks each connection to go away (an HTTP/2 GOAWAY) once it is its maximum age (a
+/// gateway's, an engine's: five minutes); a connection still carrying a call (a watch, a
+/// Play stream, any call in flight) lives on for it, and a call started on it meanwhile
+/// is either dropped from our own HTTP/2 client's queue, never written, and answered
+/// CANCELLED ("operation was canceled: connection closed"), or refused by the GOAWAY (its
+/// stream above the last one the server says it processed). Sending such a call again is
+/// safe, whatever it is: the callee never acted on it. The one test of this, for this
+/// client and the services' clients of the engines (crates/engines) alike; see
+/// [`dropped_unsent`].
 pub fn unsent(s: &Status) -> bool {
     std::error::Error::source(s).is_some_and(dropped_unsent)
 }
