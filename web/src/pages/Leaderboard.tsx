@@ -1,0 +1,3 @@
+export function Leaderboard({ game }: { game: string; board: string }) {
+  return <h1>Leaderboard {game}</h1>;
+}

@@ -1,0 +1,3 @@
+export function Player({ playerId }: { playerId: string }) {
+  return <h1>Player {playerId}</h1>;
+}

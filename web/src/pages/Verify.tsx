@@ -1,0 +1,3 @@
+export function Verify() {
+  return <h1>Verify</h1>;
+}
