@@ -1,0 +1,138 @@
+// The browser tests' harness: a real `colosseum run` (the whole cluster, embedded store)
+// on a free loopback port serving the built web client, and Debian's Chromium driven by
+// playwright-core (headless, no browser download). COLOSSEUM_BIN names the binary
+// (default ../target/debug/colosseum); CHROMIUM the browser (default: `chromium` on PATH).
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, existsSync, mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const webDir = resolve(here, "..");
+export const repoDir = resolve(webDir, "..");
+/** Where the tests write their screenshots (docs/screens, shown in the README). */
+export const screensDir = join(repoDir, "docs", "screens");
+
+/** A free loopback port. */
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = /** @type {import("node:net").AddressInfo} */ (s.address());
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * Starts `colosseum run` on a free port with its own config directory, and waits until
+ * the gateway serves the page. Returns its URL and a stop function.
+ * @param {Record<string, string>} [env] extra environment
+ */
+export async function startCluster(env = {}) {
+  const bin = resolve(process.env.COLOSSEUM_BIN ?? join(repoDir, "target", "debug", "colosseum"));
+  if (!existsSync(bin)) throw new Error(`no colosseum binary at ${bin}: build it (cargo build -p colosseum)`);
+  const port = await freePort();
+  const home = mkdtempSync(join(tmpdir(), "colosseum-web-"));
+  const child = spawn(bin, ["run", "--addr", `127.0.0.1:${port}`], {
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      WEB_ROOT: join(webDir, "dist"),
+      REDIS_URL: "",
+      RUST_LOG: process.env.RUST_LOG ?? "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`colosseum run exited ${child.exitCode}:\n${output}`);
+    try {
+      const r = await fetch(`${url}/`);
+      if (r.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > 60_000) {
+      child.kill("SIGKILL");
+      throw new Error(`colosseum run did not serve ${url}/ within 60 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    port,
+    home,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const done = new Promise((r) => child.once("exit", r));
+      child.kill("SIGINT");
+      const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await done;
+      clearTimeout(t);
+    },
+  };
+}
+
+function chromiumPath() {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  for (const p of ["/usr/bin/chromium", "/usr/bin/chromium-browser"]) if (existsSync(p)) return p;
+  return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"]).toString().trim();
+}
+
+/** Debian's Chromium, headless, with the flags this closed network needs. */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/**
+ * Saves a screenshot of `page` as docs/screens/NAME.png.
+ * @param {import("playwright-core").Page} page
+ * @param {string} name
+ */
+export async function screenshot(page, name) {
+  mkdirSync(screensDir, { recursive: true });
+  await page.screenshot({ path: join(screensDir, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Records every gRPC-Web message body the page receives (base64 of the raw bytes) and
+ * sends, so a test can look for what a seat must never get.
+ * @param {import("playwright-core").Page} page
+ */
+export function recordNetwork(page) {
+  /** @type {{url: string, request: Buffer | null, response: Buffer}[]} */
+  const seen = [];
+  page.on("response", async (r) => {
+    try {
+      const body = await r.body();
+      seen.push({ url: r.url(), request: r.request().postDataBuffer(), response: body });
+    } catch {
+      // a stream cut by the test's end: nothing to keep
+    }
+  });
+  return seen;
+}
