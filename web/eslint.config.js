@@ -2,6 +2,7 @@
 // tests/ (the generated messages under src/gen are not linted).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import globals from "globals";
 
 export default tseslint.config(
   { ignores: ["dist/", "src/gen/", "node_modules/"] },
@@ -22,4 +23,13 @@ export default tseslint.config(
     files: ["tests/**", "build.mjs", "eslint.config.js"],
     rules: { "no-console": "off" },
   },
+  // The tests and scripts are plain JavaScript run by node: not in the TypeScript project,
+  // so linted without type information, with node's globals.
+  {
+    files: ["**/*.mjs", "**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
+  },
+  // A test's page.evaluate callbacks run in the browser.
+  { files: ["tests/**"], languageOptions: { globals: { ...globals.browser } } },
 );
