@@ -27,7 +27,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         let cluster = cluster::Cluster::start(store, args.addr).await.map_err(|e| format!("cannot start: {e}"))?;
         let url = cluster.gateway_url();
         println!("Colosseum is running.");
-        println!("  gateway (gRPC, public API colosseum.v1): {url}");
+        match cluster.web_root() {
+            Some(_) => println!("  Play in a browser: {url}/"),
+            None => println!("  (no web client here: build it with `make web`, or set WEB_ROOT to web/dist)"),
+        }
+        println!("  gateway (gRPC and gRPC-Web, public API colosseum.v1): {url}");
         for f in games::Family::ALL {
             println!("  rules engine {f:<9}: {}", cluster.engine_url(f).unwrap_or_default());
         }

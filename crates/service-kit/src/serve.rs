@@ -242,14 +242,20 @@ fn max_connection_age() -> std::time::Duration {
 }
 
 /// A server builder with the house settings (see [`MAX_STREAMS_PER_CONNECTION`],
-/// [`MAX_CONNECTION_AGE`]) and the [`EdgeLayer`] outermost: what [`serve`] builds on.
-fn server(
+/// [`MAX_CONNECTION_AGE`]), `front` outermost, then the [`EdgeLayer`]: what [`serve`] and
+/// [`serve_behind`] build on. A server with a front also takes HTTP/1.1 (browsers' gRPC-Web
+/// and pages); one without speaks HTTP/2 only.
+fn server<F>(
+    front: F,
+    http1: bool,
     limits: MessageLimits,
-) -> tonic::transport::Server<tower::layer::util::Stack<EdgeLayer, tower::layer::util::Identity>> {
+) -> tonic::transport::Server<Stack<EdgeLayer, Stack<F, Identity>>> {
     tonic::transport::Server::builder()
         .max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
         .max_connection_age(max_connection_age())
         .http2_keepalive_interval(Some(std::time::Duration::from_secs(30)))
+        .accept_http1(http1)
+        .layer(front)
         .layer(EdgeLayer { limits })
 }
 
@@ -523,9 +529,10 @@ impl Services {
     }
 }
 
-/// The layers of every server: the edge outermost, then the service's own `guard` (its
-/// authentication; [`Identity`] for none).
-pub type Layers<G> = Stack<G, Stack<EdgeLayer, Identity>>;
+/// The layers of every server: a `front` outermost ([`Identity`] but for the gateway's
+/// browser front), the edge, then the service's own `guard` (its authentication;
+/// [`Identity`] for none).
+pub type Layers<G, F = Identity> = Stack<G, Stack<EdgeLayer, Stack<F, Identity>>>;
 
 /// The one serve harness: serves `services` on `listener` behind [`EdgeLayer`] and
 /// `guard`, with health (every service SERVING) and reflection, until `shutdown`; then
@@ -550,6 +557,55 @@ where
     B: tonic::codegen::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<StdError>,
 {
+    serve_with(Identity::new(), false, guard, services, listener, shutdown).await
+}
+
+/// As [`serve`], with `front` outside the edge, and HTTP/1.1 taken beside HTTP/2: the
+/// gateway's browser front (its page, CORS and gRPC-Web's translation), so every gRPC-Web
+/// call meets the same edge, guard and handlers as a native one.
+///
+/// # Errors
+/// The server failed.
+pub async fn serve_behind<F, G, S, B>(
+    front: F,
+    guard: G,
+    services: Services,
+    listener: tokio::net::TcpListener,
+    shutdown: CancellationToken,
+) -> Result<(), tonic::transport::Error>
+where
+    Layers<G, F>: tower::Layer<Routes, Service = S> + Clone,
+    S: tower::Service<http::Request<tonic::body::Body>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+    S::Error: Into<StdError> + Send,
+    B: tonic::codegen::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<StdError>,
+{
+    serve_with(front, true, guard, services, listener, shutdown).await
+}
+
+async fn serve_with<F, G, S, B>(
+    front: F,
+    http1: bool,
+    guard: G,
+    services: Services,
+    listener: tokio::net::TcpListener,
+    shutdown: CancellationToken,
+) -> Result<(), tonic::transport::Error>
+where
+    Layers<G, F>: tower::Layer<Routes, Service = S> + Clone,
+    S: tower::Service<http::Request<tonic::body::Body>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+    S::Error: Into<StdError> + Send,
+    B: tonic::codegen::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<StdError>,
+{
     let Services { descriptors, routes, names, health_only, larger } = services;
     crate::metrics::describe(crate::metrics::SERVER);
     let (reporter, health_service) = health();
@@ -560,7 +616,7 @@ where
         .add_service(health_service)
         .add_service(reflection_v1(descriptors, &names))
         .add_service(reflection_v1alpha(descriptors, &names));
-    let serving = server(MessageLimits { larger: Arc::new(larger) })
+    let serving = server(front, http1, MessageLimits { larger: Arc::new(larger) })
         .layer(guard)
         .add_routes(routes)
         .serve_with_incoming_shutdown(incoming(listener), shutdown.clone().cancelled_owned());
@@ -639,7 +695,7 @@ mod tests {
         let url = format!("http://{}", listener.local_addr().unwrap());
         let stop = CancellationToken::new();
         let server = tokio::spawn(
-            server(MessageLimits::default())
+            server(Identity::new(), false, MessageLimits::default())
                 .add_service(HealthServer::new(Panicky))
                 .serve_with_incoming_shutdown(incoming(listener), stop.clone().cancelled_owned()),
         );
@@ -685,7 +741,7 @@ mod tests {
         let stop = CancellationToken::new();
         let (_reporter, service) = health();
         let server = tokio::spawn(
-            server(MessageLimits::default())
+            server(Identity::new(), false, MessageLimits::default())
                 .add_service(service)
                 .serve_with_incoming_shutdown(incoming(listener), stop.clone().cancelled_owned()),
         );

@@ -103,6 +103,8 @@ pub struct Cluster {
     /// Fault injection: how long every engine holds a finished match's announcement after
     /// its final step (see [`Cluster::hold_announcements`]).
     announce_delay_ms: u64,
+    /// What every gateway serves browsers (WEB_ROOT, WEB_ORIGINS; see gateway::web).
+    web: gateway::web::Web,
 }
 
 async fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
@@ -155,7 +157,8 @@ impl Cluster {
         let any = "127.0.0.1:0".parse().expect("an address");
         let match_makers = vec![start_match_maker(store.clone(), any, &urls, &token).await?];
         let tournaments = vec![start_tournaments(store.clone(), any, &urls, &token).await?];
-        let backends = Backends::of(&match_makers, &tournaments);
+        let web = gateway::web::Web::from_env().map_err(std::io::Error::other)?;
+        let backends = Backends::of(&match_makers, &tournaments, &web);
         let gateway = serve_gateway(
             store.clone(),
             gateway_listener,
@@ -180,6 +183,7 @@ impl Cluster {
             cache,
             token,
             announce_delay_ms: 0,
+            web,
         })
     }
 
@@ -256,11 +260,16 @@ impl Cluster {
     pub async fn restart_gateway(&mut self) -> std::io::Result<()> {
         let urls = urls(&self.engines, &self.replicas);
         self.gateway.halt().await;
-        let backends = Backends::of(&self.match_makers, &self.tournaments);
+        let backends = Backends::of(&self.match_makers, &self.tournaments, &self.web);
         self.gateway =
             start_gateway(self.store.clone(), self.gateway.addr, &urls, &backends, &self.token)
                 .await?;
         Ok(())
+    }
+
+    /// The directory of the web client the gateway serves at its own address, if any.
+    pub fn web_root(&self) -> Option<&std::path::Path> {
+        self.web.root()
     }
 
     /// The internal secret the engines of this run check.
@@ -280,7 +289,7 @@ impl Cluster {
     ) -> std::io::Result<String> {
         let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
         let urls = urls(&self.engines, &self.replicas);
-        let backends = Backends::of(&self.match_makers, &self.tournaments);
+        let backends = Backends::of(&self.match_makers, &self.tournaments, &self.web);
         let listener = bind_again(any).await?;
         let gateway =
             serve_gateway(self.store.clone(), listener, &urls, &backends, &self.token, proxies)?;
@@ -306,7 +315,7 @@ impl Cluster {
             }
         }
         self.replicas.entry(family).or_default().push(r);
-        let backends = Backends::of(&self.match_makers, &self.tournaments);
+        let backends = Backends::of(&self.match_makers, &self.tournaments, &self.web);
         let gateway = start_gateway(self.store.clone(), any, &urls, &backends, &self.token).await?;
         let url = format!("http://{}", gateway.addr);
         self.more_gateways.push(gateway);
@@ -459,15 +468,25 @@ impl Cluster {
     }
 }
 
-/// Where a gateway sends what it fronts: the match-makers and the tournament services.
+/// Where a gateway sends what it fronts: the match-makers and the tournament services; and
+/// what it serves browsers.
 struct Backends {
     lobby: Vec<String>,
     tournaments: Vec<String>,
+    web: gateway::web::Web,
 }
 
 impl Backends {
-    fn of(match_makers: &[EngineRunning], tournaments: &[EngineRunning]) -> Backends {
-        Backends { lobby: running_urls(match_makers), tournaments: running_urls(tournaments) }
+    fn of(
+        match_makers: &[EngineRunning],
+        tournaments: &[EngineRunning],
+        web: &gateway::web::Web,
+    ) -> Backends {
+        Backends {
+            lobby: running_urls(match_makers),
+            tournaments: running_urls(tournaments),
+            web: web.clone(),
+        }
     }
 }
 
@@ -542,11 +561,12 @@ fn serve_gateway(
                 .map_err(std::io::Error::other)?,
         )
     };
+    let web = backends.web.clone();
     let task = {
         let stop = stop.clone();
         tokio::spawn(async move {
             let public = format!("http://{addr}");
-            let backends = gateway::Backends { lobby, tournaments };
+            let backends = gateway::Backends { lobby, tournaments, web };
             if let Err(e) =
                 gateway::serve(listener, store, engines, backends, proxies, public, stop).await
             {

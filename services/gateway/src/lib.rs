@@ -16,6 +16,8 @@
 //! - [`lobby`]: LobbyService, passed on to the match-maker.
 //! - [`platform`]: TournamentService, passed on to the tournament service.
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
+//! - [`web`]: the browser front on the same port: the web client's page, CORS, origins;
+//!   gRPC-Web goes through tonic-web to the same stack.
 //! - [`error`]: what can go wrong, and the one match from it to a status.
 //! - [`bots`]: the bot runner (under a lease; it resumes every bot match recorded).
 //! - [`metrics`]: what the gateway counts.
@@ -32,6 +34,7 @@ pub mod platform;
 pub mod play;
 pub mod public;
 pub mod watch;
+pub mod web;
 
 use api::v1;
 use events::EventStore;
@@ -60,13 +63,15 @@ pub fn games_info() -> Vec<v1::GameInfo> {
         .collect()
 }
 
-/// The services the gateway passes calls on to.
+/// The services the gateway passes calls on to, and what it serves browsers.
 #[derive(Clone, Default)]
 pub struct Backends {
     /// LobbyService's: the match-maker (none: every call answers UNAVAILABLE).
     pub lobby: Option<lobby::MatchMakerClient>,
     /// TournamentService's: the tournament service (none: every call answers UNAVAILABLE).
     pub tournaments: Option<platform::TournamentsClient>,
+    /// The web client's files and the other origins that may call (none: the API alone).
+    pub web: web::Web,
 }
 
 /// Serves the gateway on `listener` until `shutdown`, with the bot runner's duty beside it
@@ -87,7 +92,7 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
     service_kit::metrics::describe(metrics::ALL);
-    let Backends { lobby, tournaments } = backends;
+    let Backends { lobby, tournaments, web } = backends;
     let hub = hub::Hub::new(store.clone());
     tokio::spawn(hub.clone().run(shutdown.clone()));
     let gateway = public::Gateway::new(store.clone(), engines, hub, shutdown.clone());
@@ -104,7 +109,10 @@ pub async fn serve(
             .max_decoding_message_size(service_kit::serve::MAX_LARGER_REQUEST_BYTES),
         )
         .larger_messages(fields::text::LARGER_MESSAGES);
-    // Inside the edge: every request is authenticated before any handler runs.
+    // Inside the edge: every request is authenticated before any handler runs. Outside it:
+    // the browser front, then gRPC-Web's translation, so a browser's call is a gRPC call
+    // by the time the edge counts and bounds it.
     let auth = auth::AuthLayer::new(store).trusting(proxies);
-    service_kit::serve::serve(auth, services, listener, shutdown).await
+    let front = tower::ServiceBuilder::new().layer(web).layer(tonic_web::GrpcWebLayer::new());
+    service_kit::serve::serve_behind(front.into_inner(), auth, services, listener, shutdown).await
 }

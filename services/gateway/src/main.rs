@@ -5,7 +5,9 @@
 //! `MATCHMAKER_URL` (its replicas, comma-separated); internal calls carry the shared
 //! secret of `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`). Behind a
 //! load balancer, `TRUSTED_PROXIES` (CIDRs, comma-separated) lists the proxies whose
-//! `x-forwarded-for` names the client.
+//! `x-forwarded-for` names the client. Browsers: the web client's files from `WEB_ROOT`
+//! (web/dist) and gRPC-Web at the same address; `WEB_ORIGINS` lists other origins whose
+//! pages may call cross-origin.
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -42,7 +44,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let public = service_kit::config::string("GATEWAY_PUBLIC_URL", &format!("http://{addr}"));
     tracing::info!(%addr, "gateway listening");
-    let backends = gateway::Backends { lobby, tournaments };
+    let web = gateway::web::Web::from_env()?;
+    match web.root() {
+        Some(dir) => tracing::info!(dir = %dir.display(), "serving the web client"),
+        None => tracing::info!("WEB_ROOT is not set and no web/dist was found: the API alone"),
+    }
+    let backends = gateway::Backends { lobby, tournaments, web };
     gateway::serve(listener, store, engines, backends, proxies, public, shutdown).await?;
     Ok(())
 }
