@@ -4,7 +4,13 @@ CARGO ?= cargo
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 SHARED_EXAMPLES := $(wildcard ../shared/conformance/examples/*.json)
 
-.PHONY: help build run test lint unit conformance bench load storage-bench queue-load platform-bench arena-bench deadline-bench idle-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
+# The web client (web/): npm packages from web/package-lock.json, messages generated from
+# proto/ into web/src/gen, the bundle in web/dist (none of them committed).
+WEB_STAMP := web/node_modules/.installed
+WEB_SOURCES := $(shell find web/src web/static -type f -not -path 'web/src/gen/*' 2>/dev/null) web/build.mjs web/buf.gen.yaml
+WEB_BUNDLE := web/dist/.built
+
+.PHONY: web web-lint web-test help build run test lint unit conformance bench load storage-bench queue-load platform-bench arena-bench deadline-bench idle-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -29,11 +35,28 @@ help: ## List the targets
 build: ## Build everything (debug)
 	$(CARGO) build --workspace --all-targets
 
-run: ## Bring up the whole cluster (embedded store, or Redis at REDIS_URL); then `colosseum play`
+run: $(WEB_BUNDLE) ## Bring up the whole cluster (embedded store, or Redis at REDIS_URL); then open the printed URL or `colosseum play`
 	$(CARGO) build --release -q -p colosseum
 	$(TARGET_DIR)/release/colosseum run
 
-test: proto-lint lint unit conformance python-client deploy-check chaos-short ## Everything CI runs: buf lint, format, lints, all tests, conformance, the Python client, the chart and images checked and run, a short chaos trial
+test: proto-lint lint web-lint unit conformance python-client web-test deploy-check chaos-short ## Everything CI runs: buf lint, format, lints, all tests, conformance, the Python client, the web client in Chromium, the chart and images checked and run, a short chaos trial
+
+web: $(WEB_BUNDLE) ## Build the web client into web/dist (npm ci, messages generated from proto/, esbuild)
+
+$(WEB_STAMP): web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB_BUNDLE): $(WEB_STAMP) $(PROTOS) $(WEB_SOURCES)
+	cd web && npm run --silent gen && node build.mjs
+	touch $@
+
+web-lint: $(WEB_BUNDLE) ## The web client type-checked (tsc --noEmit, strict) and linted (typescript-eslint)
+	cd web && npx tsc --noEmit && npx eslint src tests
+
+web-test: $(WEB_BUNDLE) ## The web client in a real Chromium (playwright-core, Debian's chromium) against a real `colosseum run`; screenshots into docs/screens
+	$(CARGO) build -q -p colosseum
+	cd web && COLOSSEUM_BIN=$(abspath $(TARGET_DIR))/debug/colosseum node --test --test-concurrency=1 tests/
 
 lint: ## rustfmt and clippy, warnings are errors
 	$(CARGO) fmt --all --check
