@@ -8,6 +8,7 @@ use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId, TenantId, TicketId, TournamentId};
+use crate::lists::Listed;
 use crate::lobby::{
     Account, AccountChange, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket,
@@ -205,6 +206,40 @@ impl EventStore for Instrumented {
 
     async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
         timed("remove_bot_match", self.inner.remove_bot_match(bot_match)).await
+    }
+
+    async fn bot_of(&self, id: MatchId) -> Result<Option<String>, StoreError> {
+        timed("bot_of", self.inner.bot_of(id)).await
+    }
+
+    async fn player_matches(
+        &self,
+        player: PlayerId,
+        before: Option<Listed>,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
+        timed("player_matches", self.inner.player_matches(player, before, limit)).await
+    }
+
+    async fn unlist_player_match(&self, player: PlayerId, id: MatchId) -> Result<(), StoreError> {
+        timed("unlist_player_match", self.inner.unlist_player_match(player, id)).await
+    }
+
+    async fn live_matches(
+        &self,
+        game: &str,
+        before: Option<Listed>,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
+        timed("live_matches", self.inner.live_matches(game, before, limit)).await
+    }
+
+    async fn unlist_live_match(&self, game: &str, id: MatchId) -> Result<(), StoreError> {
+        timed("unlist_live_match", self.inner.unlist_live_match(game, id)).await
+    }
+
+    async fn display_names(&self, players: &[PlayerId]) -> Result<Vec<Option<String>>, StoreError> {
+        timed("display_names", self.inner.display_names(players)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

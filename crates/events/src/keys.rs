@@ -9,7 +9,7 @@
 //! | `colosseum:{<match-id>}:log` | stream | one entry per step (version 1 on), id `<version>-1`; made by the first step, gone once the match is compacted |
 //! | `colosseum:{<match-id>}:views` | hash | `v`: the latest version; `b`: each viewer's view after it (the opening's deflated, [`crate::record::encode_views`]) |
 //! | `colosseum:{<match-id>}:record` | string | a finished match compacted ([`crate::record`]): `<last version>:<record>` |
-//! | `colosseum:{<match-id>}:meta` | hash | `m`: the fixed meta as JSON; `seat0`, `seat1`: the seat holders |
+//! | `colosseum:{<match-id>}:meta` | hash | `m`: the fixed meta as JSON; `seat0`, `seat1`: the seat holders; `over`: the final step's version, once stored; `bot`: the bot's name, in a bot match |
 //! | `colosseum:{<match-id>}:secret` | hash | `seed`: the seed in hex, for the rules engine alone (in matches created before it, `m` of the meta held it) |
 //! | `colosseum:{<match-id>}:idem` | hash | idempotency key -> the version it was accepted at |
 //! | `colosseum:{<match-id>}:snap` | hash | `v`: the snapshot's version; `b`: its bytes |
@@ -22,6 +22,8 @@
 //! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::feed`]) |
 //! | `colosseum:{bots}:matches` | sorted set | member: `<match-id> <game> <bot>`, a live bot match; score: its position (see [`crate::bots`]) |
 //! | `colosseum:{bots}:seq` | string | the last position given to a bot match |
+//! | `colosseum:{player:<player-id>}:matches` | sorted set | member: match id; score: its creation (Unix ms). The player's matches, written before each seating (creation, claim), the newest 1,000 kept (see [`crate::lists`]). A hint |
+//! | `colosseum:live:<game>` | sorted set | member: match id; score: its creation (Unix ms). The game's matches with both seats held, written before the seating that fills them, removed after the final step. A hint |
 //!
 //! # The lobby
 //!
@@ -239,6 +241,17 @@ pub fn history(game: &str, player: PlayerId) -> String {
 /// A rate limit's counter.
 pub fn rate_limit(bucket: &str) -> String {
     format!("colosseum:{{lobby}}:rl:{bucket}")
+}
+
+/// A player's match list (its own slot: the player's hash tag), written apart from the
+/// matches' keys.
+pub fn player_matches(player: PlayerId) -> String {
+    format!("colosseum:{{player:{player}}}:matches")
+}
+
+/// A game's live list: one key per game (each its own slot).
+pub fn live(game: &str) -> String {
+    format!("colosseum:live:{game}")
 }
 
 /// The live bot matches, by position.

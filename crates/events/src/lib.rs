@@ -89,6 +89,7 @@ pub mod feed;
 pub mod ids;
 pub mod instrumented;
 pub mod keys;
+pub mod lists;
 pub mod lobby;
 pub mod memory;
 pub mod model;
@@ -103,6 +104,7 @@ pub use bots::BotMatch;
 pub use error::StoreError;
 pub use feed::AppendFeed;
 pub use ids::{BadId, MatchId, PlayerId, TenantId, TicketId, TournamentId};
+pub use lists::{Listed, PLAYER_MATCHES_KEPT};
 pub use lobby::{
     Account, AccountChange, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket,

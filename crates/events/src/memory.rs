@@ -3,6 +3,7 @@
 //! durability. The lobby's part ([`crate::LobbyStore`]) is in `memory/lobby.rs`.
 
 mod bots;
+mod lists;
 mod lobby;
 mod platform;
 
@@ -10,6 +11,7 @@ use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
+use crate::lists::Listed;
 use crate::lobby::Finished;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
@@ -55,8 +57,8 @@ struct State {
     due: BTreeSet<(u64, MatchId)>,
     /// Token SHA-256 (hex) -> session.
     sessions: BTreeMap<String, Session>,
-    /// Every player a session was made for.
-    players: BTreeSet<PlayerId>,
+    /// Every player a session was made for, with its latest session's display name.
+    players: BTreeMap<PlayerId, String>,
     /// Accounts, tickets, ratings, leases, the lifecycle stream.
     lobby: lobby::Lobby,
     /// The announcements owed ([`HostStore::append_final`]): match -> its `Finished`.
@@ -65,6 +67,8 @@ struct State {
     platform: platform::Platform,
     /// The live bot matches.
     bots: bots::Bots,
+    /// The players' and the games' match lists.
+    lists: lists::Lists,
 }
 
 struct MatchState {
@@ -165,6 +169,11 @@ impl MemoryStore {
                 return Ok(AppendOutcome::Conflict { current_version: current });
             }
             m.over |= finished.is_some();
+            if finished.is_some() {
+                let game = m.meta.game.clone();
+                state.lists.remove_live(&game, id);
+            }
+            let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
             if let Some(key) = &entry.idempotency_key {
                 m.idem.insert(key.clone(), entry.version);
             }
@@ -218,6 +227,14 @@ impl EventStore for MemoryStore {
         };
         if outcome == ClaimOutcome::Claimed {
             *holder = SeatHolder::Player(player);
+        }
+        if matches!(outcome, ClaimOutcome::Claimed | ClaimOutcome::AlreadyYours) {
+            let listed = Listed { created_at_ms: m.meta.created_at_ms, id };
+            let live = m.meta.all_seated().then(|| m.meta.game.clone());
+            state.lists.add_player(player, listed);
+            if let Some(game) = live {
+                state.lists.add_live(&game, listed);
+            }
         }
         Ok(outcome)
     }
@@ -337,13 +354,13 @@ impl EventStore for MemoryStore {
         }
         let session = Session { player_id: player, display_name: display_name.into() };
         let mut state = self.lock();
-        state.players.insert(player);
+        state.players.insert(player, display_name.into());
         state.sessions.insert(token_sha256_hex.into(), session);
         Ok(())
     }
 
     async fn player_exists(&self, player: PlayerId) -> Result<bool, StoreError> {
-        Ok(self.lock().players.contains(&player))
+        Ok(self.lock().players.contains_key(&player))
     }
 
     async fn session(&self, token_sha256_hex: &str) -> Result<Option<Session>, StoreError> {
@@ -373,7 +390,44 @@ impl EventStore for MemoryStore {
     }
 
     async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
-        self.add_bot(bot_match)
+        self.add_bot(bot_match)?;
+        self.lock().lists.set_bot(bot_match.id, &bot_match.bot);
+        Ok(())
+    }
+
+    async fn bot_of(&self, id: MatchId) -> Result<Option<String>, StoreError> {
+        Ok(self.bot_name(id))
+    }
+
+    async fn player_matches(
+        &self,
+        player: PlayerId,
+        before: Option<Listed>,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
+        Ok(self.player_page(player, before, limit))
+    }
+
+    async fn unlist_player_match(&self, player: PlayerId, id: MatchId) -> Result<(), StoreError> {
+        self.unlist_player(player, id);
+        Ok(())
+    }
+
+    async fn live_matches(
+        &self,
+        game: &str,
+        before: Option<Listed>,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
+        self.live_page(game, before, limit)
+    }
+
+    async fn unlist_live_match(&self, game: &str, id: MatchId) -> Result<(), StoreError> {
+        self.unlist_live(game, id)
+    }
+
+    async fn display_names(&self, players: &[PlayerId]) -> Result<Vec<Option<String>>, StoreError> {
+        Ok(self.names(players))
     }
 
     async fn bot_matches(
@@ -466,6 +520,13 @@ impl HostStore for MemoryStore {
                     snapshot: None,
                 },
             );
+            let listed = Listed { created_at_ms: meta.created_at_ms, id };
+            for player in crate::lists::seated_players(meta) {
+                state.lists.add_player(player, listed);
+            }
+            if meta.all_seated() && crate::lists::listable_game(&meta.game) {
+                state.lists.add_live(&meta.game, listed);
+            }
         }
         Ok(())
     }

@@ -28,6 +28,7 @@
 //! | `put_session` / `session` | `HSET` / `HMGET` of `colosseum:session:<sha256>` |
 //! | `append_final` | `ZADD announcing <at> <match>`, then `append.lua` as `append`, which also checks the `Finished`'s players against `HMGET meta seat0 seat1` (the holders' fence), `SET`s the match's `finished` and `HSET meta over <version>` |
 //! | `announce_finished` | `XADD colosseum:lifecycle MAXLEN ~ 1000000`, then `DEL` the match's `finished`, `ZREM announcing` |
+//! | `create_match`, `claim_seat`: the lists | before the script: `ZADD` of each list the seating joins (see `redis_store/lists.rs`) |
 //! | `repair_announcements` | `ZRANGE announcing -inf <before> BYSCORE LIMIT`, `GET` each match's `finished`: announced as above, or (none) `index_fix.lua` drops the entry |
 //!
 //! The lobby's operations ([`crate::LobbyStore`]) are in `redis_store/lobby.rs`, with their
@@ -71,6 +72,7 @@
 //! have a connection of their own too (see `redis_store/lobby.rs`).
 
 mod bots;
+mod lists;
 mod lobby;
 mod platform;
 
@@ -80,6 +82,7 @@ use crate::error::StoreError;
 use crate::feed::{self, AppendFeed};
 use crate::ids::{MatchId, PlayerId};
 use crate::keys;
+use crate::lists::{self as match_lists, Listed};
 use crate::lobby::Finished;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
@@ -868,6 +871,16 @@ impl EventStore for RedisStore {
         seat: Seat,
         player: PlayerId,
     ) -> Result<ClaimOutcome, StoreError> {
+        // The lists first (other slots): a seat is never taken without its entries, and a
+        // retried claim writes them again. Only a claim that can seat `player` lists it.
+        if let Some(meta) = self.meta(id).await? {
+            let (theirs, fills) = match_lists::seating(&meta, seat, player);
+            if theirs {
+                let listed = Listed { created_at_ms: meta.created_at_ms, id };
+                let live = fills.then_some(meta.game.as_str());
+                self.list(&[player], live, listed).await?;
+            }
+        }
         let field = if seat == Seat::ZERO { "seat0" } else { "seat1" };
         let code: i64 = self
             .scripts
@@ -1204,7 +1217,44 @@ impl EventStore for RedisStore {
     }
 
     async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
+        bot_match.member()?;
+        // The name with the match first (another slot): what is recorded is named.
+        self.set_bot_name(bot_match.id, &bot_match.bot).await?;
         self.add_bot(bot_match).await
+    }
+
+    async fn bot_of(&self, id: MatchId) -> Result<Option<String>, StoreError> {
+        self.bot_name(id).await
+    }
+
+    async fn player_matches(
+        &self,
+        player: PlayerId,
+        before: Option<Listed>,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
+        self.page(&keys::player_matches(player), before, limit).await
+    }
+
+    async fn unlist_player_match(&self, player: PlayerId, id: MatchId) -> Result<(), StoreError> {
+        self.unlist(&keys::player_matches(player), id).await
+    }
+
+    async fn live_matches(
+        &self,
+        game: &str,
+        before: Option<Listed>,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError> {
+        self.live_page(game, before, limit).await
+    }
+
+    async fn unlist_live_match(&self, game: &str, id: MatchId) -> Result<(), StoreError> {
+        self.unlist_live(game, id).await
+    }
+
+    async fn display_names(&self, players: &[PlayerId]) -> Result<Vec<Option<String>>, StoreError> {
+        self.names(players).await
     }
 
     async fn bot_matches(
@@ -1293,7 +1343,16 @@ impl HostStore for RedisStore {
             .arg(id.to_string())
             .exec_async(&mut self.conn())
             .await?;
-        self.append_entry(id, entry, DeadlineChange::Clear, Some(finished)).await
+        let outcome = self.append_entry(id, entry, DeadlineChange::Clear, Some(finished)).await?;
+        if let AppendOutcome::Appended { .. } = outcome
+            && match_lists::listable_game(&finished.game)
+            && let Err(e) = self.unlist(&keys::live(&finished.game), id).await
+        {
+            // The step is stored: the live list is a hint, and a reader drops an entry
+            // whose match is over.
+            tracing::warn!(match_id = %id, error = %e, "a finished match left on its live list");
+        }
+        Ok(outcome)
     }
 
     async fn create_match(
@@ -1306,6 +1365,11 @@ impl HostStore for RedisStore {
         if opening.version != 0 {
             return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
         }
+        // The lists first (other slots): a match never exists unlisted, and a retried
+        // creation writes them again; a creation refused leaves entries readers skip.
+        let listed = Listed { created_at_ms: meta.created_at_ms, id };
+        let live = meta.all_seated().then_some(meta.game.as_str());
+        self.list(&match_lists::seated_players(meta), live, listed).await?;
         let [(_, fixed), (_, seat0), (_, seat1)] = codec::meta_fields(meta);
         let [(_, seed)] = codec::secret_fields(secret);
         let (has_key, key) = idem_args(opening);

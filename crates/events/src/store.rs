@@ -6,6 +6,7 @@ use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
+use crate::lists::Listed;
 use crate::lobby::{Finished, LobbyStore};
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
@@ -40,6 +41,11 @@ pub trait EventStore: Send + Sync {
     /// seated ([`ClaimOutcome::MatchOver`]), whichever replica stored it: with the holders'
     /// fence of `append_final`, a join and a final step racing through two rules-engine
     /// replicas agree in either order.
+    ///
+    /// A claim that can seat `player` lists the match in the player's list first, and in
+    /// its game's live list if it fills the last seat ([`EventStore::player_matches`]); a
+    /// retried claim (answered `AlreadyYours`) lists it again, so a claim cut short between
+    /// the two is mended by its retry.
     ///
     /// # Errors
     ///
@@ -214,7 +220,8 @@ pub trait EventStore: Send + Sync {
 
     /// Records a live bot match after every one recorded before it (one recorded again
     /// moves last): the gateway's, before it answers the CreateMatch, so the bot runner,
-    /// whichever process runs it, plays the match.
+    /// whichever process runs it, plays the match. The bot's name is kept with the match
+    /// too ([`EventStore::bot_of`]), first.
     ///
     /// # Errors
     /// [`StoreError::InvalidArgument`]: a game or bot name with spaces, empty or over 64
@@ -238,6 +245,68 @@ pub trait EventStore: Send + Sync {
     /// # Errors
     /// As [`EventStore::add_bot_match`].
     async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError>;
+
+    /// The bot playing a match recorded by [`EventStore::add_bot_match`] (kept with the
+    /// match, so it is known after the match ends, as long as the match is); `None` for
+    /// any other match.
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`].
+    async fn bot_of(&self, id: MatchId) -> Result<Option<String>, StoreError>;
+
+    /// At most `limit` of `player`'s matches, newest first, each older than `before`
+    /// (`None`: from the newest): a player's list, written when a match seats the player
+    /// ([`HostStore::create_match`], [`EventStore::claim_seat`]) and keeping the newest
+    /// [`crate::lists::PLAYER_MATCHES_KEPT`]. A hint: on Redis the entry is written before
+    /// the seat is (another slot), so it may name a match the player was never seated in
+    /// (a claim refused, or never made) or one that no longer exists; a reader checks the
+    /// meta and may [`EventStore::unlist_player_match`] what can no longer hold.
+    ///
+    /// # Errors
+    /// [`StoreError::Corrupt`], [`StoreError::Redis`].
+    async fn player_matches(
+        &self,
+        player: PlayerId,
+        before: Option<Listed>,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError>;
+
+    /// Removes a match from `player`'s list; one not listed changes nothing.
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`].
+    async fn unlist_player_match(&self, player: PlayerId, id: MatchId) -> Result<(), StoreError>;
+
+    /// At most `limit` live matches of `game`, newest first, each older than `before`: a
+    /// game's live list, written when a match has both seats held (at its creation, or by
+    /// the claim of its last seat) and removed by its final step
+    /// ([`HostStore::append_final`]), so it holds the matches in progress. A hint like
+    /// [`EventStore::player_matches`]: an entry may name a match whose last claim was
+    /// refused or whose final step's removal was lost (a crash between the two); a reader
+    /// checks it and may [`EventStore::unlist_live_match`] one that is over.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidArgument`] for a game that cannot name a list (empty, over 64
+    /// bytes, spaces or braces); [`StoreError::Corrupt`], [`StoreError::Redis`].
+    async fn live_matches(
+        &self,
+        game: &str,
+        before: Option<Listed>,
+        limit: usize,
+    ) -> Result<Vec<Listed>, StoreError>;
+
+    /// Removes a match from `game`'s live list; one not listed changes nothing.
+    ///
+    /// # Errors
+    /// As [`EventStore::live_matches`].
+    async fn unlist_live_match(&self, game: &str, id: MatchId) -> Result<(), StoreError>;
+
+    /// Each player's display name, in order: an account's as it is now, else the name of
+    /// its latest session; `None` for a player unknown.
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`].
+    async fn display_names(&self, players: &[PlayerId]) -> Result<Vec<Option<String>>, StoreError>;
 
     /// Announces a finished match on the lifecycle stream (`colosseum:lifecycle`, read by
     /// consumer groups: the ratings, the tournaments), then clears the announcement its
@@ -273,7 +342,9 @@ pub trait EventStore: Send + Sync {
 #[async_trait]
 pub trait HostStore: EventStore {
     /// Creates a match with its meta, its secret and its opening entry (version 0), all
-    /// together or not at all: a match never exists without its seed.
+    /// together or not at all: a match never exists without its seed. Before it, the match
+    /// is listed for each player it seats, and in its game's live list if both seats are
+    /// held ([`EventStore::player_matches`], [`EventStore::live_matches`]).
     ///
     /// # Errors
     ///
@@ -298,7 +369,9 @@ pub trait HostStore: EventStore {
     /// join through another replica), so that `finished.players` lacks a player the meta
     /// seats, the answer is [`AppendOutcome::Conflict`] and nothing is written (read the
     /// match again and decide the step anew). An append marks the match over, after which
-    /// [`EventStore::claim_seat`] seats no one new.
+    /// [`EventStore::claim_seat`] seats no one new. An append also takes the match off its
+    /// game's live list (after the step is stored: a removal lost to a crash is left for
+    /// readers, who drop an entry whose match is over).
     ///
     /// # Errors
     ///

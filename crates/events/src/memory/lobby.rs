@@ -285,6 +285,11 @@ impl Lifecycle {
 }
 
 impl Lobby {
+    /// An account's display name as it is now.
+    pub(super) fn account_name(&self, player: PlayerId) -> Option<String> {
+        self.accounts.get(&player).map(|a| a.display_name.clone())
+    }
+
     /// Appends to the lifecycle stream, trimmed as Redis's `MAXLEN` trims it.
     pub(super) fn announce(&mut self, finished: Finished) {
         let l = &mut self.lifecycle;

@@ -1,0 +1,94 @@
+//! The match lists: each player's matches (written when the player is seated) and each
+//! game's live matches (written when both seats are held, removed by the final step).
+//! Both are hints, newest first; the meta and the stored views are the truth, which
+//! readers check each entry against, dropping one that can no longer hold.
+
+use crate::ids::{MatchId, PlayerId};
+use crate::model::{MatchMeta, SeatHolder};
+use rules_core::Seat;
+
+/// A listed match: when it was created and its id. Lists run newest first: by creation
+/// time, then by id (as Redis orders the members of one score), both descending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Listed {
+    /// When the match was created, Unix ms (its score in the list).
+    pub created_at_ms: u64,
+    /// The match.
+    pub id: MatchId,
+}
+
+/// How many matches a player's list keeps: the newest. Each addition trims the oldest
+/// past this, so a list never grows beyond it, whatever the player does.
+pub const PLAYER_MATCHES_KEPT: usize = 1_000;
+
+/// The longest game name a live list is kept under (the registry's are a few letters;
+/// a name is part of a key).
+const MAX_GAME: usize = 64;
+
+/// Whether `game` may name a live list: printable ASCII without spaces or braces (a brace
+/// would make a Redis Cluster hash tag of it), at most 64 bytes.
+pub(crate) fn listable_game(game: &str) -> bool {
+    !game.is_empty()
+        && game.len() <= MAX_GAME
+        && game.bytes().all(|b| b.is_ascii_graphic() && b != b'{' && b != b'}')
+}
+
+/// What seating `player` in `seat` of the match `meta` describes adds to the lists, before
+/// the claim itself: its place in the player's list if the claim can give the seat to
+/// them (the seat open, reserved for them or theirs already), and its place in the live
+/// list if the claim also fills the last seat. Written ahead of the claim, so a claim that
+/// is then refused leaves an entry readers skip.
+pub(crate) fn seating(meta: &MatchMeta, seat: Seat, player: PlayerId) -> (bool, bool) {
+    let can_be_theirs = match &meta.seats[seat] {
+        SeatHolder::Open => true,
+        SeatHolder::Reserved(p) | SeatHolder::Player(p) => *p == player,
+        SeatHolder::Bot(_) => false,
+    };
+    let other_held =
+        matches!(&meta.seats[seat.other()], SeatHolder::Player(_) | SeatHolder::Bot(_));
+    (can_be_theirs, can_be_theirs && other_held)
+}
+
+/// The players a new match seats (each gets it in its list).
+pub(crate) fn seated_players(meta: &MatchMeta) -> Vec<PlayerId> {
+    Seat::BOTH
+        .into_iter()
+        .filter_map(|s| match &meta.seats[s] {
+            SeatHolder::Player(p) => Some(*p),
+            SeatHolder::Open | SeatHolder::Reserved(_) | SeatHolder::Bot(_) => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules_core::PerSeat;
+
+    fn meta(seats: [SeatHolder; 2]) -> MatchMeta {
+        MatchMeta { seats: PerSeat(seats), ..crate::model::sample_meta() }
+    }
+
+    #[test]
+    fn seating_lists_only_a_seat_the_claim_can_give() {
+        let (me, other) = (PlayerId::random(), PlayerId::random());
+        let open = meta([SeatHolder::Player(other), SeatHolder::Open]);
+        assert_eq!(seating(&open, Seat::ONE, me), (true, true));
+        let waiting = meta([SeatHolder::Open, SeatHolder::Open]);
+        assert_eq!(seating(&waiting, Seat::ONE, me), (true, false));
+        let reserved = meta([SeatHolder::Bot("b".into()), SeatHolder::Reserved(other)]);
+        assert_eq!(seating(&reserved, Seat::ONE, me), (false, false));
+        assert_eq!(seating(&reserved, Seat::ONE, other), (true, true));
+        assert_eq!(seating(&reserved, Seat::ZERO, me), (false, false));
+        assert_eq!(seated_players(&open), vec![other]);
+    }
+
+    #[test]
+    fn newest_first_is_descending_order_and_games_are_key_safe() {
+        let a = Listed { created_at_ms: 5, id: MatchId::random() };
+        let b = Listed { created_at_ms: 6, id: MatchId::random() };
+        assert!(b > a);
+        assert!(listable_game("gops"));
+        assert!(!listable_game("{gops}") && !listable_game("a b") && !listable_game(""));
+    }
+}
