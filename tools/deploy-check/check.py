@@ -740,6 +740,7 @@ def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]
         ({"gatway": {"replicas": 3}}, "an unknown top-level key"),
         ({"gateway": {"replica": 3}}, "an unknown gateway key"),
         ({"gateway": {"trustedProxies": ["10.0.0.0/8,10.1.0.0/16"]}}, "trusted proxies in one string, not a list"),
+        ({"gateway": {"webOrigins": ["https://play.example.com/lobby"]}}, "a web origin with a path"),
         ({"matchMaker": {"replicas": -1}}, "a negative match-maker replica count"),
         ({"matchMaker": {"resource": {}}}, "an unknown matchMaker key"),
         ({"tournaments": {"replicas": -1}}, "a negative tournament service replica count"),
