@@ -24,7 +24,8 @@
 //! [`Tournament::begin_round`] (records it), [`Tournament::record`] per result,
 //! [`Tournament::withdraw`] at any time; an arena uses [`Tournament::pair_arena`] and
 //! [`Tournament::begin_games`] instead of rounds. [`Tournament::standings`] and
-//! [`Tournament::crosstable`] (and their text tables) read the state at any point.
+//! [`Tournament::crosstable`] (and their text tables; [`Tournament::crosstable_rows`] for a
+//! page of it) read the state at any point.
 //!
 //! # Layout
 //! - [`model`]: the value types, the points scale and [`Error`].

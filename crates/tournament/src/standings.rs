@@ -231,11 +231,26 @@ impl Tournament {
 
     /// The crosstable, rows in standings order.
     pub fn crosstable(&self) -> Crosstable {
-        let mut cells: Vec<Vec<Cell>> = vec![Vec::new(); self.entrants()];
+        Crosstable { rounds: self.round(), rows: self.crosstable_rows(&self.standings()) }
+    }
+
+    /// The crosstable rows of `lines` (lines of [`Tournament::standings`]: all of them, or a
+    /// page), in their order: a page of the crosstable costs one pass over the games, and
+    /// only its own players' cells are built. A line naming no entrant gets no cells.
+    pub fn crosstable_rows(&self, lines: &[Standing]) -> Vec<CrosstableRow> {
+        // Each entrant's row on the page, if it has one.
+        let mut row_of: Vec<Option<usize>> = vec![None; self.entrants()];
+        for (i, s) in lines.iter().enumerate() {
+            if let Some(r) = row_of.get_mut(s.player.index()) {
+                *r = Some(i);
+            }
+        }
+        let mut cells: Vec<Vec<Cell>> = vec![Vec::new(); lines.len()];
         for g in self.games() {
             for (s, p) in g.players.iter().enumerate() {
+                let Some(row) = row_of[p.index()] else { continue };
                 let seat = if s == 0 { Seat::Zero } else { Seat::One };
-                cells[p.index()].push(Cell {
+                cells[row].push(Cell {
                     round: g.round,
                     game: Some(g.no),
                     opponent: Some(g.players[1 - s]),
@@ -246,7 +261,8 @@ impl Tournament {
         }
         for r in self.rounds() {
             for b in &r.byes {
-                cells[b.index()].push(Cell {
+                let Some(row) = row_of[b.index()] else { continue };
+                cells[row].push(Cell {
                     round: r.round,
                     game: None,
                     opponent: None,
@@ -255,16 +271,14 @@ impl Tournament {
                 });
             }
         }
-        let rows = self
-            .standings()
-            .into_iter()
-            .map(|s| {
-                let mut c = std::mem::take(&mut cells[s.player.index()]);
+        lines
+            .iter()
+            .zip(cells)
+            .map(|(s, mut c)| {
                 c.sort_by_key(|c| (c.round, c.game.map_or(u32::MAX, |g| g.0)));
                 CrosstableRow { rank: s.rank, player: s.player, points: s.points, cells: c }
             })
-            .collect();
-        Crosstable { rounds: self.round(), rows }
+            .collect()
     }
 
     /// The standings as a text table, one line per player. Points and Buchholz are printed in

@@ -404,7 +404,12 @@ fn every_format_simulates() {
         assert!(report.games > 0);
         assert_eq!(report.double_byes, 0);
         assert!(!t.standings_table().is_empty());
-        assert_eq!(t.crosstable().rows.len(), 13);
+        let whole = t.crosstable();
+        assert_eq!(whole.rows.len(), 13);
+        // A page of it is the same rows, built alone.
+        let lines = t.standings();
+        assert_eq!(t.crosstable_rows(&lines[4..9]), whole.rows[4..9], "{format:?}");
+        assert!(t.crosstable_rows(&[]).is_empty());
     }
     // The same seed gives the same event.
     let a = simulate(Format::Swiss { rounds: 4 }, seeded(20), 9, |t| t.pair_round()).unwrap().0;
