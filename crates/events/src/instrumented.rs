@@ -578,6 +578,18 @@ impl PlatformStore for Instrumented {
     async fn live_tournaments(&self) -> Result<Vec<(TenantId, TournamentId)>, StoreError> {
         timed("live_tournaments", self.inner.live_tournaments()).await
     }
+
+    async fn put_public_tournament(
+        &self,
+        id: TournamentId,
+        tenant: TenantId,
+    ) -> Result<(), StoreError> {
+        timed("put_public_tournament", self.inner.put_public_tournament(id, tenant)).await
+    }
+
+    async fn public_tournament(&self, id: TournamentId) -> Result<Option<TenantId>, StoreError> {
+        timed("public_tournament", self.inner.public_tournament(id)).await
+    }
 }
 
 #[cfg(test)]

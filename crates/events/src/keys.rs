@@ -74,6 +74,7 @@
 //! | `colosseum:{platform}:tournaments:<tenant>` | sorted set | the tenant's tournaments; score: created ms |
 //! | `colosseum:{platform}:live` | set | `<tenant>/<tournament>` of every tournament not closed |
 //! | `colosseum:{platform}:once` | set | the `once` marks appended with (a finished match's) |
+//! | `colosseum:{platform}:public` | hash | tournament id -> its tenant id, for each tournament with a public page |
 
 use crate::ids::{MatchId, PlayerId};
 use crate::lobby::Board;
@@ -329,6 +330,9 @@ pub const LIVE_TOURNAMENTS: &str = "colosseum:{platform}:live";
 
 /// The marks appended with once.
 pub const ONCE: &str = "colosseum:{platform}:once";
+
+/// The tournaments with a public page, each with its tenant.
+pub const PUBLIC_TOURNAMENTS: &str = "colosseum:{platform}:public";
 
 fn sha256_hex(text: &str) -> String {
     crate::model::token_digest(text)

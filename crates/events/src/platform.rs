@@ -312,6 +312,26 @@ pub trait PlatformStore: EventStore {
     /// # Errors
     /// [`StoreError::Redis`] or [`StoreError::Corrupt`].
     async fn live_tournaments(&self) -> Result<Vec<(TenantId, TournamentId)>, StoreError>;
+
+    /// Lists tournament `id` of `tenant` as public: found by its id alone
+    /// ([`PlatformStore::public_tournament`]), for its public page. Listing it again
+    /// changes nothing. A hint, written before the tournament's stream is opened: it may
+    /// name a tournament never created, which a reader finds empty.
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`].
+    async fn put_public_tournament(
+        &self,
+        id: TournamentId,
+        tenant: TenantId,
+    ) -> Result<(), StoreError>;
+
+    /// The tenant of tournament `id` if it is listed public; `None` for any other id (a
+    /// private tournament's, or one that names nothing: the same answer).
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`] or [`StoreError::Corrupt`].
+    async fn public_tournament(&self, id: TournamentId) -> Result<Option<TenantId>, StoreError>;
 }
 
 /// About how many audit entries a tenant keeps (`XADD MAXLEN ~`).

@@ -71,6 +71,7 @@ suite!(
     once_marks_append_once,
     reads_resume_from_any_sequence,
     each_append_is_announced_with_its_tenant,
+    public_tournaments_are_found_by_id_alone,
 );
 
 async fn scheduled_matches_come_due_in_order(store: Store) {
@@ -254,4 +255,19 @@ async fn each_append_is_announced_with_its_tenant(store: Store) {
     }
     let more = tokio::time::timeout(std::time::Duration::from_millis(300), feed.next()).await;
     assert!(more.is_err(), "the conflict was announced: {more:?}");
+}
+
+async fn public_tournaments_are_found_by_id_alone(store: Store) {
+    let (t, other) = (TenantId::random(), TenantId::random());
+    let (x, y) = (TournamentId::random(), TournamentId::random());
+    assert_eq!(store.public_tournament(x).await, Ok(None));
+    store.put_public_tournament(x, t).await.expect("listed");
+    store.put_public_tournament(x, t).await.expect("again: the same");
+    assert_eq!(store.public_tournament(x).await, Ok(Some(t)));
+    // A tournament with a stream but not listed public is not found, as none is.
+    store
+        .append_results(&append(ResultsStream::Tournament(other, y), Some(0), events(1, "y")))
+        .await
+        .expect("append");
+    assert_eq!(store.public_tournament(y).await, Ok(None));
 }

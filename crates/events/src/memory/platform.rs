@@ -28,6 +28,8 @@ pub(super) struct Platform {
     tournaments: BTreeMap<TenantId, BTreeSet<(u64, TournamentId)>>,
     live: BTreeSet<(TenantId, TournamentId)>,
     once: BTreeSet<String>,
+    /// Public tournament -> its tenant.
+    public: BTreeMap<TournamentId, TenantId>,
 }
 
 struct Request {
@@ -266,5 +268,18 @@ impl PlatformStore for MemoryStore {
 
     async fn live_tournaments(&self) -> Result<Vec<(TenantId, TournamentId)>, StoreError> {
         Ok(self.lock().platform.live.iter().copied().collect())
+    }
+
+    async fn put_public_tournament(
+        &self,
+        id: TournamentId,
+        tenant: TenantId,
+    ) -> Result<(), StoreError> {
+        self.lock().platform.public.insert(id, tenant);
+        Ok(())
+    }
+
+    async fn public_tournament(&self, id: TournamentId) -> Result<Option<TenantId>, StoreError> {
+        Ok(self.lock().platform.public.get(&id).copied())
     }
 }

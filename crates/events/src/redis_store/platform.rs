@@ -14,6 +14,7 @@
 //! | `read_results` / `results_seq` | `XRANGE` from `<after + 1>-0` / `XREVRANGE COUNT 1` |
 //! | `due_scheduled` / `unschedule` | `ZRANGE scheduled -inf <now> BYSCORE LIMIT` / `ZREM` |
 //! | `tournaments_of` / `live_tournaments` | `ZREVRANGE tournaments:<tenant>` / `SMEMBERS live` |
+//! | `put_public_tournament` / `public_tournament` | `HSET` / `HGET colosseum:{platform}:public` |
 
 use super::{RedisStore, corrupt};
 use crate::error::StoreError;
@@ -400,5 +401,28 @@ impl PlatformStore for RedisStore {
             .collect::<Result<Vec<_>, StoreError>>()?;
         out.sort();
         Ok(out)
+    }
+
+    async fn put_public_tournament(
+        &self,
+        id: TournamentId,
+        tenant: TenantId,
+    ) -> Result<(), StoreError> {
+        redis::cmd("HSET")
+            .arg(keys::PUBLIC_TOURNAMENTS)
+            .arg(id.to_string())
+            .arg(tenant.to_string())
+            .exec_async(&mut self.conn())
+            .await?;
+        Ok(())
+    }
+
+    async fn public_tournament(&self, id: TournamentId) -> Result<Option<TenantId>, StoreError> {
+        let tenant: Option<String> = redis::cmd("HGET")
+            .arg(keys::PUBLIC_TOURNAMENTS)
+            .arg(id.to_string())
+            .query_async(&mut self.conn())
+            .await?;
+        tenant.map(|t| t.parse().map_err(|e| corrupt(keys::PUBLIC_TOURNAMENTS, e))).transpose()
     }
 }
