@@ -19,11 +19,13 @@
 //! - [`web`]: the browser front on the same port: the web client's page, CORS, origins;
 //!   gRPC-Web goes through tonic-web to the same stack.
 //! - [`error`]: what can go wrong, and the one match from it to a status.
+//! - [`connect`]: the Connect protocol's calls, translated to gRPC's.
 //! - [`bots`]: the bot runner (under a lease; it resumes every bot match recorded).
 //! - [`metrics`]: what the gateway counts.
 
 pub mod auth;
 pub mod bots;
+pub mod connect;
 pub mod error;
 pub mod forwarded;
 pub mod hub;
@@ -110,9 +112,12 @@ pub async fn serve(
         )
         .larger_messages(fields::text::LARGER_MESSAGES);
     // Inside the edge: every request is authenticated before any handler runs. Outside it:
-    // the browser front, then gRPC-Web's translation, so a browser's call is a gRPC call
-    // by the time the edge counts and bounds it.
+    // the browser front, then Connect's and gRPC-Web's translations, so a browser's call
+    // is a gRPC call by the time the edge counts and bounds it.
     let auth = auth::AuthLayer::new(store).trusting(proxies);
-    let front = tower::ServiceBuilder::new().layer(web).layer(tonic_web::GrpcWebLayer::new());
+    let front = tower::ServiceBuilder::new()
+        .layer(web)
+        .layer(connect::ConnectLayer)
+        .layer(tonic_web::GrpcWebLayer::new());
     service_kit::serve::serve_behind(front.into_inner(), auth, services, listener, shutdown).await
 }

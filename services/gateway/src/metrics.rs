@@ -21,6 +21,11 @@ pub const BOT_RESUMES: &str = "colosseum_gateway_bot_resumes_total";
 /// Every metric of the gateway.
 pub const ALL: &[Desc] = &[
     Desc {
+        name: crate::web::WEB_REQUESTS,
+        kind: Kind::Counter,
+        help: "Requests the browser front answered itself, by kind (file, not_found, preflight, origin_refused, bad_method); gRPC-Web and Connect calls count as gRPC calls",
+    },
+    Desc {
         name: SUBMIT_SECONDS,
         kind: Kind::Histogram(LATENCY_BUCKETS),
         help: "SubmitMove from arrival to answer (engine apply and append included), by game",

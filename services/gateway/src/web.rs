@@ -1,10 +1,11 @@
 //! The gateway's browser front, outermost on its one port: the web client's files (under a
 //! strict Content-Security-Policy), CORS for the origins configured beside the page's own,
-//! and the origin check; every gRPC-Web call goes on through tonic-web's translation to
-//! the same edge, auth layer and handlers as a native gRPC call.
+//! and the origin check; every gRPC-Web call goes on through tonic-web's translation, and
+//! every Connect call through [`crate::connect`]'s, to the same edge, auth layer and
+//! handlers as a native gRPC call.
 
 use http_body_util::Full;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -37,7 +38,7 @@ pub const WEB_REQUESTS: &str = "colosseum_gateway_web_requests_total";
 /// What the front serves: the web client's files, and which other origins may call.
 #[derive(Clone, Debug, Default)]
 pub struct Web {
-    files: Arc<HashMap<String, File>>,
+    files: Arc<BTreeMap<String, File>>,
     root: Option<PathBuf>,
     origins: Arc<Vec<String>>,
 }
@@ -84,7 +85,7 @@ impl Web {
     /// # Errors
     /// `dir` cannot be read or has no index.html.
     pub fn serving(dir: &Path) -> Result<Web, String> {
-        let mut files = HashMap::new();
+        let mut files = BTreeMap::new();
         let entries = std::fs::read_dir(dir)
             .map_err(|e| format!("WEB_ROOT {}: cannot read: {e}", dir.display()))?;
         for entry in entries.flatten() {
@@ -232,11 +233,14 @@ impl<S> Front<S> {
     }
 }
 
+/// A call for the API: gRPC, gRPC-Web or Connect (anything else is the page's).
 fn is_rpc(req: &http::Request<Body>) -> bool {
-    req.headers()
+    let grpc = req
+        .headers()
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("application/grpc"))
+        .is_some_and(|ct| ct.starts_with("application/grpc"));
+    grpc || crate::connect::is_connect(req)
 }
 
 fn count(kind: &'static str) {
