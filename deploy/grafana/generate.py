@@ -201,6 +201,10 @@ def gateway() -> Board:
           f"sum by (kind, code) (rate(colosseum_gateway_play_requests_total[{RATE}]))",
           unit="reqps", legend=["{{kind}} {{code}}"],
           description="Requests answered in-band on Play streams (watch, unwatch, submit_move, resign), by gRPC code.")
+    b.add("timeseries", "Browser front: answers/s by kind",
+          f"sum by (kind) (rate(colosseum_gateway_web_requests_total[{RATE}]))",
+          unit="reqps", legend=["{{kind}}"],
+          description="What the browser front answered itself: the web client's files, 404s, CORS preflights, calls refused for their origin. gRPC-Web and Connect calls count with the gRPC calls above.")
     b.add("timeseries", "Hub: feed reads/s and failures/s", [
         f"sum(rate(colosseum_gateway_hub_reads_total[{RATE}]))",
         f"sum(rate(colosseum_gateway_feed_failures_total[{RATE}]))",
