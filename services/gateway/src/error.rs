@@ -82,6 +82,8 @@ pub enum Error {
     AlreadyWatching(MatchId),
     /// A Play watch unwatched before it started.
     UnwatchedBeforeStart(MatchId),
+    /// VerifyRecord found every replay slot taken for longer than it waits.
+    VerifierBusy,
 }
 
 impl fmt::Display for Error {
@@ -148,6 +150,9 @@ impl fmt::Display for Error {
             }
             Error::UnwatchedBeforeStart(id) => {
                 write!(f, "the watch of match {id} was unwatched before it started")
+            }
+            Error::VerifierBusy => {
+                f.write_str("this gateway is replaying as many records as it may; retry shortly")
             }
         }
     }
@@ -220,7 +225,7 @@ impl From<Error> for Status {
                 )
             }
             // Not the generic UNAVAILABLE: the client needs the hint to resume.
-            Error::ShuttingDown { .. } | Error::PlayShuttingDown => {
+            Error::ShuttingDown { .. } | Error::PlayShuttingDown | Error::VerifierBusy => {
                 status::refuse(Code::Unavailable, e.to_string())
             }
             Error::UnwatchedBeforeStart(_) => status::refuse(Code::Cancelled, e.to_string()),

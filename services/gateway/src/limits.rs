@@ -111,6 +111,43 @@ pub fn match_only(id: &str) -> Result<(), FieldError> {
     match_id(id)
 }
 
+/// The page size of ListMyMatches and ListLiveMatches when the request leaves it at 0.
+pub const DEFAULT_PAGE: u32 = 20;
+/// The largest page of ListMyMatches and ListLiveMatches.
+pub const MAX_PAGE: u32 = 100;
+/// The longest `page_token` (the lists' own are about 100 bytes).
+pub const MAX_PAGE_TOKEN_BYTES: usize = 128;
+
+/// ListMyMatches: its page size.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn list_my_matches(r: &v1::ListMyMatchesRequest) -> Result<usize, FieldError> {
+    at_most("page_token", r.page_token.len(), MAX_PAGE_TOKEN_BYTES, "bytes")?;
+    if v1::MyMatchState::try_from(r.state).is_err() {
+        return Err(bad("state", format!("state {} is not a MyMatchState", r.state)));
+    }
+    page(r.page_size)
+}
+
+/// ListLiveMatches: its page size.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field (a game not hosted names `game`).
+pub fn list_live_matches(r: &v1::ListLiveMatchesRequest) -> Result<usize, FieldError> {
+    at_most("game", r.game.len(), MAX_GAME_LEN, "bytes")?;
+    if !r.game.is_empty() && games::registry::info(&r.game).is_none() {
+        let game = service_kit::status::clip(&r.game);
+        return Err(bad("game", format!("game {game} is not hosted; ListGames lists them")));
+    }
+    at_most("page_token", r.page_token.len(), MAX_PAGE_TOKEN_BYTES, "bytes")?;
+    page(r.page_size)
+}
+
+fn page(n: u32) -> Result<usize, FieldError> {
+    fields::text::page_size("page_size", n, DEFAULT_PAGE, MAX_PAGE).map(|n| n as usize)
+}
+
 /// A Play request's own field, its trace context (its kind's fields are checked by the
 /// unary call's checks as that call is made, an unwatch's match id by its parse).
 ///

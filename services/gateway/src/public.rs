@@ -35,6 +35,8 @@ pub struct Gateway {
     settled: Arc<std::sync::Mutex<std::collections::BTreeMap<MatchId, Arc<MatchMeta>>>>,
     /// Cancelled when the gateway stops: Play streams stop reading and end.
     shutdown: CancellationToken,
+    /// VerifyRecord's replays, a few at a time.
+    verifier: crate::verify::Verifier,
 }
 
 /// How many settled matches' metadata a gateway keeps.
@@ -48,7 +50,14 @@ impl Gateway {
         hub: Arc<Hub>,
         shutdown: CancellationToken,
     ) -> Self {
-        Gateway { store, engines, hub, settled: Arc::default(), shutdown }
+        Gateway {
+            store,
+            engines,
+            hub,
+            settled: Arc::default(),
+            shutdown,
+            verifier: crate::verify::Verifier::default(),
+        }
     }
 
     /// The event store (sessions, streams).
@@ -366,6 +375,37 @@ impl srv::ColosseumService for Gateway {
             .record
             .ok_or(Error::BadEngineAnswer("the rules engine returned no record"))?;
         Ok(Response::new(record))
+    }
+
+    async fn list_my_matches(
+        &self,
+        req: Request<v1::ListMyMatchesRequest>,
+    ) -> Result<Response<v1::ListMyMatchesResponse>, Status> {
+        let size = crate::limits::list_my_matches(req.get_ref()).map_err(Error::from)?;
+        let me = caller(&req)?;
+        let v1::ListMyMatchesRequest { state, page_size: _, page_token } = req.into_inner();
+        let state = v1::MyMatchState::try_from(state).unwrap_or_default();
+        let page = crate::lists::my_matches(&self.store, me, state, size, &page_token).await?;
+        Ok(Response::new(page))
+    }
+
+    async fn list_live_matches(
+        &self,
+        req: Request<v1::ListLiveMatchesRequest>,
+    ) -> Result<Response<v1::ListLiveMatchesResponse>, Status> {
+        let size = crate::limits::list_live_matches(req.get_ref()).map_err(Error::from)?;
+        caller(&req)?;
+        let v1::ListLiveMatchesRequest { game, page_size: _, page_token } = req.into_inner();
+        let page = crate::lists::live_matches(&self.store, &game, size, &page_token).await?;
+        Ok(Response::new(page))
+    }
+
+    async fn verify_record(
+        &self,
+        req: Request<v1::VerifyRecordRequest>,
+    ) -> Result<Response<v1::VerifyRecordResponse>, Status> {
+        let v1::VerifyRecordRequest { record } = req.into_inner();
+        Ok(Response::new(self.verifier.verify(record).await?))
     }
 
     type PlayStream = crate::play::PlayStream;
