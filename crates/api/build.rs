@@ -15,6 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "colosseum/v1/games.proto",
         "colosseum/v1/lobby.proto",
         "colosseum/v1/tournaments.proto",
+        "colosseum/v1/tournament_view.proto",
         "colosseum/internal/v1/engine.proto",
         "colosseum/internal/v1/tenants.proto",
     ]

@@ -405,6 +405,7 @@ async fn round_robins(
                 })
                 .collect(),
             round_gap_ms: 0,
+            public_page: false,
         };
         let created =
             match retry(sh, || async { p.api().create_tournament(p.request(req.clone())).await })

@@ -19,7 +19,7 @@ use std::time::Duration;
 #[derive(Args)]
 pub struct RunArgs {
     /// The tournament as TOML or JSON (name, game, options, move_time_ms, format, rounds,
-    /// players, duration_ms, knockout_draw).
+    /// players, duration_ms, knockout_draw, round_gap_ms, public).
     #[arg(long)]
     file: Option<std::path::PathBuf>,
     /// The gateway.
@@ -54,6 +54,10 @@ pub struct RunArgs {
     /// match's end to its result in the standings, and to this client receiving it).
     #[arg(long)]
     stats: bool,
+    /// Give the tournament a public page (anyone with its id reads it, live, with no key)
+    /// and print its address on the gateway.
+    #[arg(long)]
+    public: bool,
 }
 
 /// HTTP/2 connections the bots share.
@@ -73,6 +77,7 @@ struct Config {
     duration_ms: Option<u64>,
     knockout_draw: Option<String>,
     round_gap_ms: Option<u64>,
+    public: Option<bool>,
 }
 
 fn config(args: &RunArgs) -> Result<Config, String> {
@@ -108,6 +113,12 @@ fn format_proto(
     Ok(v1::TournamentFormat { kind: Some(kind) })
 }
 
+/// Where a browser opens tournament `tid`'s public page: the web client at the gateway's
+/// address, on its route `/tournaments/<id>`.
+fn page_url(gateway: &str, tid: &str) -> String {
+    format!("{}/#/tournaments/{tid}", gateway.trim_end_matches('/'))
+}
+
 /// A key of a new tenant, through the admin `colosseum run` wrote.
 async fn new_key() -> Result<String, String> {
     let out = |args: &[&str]| -> Result<String, String> {
@@ -141,6 +152,7 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     let game = args.game.clone().or(c.game).unwrap_or_else(|| "gops".into());
     let options = args.options.clone().or(c.options).unwrap_or_default();
     let higher_seed = c.knockout_draw.as_deref() == Some("higher-seed");
+    let public_page = args.public || c.public.unwrap_or(false);
     let format = format_proto(&format_name, rounds, duration_ms, higher_seed)?;
     let key = match args.key.clone().or_else(|| std::env::var("COLOSSEUM_API_KEY").ok()) {
         Some(k) => k,
@@ -188,6 +200,7 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
             }),
             entrants,
             round_gap_ms: c.round_gap_ms.unwrap_or(0),
+            public_page,
         }))
         .await
         .map_err(fail)?
@@ -196,6 +209,10 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
         .ok_or("no tournament answered")?;
     let tid = t.tournament_id.clone();
     eprintln!("tournament {tid}: {} rounds, {} players", t.rounds, t.players);
+    if public_page {
+        // The web client the gateway serves routes by the fragment.
+        eprintln!("public page: {}", page_url(&args.url, &tid));
+    }
     let bar = ProgressBar::new(expected_matches(&format_name, n, t.rounds));
     bar.set_style(
         ProgressStyle::with_template("round {msg} {bar:40} {pos}/{len} matches, {elapsed}")
@@ -536,4 +553,18 @@ async fn check_against_records(p: &Platform, export: &serde_json::Value) -> Resu
         }
     }
     Ok(matches.len())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_public_page_is_the_web_clients_route_on_the_gateway() {
+        let id = "6f1e7a52-0000-4000-8000-000000000001";
+        for url in ["http://127.0.0.1:50051", "http://127.0.0.1:50051/"] {
+            assert_eq!(
+                super::page_url(url, id),
+                format!("http://127.0.0.1:50051/#/tournaments/{id}")
+            );
+        }
+    }
 }

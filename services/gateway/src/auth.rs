@@ -1,9 +1,10 @@
 //! The authentication layer: a tower layer in front of every gateway service that turns
 //! `authorization: Bearer <token>` into the caller's player id (request extension
 //! `Caller`), or answers UNAUTHENTICATED. Only the gateway's own methods that need a
-//! session are checked: session creation, the game list, health, reflection and any path
-//! the router does not know (it answers UNIMPLEMENTED) pass without a token; a handler
-//! that finds no `Caller` still refuses, so a method missing from the list fails closed.
+//! session are checked: session creation, the game list, tournaments' public pages,
+//! health, reflection and any path the router does not know (it answers UNIMPLEMENTED)
+//! pass without a token; a handler that finds no `Caller` still refuses, so a method
+//! missing from the list fails closed.
 //! Every request, open or not, also gets its client's address (`ClientAddress`: the TCP
 //! peer, or what a trusted proxy forwards; see [`crate::forwarded`]).
 
@@ -33,9 +34,7 @@ pub fn token_key(token: &str) -> String {
     events::token_digest(token)
 }
 
-/// The methods that need a session. Every other ColosseumService method is open:
-/// CreateGuestSession, ListGames and VerifyRecord (a posted record is checked for anyone:
-/// bounded by the edge's 4 MiB and the verifier's own limits, `crate::verify`).
+/// The methods that need a session (every other ColosseumService method is open).
 const SESSION_METHODS: &[&str] = &[
     "CreateMatch",
     "JoinMatch",
@@ -45,8 +44,6 @@ const SESSION_METHODS: &[&str] = &[
     "WatchMatch",
     "GetMatchRecord",
     "Play",
-    "ListMyMatches",
-    "ListLiveMatches",
 ];
 
 /// The LobbyService methods that need a session (Register, Login and the public reads
@@ -63,7 +60,14 @@ const LOBBY_SESSION_METHODS: &[&str] = &[
     "AcceptSeek",
 ];
 
+/// The service of tournaments' public pages: every method open, a session or none, since
+/// a page is read-only and names no secret (tournament_view.proto).
+const PUBLIC_PAGES: &str = "/colosseum.v1.TournamentViewService/";
+
 fn is_open(path: &str) -> bool {
+    if path.starts_with(PUBLIC_PAGES) {
+        return true;
+    }
     if let Some(method) = path.strip_prefix("/colosseum.v1.ColosseumService/") {
         return !SESSION_METHODS.contains(&method);
     }
@@ -254,9 +258,6 @@ mod tests {
         assert!(!is_open("/colosseum.v1.ColosseumService/SubmitMove"));
         assert!(!is_open("/colosseum.v1.ColosseumService/Play"));
         assert!(is_open("/colosseum.v1.ColosseumService/ListGames"));
-        assert!(is_open("/colosseum.v1.ColosseumService/VerifyRecord"));
-        assert!(!is_open("/colosseum.v1.ColosseumService/ListMyMatches"));
-        assert!(!is_open("/colosseum.v1.ColosseumService/ListLiveMatches"));
         assert!(is_open("/colosseum.v1.ColosseumService/NoSuchMethod"));
         assert!(is_open("/colosseum.v2.ColosseumService/SubmitMove"));
         assert!(is_open("/grpc.health.v1.Health/Check"));
@@ -264,5 +265,7 @@ mod tests {
         assert!(!is_open("/colosseum.v1.LobbyService/Logout"));
         assert!(is_open("/colosseum.v1.LobbyService/Login"));
         assert!(is_open("/colosseum.v1.LobbyService/GetLeaderboard"));
+        assert!(is_open("/colosseum.v1.TournamentViewService/GetPublicTournament"));
+        assert!(is_open("/colosseum.v1.TournamentViewService/WatchPublicTournament"));
     }
 }

@@ -13,10 +13,9 @@
 //! - [`play`]: one Play stream: many matches' watches, moves and resignations.
 //! - [`hub`]: the fan-out of every watched match's new entries.
 //! - [`limits`]: the bound of every request field.
-//! - [`lists`]: ListMyMatches and ListLiveMatches, from the store's match lists.
-//! - [`verify`]: VerifyRecord, a posted record replayed a few at a time.
 //! - [`lobby`]: LobbyService, passed on to the match-maker.
 //! - [`platform`]: TournamentService, passed on to the tournament service.
+//! - [`tournament_view`]: TournamentViewService (public pages, open), passed on the same way.
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
 //! - [`web`]: the browser front on the same port: the web client's page, CORS, origins;
 //!   gRPC-Web goes through tonic-web to the same stack.
@@ -32,13 +31,12 @@ pub mod error;
 pub mod forwarded;
 pub mod hub;
 pub mod limits;
-pub mod lists;
 pub mod lobby;
 pub mod metrics;
 pub mod platform;
 pub mod play;
 pub mod public;
-pub mod verify;
+pub mod tournament_view;
 pub mod watch;
 pub mod web;
 
@@ -108,6 +106,9 @@ pub async fn serve(
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
         .with(gateway.into_service())
         .with(v1::lobby_service_server::LobbyServiceServer::new(lobby::LobbyFront::new(lobby)))
+        .with(v1::tournament_view_service_server::TournamentViewServiceServer::new(
+            tournament_view::ViewFront::new(tournaments.as_ref()),
+        ))
         .with(
             v1::tournament_service_server::TournamentServiceServer::new(
                 platform::PlatformFront::new(tournaments),

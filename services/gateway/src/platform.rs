@@ -6,6 +6,7 @@ use crate::lobby::{balanced, onward, relay};
 use api::v1::{
     self, tournament_service_client::TournamentServiceClient,
     tournament_service_server::TournamentService,
+    tournament_view_service_client::TournamentViewServiceClient,
 };
 use service_kit::internal::{InternalToken, Stamp};
 use std::pin::Pin;
@@ -14,10 +15,24 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
-/// A client of the tournament service's replicas, stamping every call with the secret.
-pub type TournamentsClient = TournamentServiceClient<InterceptedService<Channel, Stamp>>;
+/// A client of the tournament service's TournamentService, stamping every call with the
+/// secret.
+pub type PlatformClient = TournamentServiceClient<InterceptedService<Channel, Stamp>>;
 
-/// A client over `urls` (every replica).
+/// A client of its TournamentViewService (the public pages), the same way.
+pub type ViewClient = TournamentViewServiceClient<InterceptedService<Channel, Stamp>>;
+
+/// Clients of the tournament service's replicas, one per service it serves the gateway,
+/// on one channel.
+#[derive(Clone)]
+pub struct TournamentsClient {
+    /// TournamentService's.
+    pub platform: PlatformClient,
+    /// TournamentViewService's ([`crate::tournament_view`]).
+    pub view: ViewClient,
+}
+
+/// Clients over `urls` (every replica).
 ///
 /// # Errors
 /// A URL that does not parse.
@@ -25,9 +40,13 @@ pub fn client(
     urls: &[String],
     token: Option<&InternalToken>,
 ) -> Result<TournamentsClient, service_kit::config::BadUrl> {
-    Ok(TournamentServiceClient::with_interceptor(balanced(urls)?, Stamp::new(token))
-        .max_decoding_message_size(8 * 1024 * 1024)
-        .max_encoding_message_size(8 * 1024 * 1024))
+    let channel = balanced(urls)?;
+    Ok(TournamentsClient {
+        platform: TournamentServiceClient::with_interceptor(channel.clone(), Stamp::new(token))
+            .max_decoding_message_size(8 * 1024 * 1024)
+            .max_encoding_message_size(8 * 1024 * 1024),
+        view: TournamentViewServiceClient::with_interceptor(channel, Stamp::new(token)),
+    })
 }
 
 /// The gateway's face of the platform API.
@@ -42,8 +61,9 @@ impl PlatformFront {
         PlatformFront { client }
     }
 
-    fn client(&self) -> Result<TournamentsClient, Status> {
-        self.client.clone().ok_or_else(|| {
+    fn client(&self) -> Result<PlatformClient, Status> {
+        let client = self.client.as_ref().map(|c| c.platform.clone());
+        client.ok_or_else(|| {
             service_kit::status::unavailable("no tournament service configured (TOURNAMENTS_URL)")
         })
     }

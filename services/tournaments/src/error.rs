@@ -29,6 +29,10 @@ pub enum Error {
     Invalid(String),
     /// Another writer moved the tournament on first, too often: retry.
     Busy,
+    /// This replica follows as many public watches as it may: retry later.
+    TooManyWatches,
+    /// The server is shutting down: a watch is to be opened again (another replica).
+    ShuttingDown,
     /// The store failed.
     Store(StoreError),
     /// A rules engine did not answer or refused.
@@ -56,6 +60,10 @@ impl fmt::Display for Error {
             Error::NotFound(what) => write!(f, "no such {what}"),
             Error::NotNow(_, why) | Error::Invalid(why) => f.write_str(why),
             Error::Busy => f.write_str("the tournament is busy; retry"),
+            Error::TooManyWatches => {
+                f.write_str("this server follows too many watches; retry after a backoff")
+            }
+            Error::ShuttingDown => f.write_str("the server is shutting down; watch again"),
             Error::Store(e) => write!(f, "store: {e}"),
             Error::Engine(e) => write!(f, "{e}"),
             Error::Corrupt(e) => write!(f, "corrupt record: {e}"),
@@ -132,6 +140,8 @@ impl From<Error> for Status {
             }
             Error::Invalid(_) => status::refuse(Code::InvalidArgument, message),
             Error::Busy => status::refuse(Code::Aborted, message),
+            Error::TooManyWatches => status::refuse(Code::ResourceExhausted, message),
+            Error::ShuttingDown => status::refuse(Code::Unavailable, message),
             Error::Corrupt(_) => status::internal(message),
         }
     }
@@ -175,6 +185,13 @@ mod tests {
         assert_eq!((s.code(), reason(&s).as_str()), (Code::AlreadyExists, "ALREADY_EXISTS"));
         let s: Status = Error::NotNow(Reason::RoundRunning, "round 2 is running".into()).into();
         assert_eq!((s.code(), reason(&s).as_str()), (Code::FailedPrecondition, "ROUND_RUNNING"));
+        let s: Status = Error::TooManyWatches.into();
+        assert_eq!(
+            (s.code(), reason(&s).as_str()),
+            (Code::ResourceExhausted, "RESOURCE_EXHAUSTED")
+        );
+        let s: Status = Error::ShuttingDown.into();
+        assert_eq!((s.code(), reason(&s).as_str()), (Code::Unavailable, "UNAVAILABLE"));
         let s: Status = Error::Store(StoreError::Redis("10.0.0.7 refused".into())).into();
         assert_eq!(s.code(), Code::Unavailable);
         assert!(!s.message().contains("10.0.0.7"));

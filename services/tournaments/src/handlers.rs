@@ -32,15 +32,15 @@ pub struct Platform {
 }
 
 impl Platform {
-    /// Over its parts; watches end at `shutdown`.
+    /// Over its parts; watches are woken by `wakes` and end at `shutdown`.
     pub fn new(
         store: Arc<dyn TenantStore>,
         keys: Keys,
         bulk: Bulk,
         tournaments: Arc<Tournaments>,
+        wakes: Wakes,
         shutdown: CancellationToken,
     ) -> Platform {
-        let wakes = Wakes::start(store.clone(), shutdown.clone());
         Platform { store, keys, bulk, tournaments, wakes, shutdown }
     }
 

@@ -1,6 +1,7 @@
 //! The tournament service: the platform API (`colosseum.v1.TournamentService`, fronted by
-//! the gateway) and tenant administration (`colosseum.internal.v1.TenantAdminService`, for
-//! operators). Stateless but for what the store holds: any replica answers any call; one
+//! the gateway), the public pages of tournaments (`colosseum.v1.TournamentViewService`,
+//! fronted by the gateway too) and tenant administration
+//! (`colosseum.internal.v1.TenantAdminService`, for operators). Stateless but for what the store holds: any replica answers any call; one
 //! at a time holds the driver lease.
 //!
 //! # Layout
@@ -12,6 +13,7 @@
 //! - [`results`]: finished matches from the lifecycle stream, once; WatchResults.
 //! - [`driver`]: what callers left and what time decides, under the lease.
 //! - [`export`]: ExportTournament's pages.
+//! - [`view`]: the public pages of tournaments opened to all.
 //! - [`records`]: what is stored, and its protos.
 //! - [`error`], [`metrics`].
 
@@ -26,9 +28,11 @@ pub mod metrics;
 pub mod records;
 pub mod results;
 pub mod tournaments;
+pub mod view;
 
 use api::internal::tenant_admin_service_server::TenantAdminServiceServer;
 use api::v1::tournament_service_server::TournamentServiceServer;
+use api::v1::tournament_view_service_server::TournamentViewServiceServer;
 use events::TenantStore;
 use service_kit::internal::InternalToken;
 use std::sync::Arc;
@@ -63,13 +67,23 @@ pub async fn serve(
             shutdown.clone(),
         )),
     ];
-    let platform =
-        handlers::Platform::new(store.clone(), keys.clone(), bulk, tournaments, shutdown.clone());
+    // One subscription to the results feed for every watch of this replica.
+    let wakes = results::Wakes::start(store.clone(), shutdown.clone());
+    let view = view::View::new(store.clone(), tournaments.clone(), wakes.clone(), shutdown.clone());
+    let platform = handlers::Platform::new(
+        store.clone(),
+        keys.clone(),
+        bulk,
+        tournaments,
+        wakes,
+        shutdown.clone(),
+    );
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
         .with(
             TournamentServiceServer::new(platform)
                 .max_decoding_message_size(service_kit::serve::MAX_LARGER_REQUEST_BYTES),
         )
+        .with(TournamentViewServiceServer::new(view))
         .with(TenantAdminServiceServer::new(admin::Admin::new(store, keys)))
         .larger_messages(fields::text::LARGER_MESSAGES);
     let auth = service_kit::internal::InternalAuthLayer::new(token);

@@ -363,7 +363,7 @@ impl Wakes {
 
 /// Until an append to `tenant`'s streams is announced (or some were missed: a lagged
 /// receiver reads anyway); never, if the feed is gone (the poll goes on).
-async fn appended(
+pub(crate) async fn appended(
     wakes: &mut tokio::sync::broadcast::Receiver<events::TenantId>,
     tenant: events::TenantId,
 ) {

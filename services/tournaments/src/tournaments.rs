@@ -74,6 +74,10 @@ pub struct Spec {
     pub round_gap_ms: u64,
     /// When it was created, Unix ms.
     pub created_ms: u64,
+    /// It has a public page (readable by its id alone: [`crate::view`]); absent in a
+    /// tournament stored before there were public pages, which has none.
+    #[serde(default)]
+    pub public_page: bool,
 }
 
 /// An entrant as created.
@@ -245,29 +249,33 @@ impl Loaded {
 
     /// The standings lines.
     pub fn rows(&self) -> Vec<Row> {
-        self.t
-            .standings()
-            .iter()
-            .map(|s| {
-                let e = &self.spec.entrants[s.player.0 as usize];
-                Row {
-                    rank: s.rank,
-                    entrant: s.player.0,
-                    player: e.player,
-                    name: e.name.clone(),
-                    points2: s.points,
-                    played: s.games,
-                    wins: s.wins,
-                    draws: s.draws,
-                    losses: s.losses,
-                    byes: s.byes,
-                    buchholz2: s.buchholz,
-                    sonneborn_berger4: s.sonneborn_berger,
-                    withdrawn: s.withdrawn,
-                    reached_round: s.reached_round,
-                }
-            })
-            .collect()
+        self.t.standings().iter().map(|s| self.row(s)).collect()
+    }
+
+    /// One standings line of the rules' standings, as GetStandings shows it.
+    pub fn row(&self, s: &tournament::Standing) -> Row {
+        let e = &self.spec.entrants[s.player.0 as usize];
+        Row {
+            rank: s.rank,
+            entrant: s.player.0,
+            player: e.player,
+            name: e.name.clone(),
+            points2: s.points,
+            played: s.games,
+            wins: s.wins,
+            draws: s.draws,
+            losses: s.losses,
+            byes: s.byes,
+            buchholz2: s.buchholz,
+            sonneborn_berger4: s.sonneborn_berger,
+            withdrawn: s.withdrawn,
+            reached_round: s.reached_round,
+        }
+    }
+
+    /// The name entrant `p` appears under.
+    pub fn name_of(&self, p: Player) -> &str {
+        &self.spec.entrants[p.index()].name
     }
 
     /// Rounds in all (0 for an arena).
@@ -293,6 +301,7 @@ impl Loaded {
             created_at_ms: self.spec.created_ms,
             ends_at_ms: self.ends_at_ms,
             round_gap_ms: self.spec.round_gap_ms,
+            public_page: self.spec.public_page,
         }
     }
 
@@ -486,13 +495,27 @@ impl Tournaments {
     /// # Errors
     /// NOT_FOUND for another tenant's or none.
     pub async fn read(&self, tenant: TenantId, id: TournamentId) -> Result<Loaded, Error> {
+        self.read_with(tenant, id, Loaded::clone).await
+    }
+
+    /// What `f` makes of the tournament caught up, under its lock: for a reader that keeps
+    /// a little of a large tournament (a public page), which would cost more to copy.
+    ///
+    /// # Errors
+    /// NOT_FOUND for another tenant's or none.
+    pub async fn read_with<T>(
+        &self,
+        tenant: TenantId,
+        id: TournamentId,
+        f: impl FnOnce(&Loaded) -> T,
+    ) -> Result<T, Error> {
         let slot = self.slot(id);
         let mut held = slot.lock().await;
         if held.as_ref().is_some_and(|l| l.spec.tenant != tenant) {
             return Err(Error::NotFound("tournament"));
         }
         self.catch_up(tenant, id, &mut held, u64::MAX).await?;
-        Ok(held.clone().expect("caught up"))
+        Ok(f(held.as_ref().expect("caught up")))
     }
 
     /// The tournament as it stood at sequence number `seq` (an export's later pages show
@@ -626,7 +649,10 @@ impl Tournaments {
                     fields::bad(&format!("entrants[{i}].name"), "at most 64 bytes".into()).into()
                 );
             }
-            let name = if e.name.trim().is_empty() {
+            let name = if e.name.trim().is_empty() && req.public_page {
+                // A public page shows no part of a player id.
+                format!("Player {}", i + 1)
+            } else if e.name.trim().is_empty() {
                 player.to_string()[..8].to_string()
             } else {
                 e.name.trim().to_string()
@@ -659,6 +685,7 @@ impl Tournaments {
             entrants,
             round_gap_ms: req.round_gap_ms,
             created_ms: now_ms(),
+            public_page: req.public_page,
         };
         let digest = {
             use prost::Message;
@@ -680,8 +707,13 @@ impl Tournaments {
             Begun::Mismatch => return Err(Error::KeyReused),
             Begun::New | Begun::Same { .. } => {}
         }
-        // The first append opens the stream; a retry finds it there (a conflict at 0).
         Loaded::new(spec.clone(), 0)?;
+        if spec.public_page {
+            // Listed before the stream opens: a public tournament is always found (a
+            // listing whose stream never opened is found empty, NOT_FOUND as any id).
+            self.store.put_public_tournament(id, tenant).await?;
+        }
+        // The first append opens the stream; a retry finds it there (a conflict at 0).
         let at_ms = spec.created_ms;
         let created = Envelope { at_ms, tournament: Some(id), event: Event::Created { spec } };
         self.store
@@ -1215,6 +1247,7 @@ mod tests {
                 .collect(),
             round_gap_ms: 0,
             created_ms: T0,
+            public_page: false,
         }
     }
 
@@ -1446,5 +1479,151 @@ mod tests {
             let c = Cursor { seq: l.seq, line, game };
             assert!(matches!(page(&l, c, 10), Err(Error::Invalid(_))), "{c:?}");
         }
+    }
+
+    /// Finishes every game without a result at once (seat 0 wins odd games, even games
+    /// drawn), as one read of the lifecycle stream would.
+    fn finish_all(l: &mut Loaded, at_ms: u64) {
+        let ms: Vec<OwnedMatch> =
+            l.t.games()
+                .iter()
+                .filter(|g| g.outcome.is_none())
+                .map(|g| {
+                    let mut m = l.owned(g);
+                    m.state = State::Finished;
+                    m.result = Some(MatchResult {
+                        winner: (g.no.0 % 2 == 1).then_some(0),
+                        reason: "completed".into(),
+                        seed_hex: "00".into(),
+                        at_ms,
+                    });
+                    m
+                })
+                .collect();
+        let d = decide_finished(l, &ms, at_ms).expect("decided");
+        apply(l, d, at_ms);
+    }
+
+    #[test]
+    fn a_public_page_shows_getstandings_lines_their_crosstable_and_the_games_by_round() {
+        use crate::view::{Window, page};
+        use v1::{CrosstableResult as C, PublicGameResult as G};
+        let l = played_round_robin(5);
+        let all = Window::of(0, 0, 0, 0).expect("the defaults");
+        let p = page(&l, all);
+        assert_eq!((p.players, p.games, p.games_finished, p.rounds), (5, 10, 10, 5));
+        assert_eq!(p.state, v1::TournamentState::Finished as i32);
+        assert_eq!(p.sequence, l.seq);
+        // GetStandings' lines, without the player id.
+        let rows = l.rows();
+        assert_eq!(p.standings.len(), 5);
+        for (line, row) in p.standings.iter().zip(&rows) {
+            let mut same = row.to_proto();
+            same.player_id.clear();
+            let got = v1::Standing {
+                rank: line.rank,
+                player_id: String::new(),
+                name: line.name.clone(),
+                points2: line.points2,
+                played: line.played,
+                wins: line.wins,
+                draws: line.draws,
+                losses: line.losses,
+                byes: line.byes,
+                buchholz2: line.buchholz2,
+                sonneborn_berger4: line.sonneborn_berger4,
+                withdrawn: line.withdrawn,
+                reached_round: line.reached_round,
+            };
+            assert_eq!(got, same);
+            // Five rounds of an odd field: four games and a bye each, in round order.
+            let rounds: Vec<u32> = line.crosstable.iter().map(|c| c.round).collect();
+            assert_eq!(rounds, [1, 2, 3, 4, 5], "{}", line.name);
+            let byes = line.crosstable.iter().filter(|c| c.result == C::Bye as i32).count();
+            assert_eq!(byes, 1);
+        }
+        // Each game is in both players' rows, one's win the other's loss.
+        let rank_of = |name: &str| p.standings.iter().find(|s| s.name == name).map(|s| s.rank);
+        for r in &p.round_games {
+            assert_eq!(r.games.len(), 2, "round {}", r.round);
+            assert_eq!(r.bye_names.len(), 1);
+            for g in &r.games {
+                assert_eq!(Some(g.seat0_rank), rank_of(&g.seat0_name));
+                let row = &p.standings[g.seat0_rank as usize - 1];
+                let c = row.crosstable.iter().find(|c| c.round == r.round).expect("a cell");
+                assert_eq!((c.opponent_rank, c.seat), (g.seat1_rank, 0));
+                let expected = match G::try_from(g.result).expect("a result") {
+                    G::Seat0Won => C::Win,
+                    G::Seat1Won => C::Loss,
+                    G::Draw => C::Draw,
+                    G::Pending | G::Unspecified => C::Pending,
+                };
+                assert_eq!(c.result, expected as i32);
+            }
+        }
+        let rounds: Vec<u32> = p.round_games.iter().map(|r| r.round).collect();
+        assert_eq!(rounds, [1, 2, 3, 4, 5]);
+        // Nothing of the tenant's, and no player id.
+        let text = format!("{p:?}");
+        assert!(!text.contains(&l.spec.tenant.to_string()));
+        for e in &l.spec.entrants {
+            assert!(!text.contains(&e.player.to_string()[..8]), "a player id on the page");
+        }
+        // Windows: lines 2 and 3; the three newest games but the two newest.
+        let w = Window::of(1, 2, 2, 3).expect("a window");
+        let part = page(&l, w);
+        assert_eq!(part.standings, p.standings[1..3]);
+        let ids = |p: &v1::PublicTournament| -> Vec<String> {
+            p.round_games.iter().flat_map(|r| r.games.iter().map(|g| g.match_id.clone())).collect()
+        };
+        assert_eq!(ids(&part), ids(&p)[5..8]);
+        assert_eq!(part.round_games.iter().map(|r| r.round).collect::<Vec<_>>(), [3, 4]);
+        let past = page(&l, Window::of(9, 0, 99, 0).expect("a window"));
+        assert!(past.standings.is_empty() && past.round_games.is_empty());
+        assert_eq!(past.players, 5, "the summary is on every page");
+        // Limits over their bounds name their field.
+        for (w, field) in [
+            (Window::of(0, 1_001, 0, 0), "standings_limit"),
+            (Window::of(0, 0, 0, 1_001), "games_limit"),
+        ] {
+            match w {
+                Err(Error::Field(fields::FieldError::Bad { field: f, .. })) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_page_of_a_day_long_arena_of_a_thousand_players_stays_under_a_mebibyte() {
+        use crate::view::{CROSSTABLE_CELLS, Window, page};
+        let format = tournament::Format::Arena { duration_ms: 24 * 3600 * 1000 };
+        let mut sp = spec(format, 1_000);
+        for (i, e) in sp.entrants.iter_mut().enumerate() {
+            // The longest names there are.
+            e.name = format!("{i:04}{}", "n".repeat(60));
+        }
+        let mut l = Loaded::new(sp.clone(), 0).expect("valid");
+        l.fold(
+            1,
+            &Envelope { at_ms: T0, tournament: Some(sp.id), event: Event::Created { spec: sp } },
+        );
+        let step = decide_round(&l, 1, T0).expect("start");
+        apply(&mut l, step, T0);
+        let mut at = T0;
+        for _ in 0..60 {
+            at += ARENA_WAIT_MS;
+            finish_all(&mut l, at);
+            let d = decide_due(&l, at + ARENA_WAIT_MS).expect("paired");
+            apply(&mut l, d, at);
+        }
+        assert!(l.t.games().len() >= 30_000, "{} games", l.t.games().len());
+        let p = page(&l, Window::of(0, 1_000, 0, 1_000).expect("the largest window"));
+        assert_eq!(p.standings.len(), 1_000);
+        assert!(p.standings.iter().all(|s| s.crosstable.len() == CROSSTABLE_CELLS));
+        assert!(p.standings.iter().all(|s| s.crosstable_earlier > 0));
+        let games: usize = p.round_games.iter().map(|r| r.games.len()).sum();
+        assert_eq!((games, p.round_games.len()), (1_000, 1), "an arena's games are round 0");
+        let bytes = prost::Message::encoded_len(&p);
+        assert!(bytes < 1 << 20, "{bytes} bytes");
     }
 }

@@ -190,6 +190,7 @@ async fn a_tournament_whose_match_lost_its_engine_before_the_announcement_finish
             game: Some(gops3()),
             entrants,
             round_gap_ms: 0,
+            public_page: false,
         }))
         .await
         .expect("created")

@@ -487,6 +487,7 @@ async fn create_tournament(
             game: Some(gops3()),
             entrants,
             round_gap_ms: 0,
+            public_page: false,
         }))
         .await
         .expect("created")

@@ -130,6 +130,7 @@ async fn refusals_say_what_was_wrong() {
         }),
         entrants: vec![entrant(&alice), entrant(&bob)],
         round_gap_ms: 0,
+        public_page: false,
     };
     let s = t.api().create_tournament(t.request(create)).await.expect_err("bad options");
     assert_eq!((s.code(), reason(&s).as_str()), (Code::InvalidArgument, "INVALID_FIELD"));

@@ -91,13 +91,18 @@ async fn every_server_describes_every_service_it_lists() {
     let env = Env::start().await;
     let gateway = every_listed_service_is_described(&env.cluster.gateway_url()).await;
     assert!(gateway.iter().any(|n| n == "colosseum.v1.TournamentService"), "{gateway:?}");
+    assert!(gateway.iter().any(|n| n == "colosseum.v1.TournamentViewService"), "{gateway:?}");
     assert!(gateway.iter().any(|n| n == "grpc.reflection.v1.ServerReflection"), "{gateway:?}");
     assert!(gateway.iter().any(|n| n == "grpc.reflection.v1alpha.ServerReflection"));
     let engine = env.cluster.engine_url(games::Family::Goofspiel).expect("an engine");
     let listed = every_listed_service_is_described(&engine).await;
     assert!(listed.iter().any(|n| n.ends_with("RulesEngineService")), "{listed:?}");
-    for url in env.cluster.match_maker_urls().iter().chain(&env.cluster.tournaments_urls()) {
-        every_listed_service_is_described(url).await;
+    for url in env.cluster.match_maker_urls() {
+        every_listed_service_is_described(&url).await;
+    }
+    for url in env.cluster.tournaments_urls() {
+        let listed = every_listed_service_is_described(&url).await;
+        assert!(listed.iter().any(|n| n == "colosseum.v1.TournamentViewService"), "{listed:?}");
     }
     // The clock serves health and reflection only, through the same harness.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");

@@ -1,0 +1,362 @@
+//! Public pages (`colosseum.v1.TournamentViewService`): a tournament its organiser opened
+//! (`public_page`) read by its id alone, with no key, as a bounded page of standings lines
+//! with their crosstable rows and games by round; a watch sends a new page each time the
+//! tournament's results stream moves on. Nothing of the tenant's (its id, name, keys, the
+//! player ids) is ever on a page.
+
+use crate::error::Error;
+use crate::records::Row;
+use crate::results::{WATCH_POLL, Wakes, appended};
+use crate::tournaments::{Loaded, Tournaments, format_to_proto};
+use api::v1::{self, tournament_view_service_server::TournamentViewService};
+use events::{TenantId, TenantStore, TournamentId};
+use std::collections::BTreeMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status};
+use tournament::{Outcome, PlayerResult};
+
+/// Standings lines on a page when the caller does not say.
+pub const DEFAULT_LINES: u32 = 100;
+/// The most standings lines a page holds.
+pub const MAX_LINES: u32 = 1_000;
+/// Games on a page when the caller does not say.
+pub const DEFAULT_GAMES: u32 = 500;
+/// The most games a page holds.
+pub const MAX_GAMES: u32 = 1_000;
+/// The most crosstable cells of one line (its latest): a swiss (50 rounds at most) is
+/// whole; a long round robin or an arena shows its latest and counts the rest.
+pub const CROSSTABLE_CELLS: usize = 50;
+/// The most public watches one replica follows at once: a page's watch needs no key, so
+/// the count is bounded here.
+pub const MAX_WATCHES: usize = 10_000;
+/// The least time between two pages of one watch: a burst of results makes one page.
+pub const WATCH_GAP: Duration = Duration::from_millis(500);
+/// Pages kept made (per tournament and window, at one sequence number), so that many
+/// watchers of one tournament cost one page per change; and the most bytes they hold.
+const PAGES_KEPT: usize = 256;
+const PAGES_BYTES: usize = 32 << 20;
+
+/// What a page shows: which standings lines and which games.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub struct Window {
+    /// The first standings line, 0-based.
+    pub lines_from: usize,
+    /// How many lines.
+    pub lines: usize,
+    /// How many of the newest games to leave out.
+    pub games_skipped: usize,
+    /// How many games (the newest left).
+    pub games: usize,
+}
+
+impl Window {
+    /// A request's window, its limits checked.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT naming a limit over its bound.
+    pub fn of(
+        standings_offset: u32,
+        standings_limit: u32,
+        games_offset: u32,
+        games_limit: u32,
+    ) -> Result<Window, Error> {
+        use fields::text::page_size;
+        let size = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
+        Ok(Window {
+            lines_from: size(standings_offset),
+            lines: size(page_size("standings_limit", standings_limit, DEFAULT_LINES, MAX_LINES)?),
+            games_skipped: size(games_offset),
+            games: size(page_size("games_limit", games_limit, DEFAULT_GAMES, MAX_GAMES)?),
+        })
+    }
+}
+
+/// The page of `l` in window `w`.
+pub fn page(l: &Loaded, w: Window) -> v1::PublicTournament {
+    let lines = l.t.standings();
+    let mut rank_of = vec![0; l.spec.entrants.len()];
+    for s in &lines {
+        rank_of[s.player.index()] = s.rank;
+    }
+    let from = w.lines_from.min(lines.len());
+    let shown = &lines[from..(from.saturating_add(w.lines)).min(lines.len())];
+    let standings = shown
+        .iter()
+        .zip(l.t.crosstable_rows(shown))
+        .map(|(s, row)| standing(&l.row(s), &row.cells, &rank_of))
+        .collect();
+    let games = l.t.games();
+    let end = games.len().saturating_sub(w.games_skipped);
+    let mut round_games: Vec<v1::PublicRound> = Vec::new();
+    for g in &games[end.saturating_sub(w.games)..end] {
+        let game = v1::PublicGame {
+            match_id: l.match_of(g.no.0).to_string(),
+            seat0_name: l.name_of(g.players[0]).to_string(),
+            seat1_name: l.name_of(g.players[1]).to_string(),
+            seat0_rank: rank_of[g.players[0].index()],
+            seat1_rank: rank_of[g.players[1].index()],
+            result: game_result(g.outcome) as i32,
+        };
+        // Games are numbered in the order their rounds start: one round's are together.
+        match round_games.last_mut() {
+            Some(r) if r.round == g.round => r.games.push(game),
+            _ => round_games.push(v1::PublicRound {
+                round: g.round,
+                games: vec![game],
+                bye_names: l.t.byes_of(g.round).iter().map(|p| l.name_of(*p).into()).collect(),
+            }),
+        }
+    }
+    v1::PublicTournament {
+        tournament_id: l.spec.id.to_string(),
+        name: l.spec.name.clone(),
+        game: Some(l.spec.game.to_proto()),
+        format: Some(format_to_proto(&l.spec.format)),
+        state: l.state.to_proto() as i32,
+        round: l.t.round(),
+        rounds: l.rounds(),
+        players: l.spec.entrants.len() as u32,
+        games: games.len() as u32,
+        games_finished: games.iter().filter(|g| g.outcome.is_some()).count() as u32,
+        ends_at_ms: l.ends_at_ms,
+        sequence: l.seq,
+        standings,
+        round_games,
+    }
+}
+
+/// A standings line as GetStandings has it (`row`), without the player id, with its
+/// crosstable row's latest cells.
+fn standing(row: &Row, cells: &[tournament::Cell], rank_of: &[u32]) -> v1::PublicStanding {
+    let earlier = cells.len().saturating_sub(CROSSTABLE_CELLS);
+    v1::PublicStanding {
+        rank: row.rank,
+        name: row.name.clone(),
+        points2: row.points2,
+        played: row.played,
+        wins: row.wins,
+        draws: row.draws,
+        losses: row.losses,
+        byes: row.byes,
+        buchholz2: row.buchholz2,
+        sonneborn_berger4: row.sonneborn_berger4,
+        withdrawn: row.withdrawn,
+        reached_round: row.reached_round,
+        crosstable: cells[earlier..].iter().map(|c| cell(c, rank_of)).collect(),
+        crosstable_earlier: earlier as u32,
+    }
+}
+
+fn cell(c: &tournament::Cell, rank_of: &[u32]) -> v1::CrosstableCell {
+    use v1::CrosstableResult as R;
+    let result = match (c.game, c.result) {
+        (None, _) => R::Bye,
+        (Some(_), None) => R::Pending,
+        (Some(_), Some(PlayerResult::Win)) => R::Win,
+        (Some(_), Some(PlayerResult::Draw)) => R::Draw,
+        (Some(_), Some(PlayerResult::Loss)) => R::Loss,
+    };
+    v1::CrosstableCell {
+        round: c.round,
+        opponent_rank: c.opponent.map_or(0, |o| rank_of[o.index()]),
+        seat: c.seat.map_or(0, |s| s.index() as u32),
+        result: result as i32,
+    }
+}
+
+fn game_result(outcome: Option<Outcome>) -> v1::PublicGameResult {
+    match outcome {
+        None => v1::PublicGameResult::Pending,
+        Some(Outcome::Seat0) => v1::PublicGameResult::Seat0Won,
+        Some(Outcome::Seat1) => v1::PublicGameResult::Seat1Won,
+        Some(Outcome::Draw) => v1::PublicGameResult::Draw,
+    }
+}
+
+/// Pages made, by tournament and window, each with the sequence number it shows.
+type Made = BTreeMap<(TournamentId, Window), (u64, Arc<v1::PublicTournament>)>;
+
+/// The pages kept made: a page is a function of the tournament at a sequence number and
+/// its window, so one made for a watcher serves every other with that window.
+#[derive(Default)]
+struct Pages {
+    made: Mutex<(Made, usize)>,
+}
+
+impl Pages {
+    fn of(&self, l: &Loaded, w: Window) -> Arc<v1::PublicTournament> {
+        let key = (l.spec.id, w);
+        let mut held = self.made.lock().expect("the pages lock");
+        if let Some((seq, page)) = held.0.get(&key)
+            && *seq == l.seq
+        {
+            return page.clone();
+        }
+        let made = Arc::new(page(l, w));
+        let bytes = prost::Message::encoded_len(made.as_ref());
+        let (pages, held_bytes) = &mut *held;
+        if pages.len() >= PAGES_KEPT || *held_bytes + bytes > PAGES_BYTES {
+            // Start again: the pages in use are made again once each.
+            pages.clear();
+            *held_bytes = 0;
+        }
+        *held_bytes += bytes;
+        if let Some((_, old)) = pages.insert(key, (l.seq, made.clone())) {
+            *held_bytes = held_bytes.saturating_sub(prost::Message::encoded_len(old.as_ref()));
+        }
+        made
+    }
+}
+
+/// The public pages.
+#[derive(Clone)]
+pub struct View {
+    store: Arc<dyn TenantStore>,
+    tournaments: Arc<Tournaments>,
+    wakes: Wakes,
+    watches: Arc<Semaphore>,
+    pages: Arc<Pages>,
+    shutdown: CancellationToken,
+}
+
+impl View {
+    /// Over the store's tournaments, watches woken by `wakes` and ended at `shutdown`.
+    pub fn new(
+        store: Arc<dyn TenantStore>,
+        tournaments: Arc<Tournaments>,
+        wakes: Wakes,
+        shutdown: CancellationToken,
+    ) -> View {
+        View {
+            store,
+            tournaments,
+            wakes,
+            watches: Arc::new(Semaphore::new(MAX_WATCHES)),
+            pages: Arc::default(),
+            shutdown,
+        }
+    }
+
+    /// The public tournament `id` names, with its tenant: NOT_FOUND alike for an id that
+    /// names nothing and for a tournament not public (which is never listed).
+    async fn find(&self, id: &str) -> Result<(TenantId, TournamentId), Error> {
+        if id.is_empty() {
+            return Err(fields::bad("tournament_id", "tournament_id is required".into()).into());
+        }
+        let id: TournamentId = fields::uuid_field("tournament_id", id)?;
+        let tenant =
+            self.store.public_tournament(id).await?.ok_or(Error::NotFound("tournament"))?;
+        Ok((tenant, id))
+    }
+
+    /// The page of `id` in `w` now.
+    async fn page(
+        &self,
+        tenant: TenantId,
+        id: TournamentId,
+        w: Window,
+    ) -> Result<Arc<v1::PublicTournament>, Error> {
+        let pages = &self.pages;
+        self.tournaments
+            .read_with(tenant, id, |l| {
+                // The listing is a hint; the tournament's own word is the truth.
+                if l.spec.public_page {
+                    Ok(pages.of(l, w))
+                } else {
+                    Err(Error::NotFound("tournament"))
+                }
+            })
+            .await?
+    }
+
+    /// Sends `shown`'s page's successors into `tx` until the tournament finishes, the
+    /// client goes, or shutdown (then UNAVAILABLE): read again on each append of its
+    /// tenant, at most one page per [`WATCH_GAP`], a page only when the stream moved on.
+    async fn follow(
+        self,
+        (tenant, id, w): (TenantId, TournamentId, Window),
+        mut shown: Arc<v1::PublicTournament>,
+        mut wakes: broadcast::Receiver<TenantId>,
+        tx: mpsc::Sender<Result<v1::WatchPublicTournamentResponse, Status>>,
+        _permit: OwnedSemaphorePermit,
+    ) {
+        let send = |page: &v1::PublicTournament| {
+            tx.send(Ok(v1::WatchPublicTournamentResponse { tournament: Some(page.clone()) }))
+        };
+        if send(&shown).await.is_err() {
+            return;
+        }
+        while shown.state != v1::TournamentState::Finished as i32 {
+            tokio::select! {
+                () = self.shutdown.cancelled() => break,
+                () = tx.closed() => return,
+                () = tokio::time::sleep(WATCH_GAP) => {}
+            }
+            tokio::select! {
+                () = self.shutdown.cancelled() => break,
+                () = tx.closed() => return,
+                () = appended(&mut wakes, tenant) => {}
+                () = tokio::time::sleep(WATCH_POLL) => {}
+            }
+            let page = match self.page(tenant, id, w).await {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = tx.send(Err(e.into())).await;
+                    return;
+                }
+            };
+            if page.sequence != shown.sequence {
+                shown = page;
+                if send(&shown).await.is_err() {
+                    return;
+                }
+            }
+        }
+        if self.shutdown.is_cancelled() {
+            let _ = tx.send(Err(Error::ShuttingDown.into())).await;
+        }
+    }
+}
+
+type Watch = Pin<Box<dyn Stream<Item = Result<v1::WatchPublicTournamentResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl TournamentViewService for View {
+    async fn get_public_tournament(
+        &self,
+        req: Request<v1::GetPublicTournamentRequest>,
+    ) -> Result<Response<v1::GetPublicTournamentResponse>, Status> {
+        let r = req.into_inner();
+        let w = Window::of(r.standings_offset, r.standings_limit, r.games_offset, r.games_limit)?;
+        let (tenant, id) = self.find(&r.tournament_id).await?;
+        let page = self.page(tenant, id, w).await?;
+        Ok(Response::new(v1::GetPublicTournamentResponse {
+            tournament: Some(Arc::unwrap_or_clone(page)),
+        }))
+    }
+
+    type WatchPublicTournamentStream = Watch;
+
+    async fn watch_public_tournament(
+        &self,
+        req: Request<v1::WatchPublicTournamentRequest>,
+    ) -> Result<Response<Watch>, Status> {
+        let r = req.into_inner();
+        let w = Window::of(r.standings_offset, r.standings_limit, r.games_offset, r.games_limit)?;
+        let (tenant, id) = self.find(&r.tournament_id).await?;
+        let permit = self.watches.clone().try_acquire_owned().map_err(|_| Error::TooManyWatches)?;
+        // Subscribed before the first read: an append after it wakes the watch.
+        let wakes = self.wakes.subscribe();
+        let first = self.page(tenant, id, w).await?;
+        // One page waiting at most: a slow reader gets the latest page, not a backlog.
+        let (tx, rx) = mpsc::channel(1);
+        tokio::spawn(self.clone().follow((tenant, id, w), first, wakes, tx, permit));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+}
