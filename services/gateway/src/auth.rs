@@ -34,7 +34,9 @@ pub fn token_key(token: &str) -> String {
     events::token_digest(token)
 }
 
-/// The methods that need a session (every other ColosseumService method is open).
+/// The methods that need a session. Every other ColosseumService method is open:
+/// CreateGuestSession, ListGames and VerifyRecord (a posted record is checked for anyone:
+/// bounded by the edge's 4 MiB and the verifier's own limits, `crate::verify`).
 const SESSION_METHODS: &[&str] = &[
     "CreateMatch",
     "JoinMatch",
@@ -44,6 +46,8 @@ const SESSION_METHODS: &[&str] = &[
     "WatchMatch",
     "GetMatchRecord",
     "Play",
+    "ListMyMatches",
+    "ListLiveMatches",
 ];
 
 /// The LobbyService methods that need a session (Register, Login and the public reads
@@ -258,6 +262,9 @@ mod tests {
         assert!(!is_open("/colosseum.v1.ColosseumService/SubmitMove"));
         assert!(!is_open("/colosseum.v1.ColosseumService/Play"));
         assert!(is_open("/colosseum.v1.ColosseumService/ListGames"));
+        assert!(is_open("/colosseum.v1.ColosseumService/VerifyRecord"));
+        assert!(!is_open("/colosseum.v1.ColosseumService/ListMyMatches"));
+        assert!(!is_open("/colosseum.v1.ColosseumService/ListLiveMatches"));
         assert!(is_open("/colosseum.v1.ColosseumService/NoSuchMethod"));
         assert!(is_open("/colosseum.v2.ColosseumService/SubmitMove"));
         assert!(is_open("/grpc.health.v1.Health/Check"));

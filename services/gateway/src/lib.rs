@@ -13,6 +13,8 @@
 //! - [`play`]: one Play stream: many matches' watches, moves and resignations.
 //! - [`hub`]: the fan-out of every watched match's new entries.
 //! - [`limits`]: the bound of every request field.
+//! - [`lists`]: ListMyMatches and ListLiveMatches, from the store's match lists.
+//! - [`verify`]: VerifyRecord, a posted record replayed a few at a time.
 //! - [`lobby`]: LobbyService, passed on to the match-maker.
 //! - [`platform`]: TournamentService, passed on to the tournament service.
 //! - [`tournament_view`]: TournamentViewService (public pages, open), passed on the same way.
@@ -31,12 +33,14 @@ pub mod error;
 pub mod forwarded;
 pub mod hub;
 pub mod limits;
+pub mod lists;
 pub mod lobby;
 pub mod metrics;
 pub mod platform;
 pub mod play;
 pub mod public;
 pub mod tournament_view;
+pub mod verify;
 pub mod watch;
 pub mod web;
 

@@ -206,6 +206,32 @@ async fn every_documented_field_limit_plus_one_names_its_field() {
     assert_field("WatchMatch", api.watch_match(c.request(watch)).await.map(drop), "match_id");
     let rec = v1::GetMatchRecordRequest { match_id: long_id.clone() };
     assert_field("GetMatchRecord", api.get_match_record(c.request(rec)).await, "match_id");
+    for (req, field) in [
+        (v1::ListMyMatchesRequest { page_size: 101, ..Default::default() }, "page_size"),
+        (v1::ListMyMatchesRequest { page_token: over(128), ..Default::default() }, "page_token"),
+    ] {
+        assert_field("ListMyMatches", api.list_my_matches(c.request(req)).await, field);
+    }
+    for (req, field) in [
+        (v1::ListLiveMatchesRequest { game: over(32), ..Default::default() }, "game"),
+        (v1::ListLiveMatchesRequest { page_size: 101, ..Default::default() }, "page_size"),
+        (v1::ListLiveMatchesRequest { page_token: over(128), ..Default::default() }, "page_token"),
+    ] {
+        assert_field("ListLiveMatches", api.list_live_matches(c.request(req)).await, field);
+    }
+    // A record of 10,001 steps (the documented bound: 10,000), well formed otherwise.
+    let record = serde_json::json!({
+        "format": "colosseum-record/1",
+        "game": "gops",
+        "options": {},
+        "commitment": "00".repeat(32),
+        "seed": null,
+        "steps": vec![serde_json::Value::Null; 10_001],
+        "events": [],
+        "result": null,
+    });
+    let verify = v1::VerifyRecordRequest { record: record.to_string().into_bytes() };
+    assert_field("VerifyRecord", api.verify_record(verify).await, "record");
 
     // LobbyService.
     let register = |email: String, password: String, display_name: String| v1::RegisterRequest {
