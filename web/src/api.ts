@@ -6,6 +6,7 @@ import { createClient, type Client, type Interceptor, ConnectError, Code } from 
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { ColosseumService } from "./gen/colosseum/v1/colosseum_pb.js";
 import { LobbyService } from "./gen/colosseum/v1/lobby_pb.js";
+import { TournamentViewService } from "./gen/colosseum/v1/tournament_view_pb.js";
 
 /** Who the page plays as: a guest's or an account's session. */
 export interface Session {
@@ -67,6 +68,11 @@ const transport = createGrpcWebTransport({
 export const matches: Client<typeof ColosseumService> = createClient(ColosseumService, transport);
 /** Accounts, queues, seeks, ratings, leaderboards (lobby.proto). */
 export const lobby: Client<typeof LobbyService> = createClient(LobbyService, transport);
+/** Public tournament pages (tournament_view.proto): open to anyone, so no session is sent. */
+export const tournamentView: Client<typeof TournamentViewService> = createClient(
+  TournamentViewService,
+  createGrpcWebTransport({ baseUrl: typeof location === "undefined" ? "http://127.0.0.1:50051" : location.origin }),
+);
 
 /** A session to play with: the one held, or a new guest's. */
 export async function ensureSession(name = ""): Promise<Session> {

@@ -44,7 +44,7 @@ function Page({ route, me }: { route: Route; me: Session | null }) {
     case "tournament":
       return <Tournament key={route.tournamentId} tournamentId={route.tournamentId} />;
     case "verify":
-      return <Verify />;
+      return <Verify key={route.matchId ?? ""} matchId={route.matchId} />;
   }
 }
 

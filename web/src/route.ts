@@ -9,7 +9,7 @@ export type Route =
   | { page: "leaderboard"; game: string; board: string }
   | { page: "player"; playerId: string }
   | { page: "tournament"; tournamentId: string }
-  | { page: "verify" };
+  | { page: "verify"; matchId?: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NAME = /^[a-z0-9-]{1,32}$/;
@@ -37,7 +37,8 @@ export function parse(hash: string): Route {
       if (a && UUID.test(a)) return { page: "tournament", tournamentId: a.toLowerCase() };
       break;
     case "verify":
-      return { page: "verify" };
+      // #/verify/<match id>: check that finished match's record.
+      return a && UUID.test(a) ? { page: "verify", matchId: a.toLowerCase() } : { page: "verify" };
   }
   return { page: "lobby" };
 }
@@ -58,7 +59,7 @@ export function href(r: Route): string {
     case "tournament":
       return `#/tournaments/${r.tournamentId}`;
     case "verify":
-      return "#/verify";
+      return r.matchId ? `#/verify/${r.matchId}` : "#/verify";
   }
 }
 

@@ -1,7 +1,7 @@
 // Small pieces the pages share: the games list, a game and a time picker, a pager, an
 // error line, a player's link, and formatting of times and ids. No page logic here.
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { matches, plainError } from "./api.js";
 import type { GameInfo } from "./gen/colosseum/v1/colosseum_pb.js";
 import { href } from "./route.js";
@@ -214,6 +214,7 @@ export function relative(ms: number | bigint, now = Date.now()): string {
         : a < 86_400_000
           ? [Math.round(a / 3_600_000), "hour"]
           : [Math.round(a / 86_400_000), "day"];
+  if (d < 0 && a < 10_000) return "just now";
   const words = `${n} ${unit}${n === 1 ? "" : "s"}`;
   return d >= 0 ? `in ${words}` : `${words} ago`;
 }
@@ -244,4 +245,64 @@ export function Pager(props: {
 /** A rating for people: whole points. */
 export function rating(r: number): string {
   return Math.round(r).toString();
+}
+
+/** A list read a page at a time by token (ListMyMatches, ListLiveMatches). */
+export interface Pages<T> {
+  items: T[];
+  error: string | null;
+  /** Whether another page may follow. */
+  more: boolean;
+  loading: boolean;
+  /** Reads the next page onto the list. */
+  next: () => void;
+  /** Reads the list again from its first page. */
+  reload: () => void;
+}
+
+/**
+ * Pages of a list: `read(token)` answers a page and the next page's token (empty: the
+ * last). `deps` restart the list; a page that arrives after a restart is dropped.
+ */
+export function usePages<T>(
+  read: (token: string) => Promise<{ items: T[]; next: string }>,
+  deps: unknown[],
+  on = true,
+): Pages<T> {
+  const [items, setItems] = useState<T[]>([]);
+  const [token, setToken] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [gen, setGen] = useState(0);
+  const fetchPage = (from: string, g: number, replace: boolean) => {
+    setLoading(true);
+    read(from).then(
+      (p) => {
+        if (g !== genNow.current) return;
+        setItems((old) => (replace ? p.items : [...old, ...p.items]));
+        setToken(p.next);
+        setError(null);
+        setLoading(false);
+      },
+      (e: unknown) => {
+        if (g !== genNow.current) return;
+        setError(plainError(e));
+        setLoading(false);
+      },
+    );
+  };
+  const genNow = useRef(0);
+  useEffect(() => {
+    if (!on) return;
+    genNow.current += 1;
+    fetchPage("", genNow.current, true);
+  }, [...deps, gen, on]);
+  return {
+    items,
+    error,
+    more: token !== "",
+    loading,
+    next: () => fetchPage(token, genNow.current, false),
+    reload: () => setGen((x) => x + 1),
+  };
 }

@@ -2,6 +2,8 @@
 // player's own matches in progress and live matches to watch.
 import type { Session } from "../api.js";
 import { Challenge } from "../lobby/Challenge.js";
+import { LiveMatches } from "../lobby/LiveMatches.js";
+import { MyMatches } from "../lobby/MyMatches.js";
 import { PlayBot } from "../lobby/PlayBot.js";
 import { QuickPair } from "../lobby/QuickPair.js";
 import { Seeks } from "../lobby/Seeks.js";
@@ -21,10 +23,12 @@ export function Lobby({ me }: { me: Session | null }) {
       <ErrorLine error={games.error} />
       {games.value && (
         <div class="grid lobby">
+          {me && <MyMatches games={games.value} me={me} />}
           <PlayBot games={games.value} />
           <QuickPair games={games.value} me={me} />
           <Seeks games={games.value} me={me} />
           <Challenge games={games.value} />
+          <LiveMatches games={games.value} me={me} />
         </div>
       )}
     </>

@@ -131,7 +131,10 @@ function Recent({ ratings }: { ratings: GameRating[] }) {
         <li key={h.matchId}>
           <MatchLink id={h.matchId}>{gameTitle(games, game.name)}</MatchLink>{" "}
           <span class={`result r${h.score * 2}`}>{result(h.score)}</span> against a player rated{" "}
-          {rating(h.opponentRating)}; rating after: {rating(h.rating)}. <span class="muted">{when(h.atMs)}</span>
+          {rating(h.opponentRating)}; rating after: {rating(h.rating)}. <span class="muted">{when(h.atMs)}</span>{" "}
+          <a href={href({ page: "verify", matchId: h.matchId })} aria-label={`Verify the record of the ${game.title} match of ${when(h.atMs)}`}>
+            Verify its record
+          </a>
         </li>
       ))}
     </ul>

@@ -1,3 +1,101 @@
+// A tournament's public page (TournamentViewService, no key and no session): its state,
+// the standings, the crosstable and the rounds' games, followed live until it finishes.
+// Only tournaments their organiser made public have one; no key is ever in this page.
+import { useState } from "preact/hooks";
+import type { PublicTournament } from "../gen/colosseum/v1/tournament_view_pb.js";
+import { TournamentState, type TournamentFormat } from "../gen/colosseum/v1/tournaments_pb.js";
+import { Crosstable, Rounds, Standings } from "../tournament/tables.js";
+import { useTournament, type Following } from "../tournament/follow.js";
+import { ErrorLine, gameTitle, moveTimeLabel, Pager, Panel, Status, useGames, when } from "../ui.js";
+
+const PAGE = 100;
+
+function formatName(f: TournamentFormat | undefined): string {
+  switch (f?.kind.case) {
+    case "swiss":
+      return `Swiss, ${f.kind.value.rounds} rounds`;
+    case "roundRobin":
+      return f.kind.value.double ? "Double round robin" : "Round robin";
+    case "knockout":
+      return "Knockout";
+    case "arena":
+      return `Arena, ${Math.round(Number(f.kind.value.durationMs) / 60_000)} minutes`;
+    case undefined:
+      return "";
+  }
+}
+
+const STATE: Record<TournamentState, string> = {
+  [TournamentState.UNSPECIFIED]: "",
+  [TournamentState.CREATED]: "Not started yet",
+  [TournamentState.RUNNING]: "Playing",
+  [TournamentState.BETWEEN_ROUNDS]: "Between rounds",
+  [TournamentState.PAUSED]: "Paused by the organiser",
+  [TournamentState.FINISHED]: "Finished",
+};
+
+const FOLLOWING: Record<Following, string> = {
+  connecting: "Connecting…",
+  live: "Live: updates as results come in.",
+  reconnecting: "Connection lost; reconnecting…",
+  over: "The tournament is over: these are its final standings.",
+  missing: "",
+};
+
+function Summary({ t, follow }: { t: PublicTournament; follow: Following }) {
+  const games = useGames();
+  const round = t.rounds ? `round ${t.round} of ${t.rounds}` : t.endsAtMs ? `ends ${when(t.endsAtMs)}` : "";
+  return (
+    <div class="panel summary">
+      <p>
+        {gameTitle(games.value, t.game?.game ?? "")}, {moveTimeLabel(t.game?.moveTimeMs ?? 0n)} a move ·{" "}
+        {formatName(t.format)} · {t.players} players
+      </p>
+      <p>
+        <strong class={`state s${t.state}`}>{STATE[t.state]}</strong>
+        {round && `, ${round}`} · {t.gamesFinished} of {t.games} games finished
+      </p>
+      <Status>{FOLLOWING[follow]}</Status>
+    </div>
+  );
+}
+
 export function Tournament({ tournamentId }: { tournamentId: string }) {
-  return <h1>Tournament {tournamentId}</h1>;
+  const [offset, setOffset] = useState(0);
+  const { page: t, state, error } = useTournament(tournamentId, offset, PAGE);
+  if (state === "missing")
+    return (
+      <>
+        <h1>Tournament</h1>
+        <p class="error" role="alert">
+          There is no public tournament with this address. Its organiser may not have made it public.
+        </p>
+      </>
+    );
+  const knockout = t?.format?.kind.case === "knockout";
+  return (
+    <>
+      <h1>{t ? t.name : "Tournament"}</h1>
+      <ErrorLine error={error} />
+      {!t && <Status>Loading…</Status>}
+      {t && (
+        <>
+          <Summary t={t} follow={state} />
+          <Panel title={state === "over" ? "Final standings" : "Standings"} id="standings-h">
+            <Standings lines={t.standings} knockout={knockout} />
+            {t.players > PAGE && (
+              <Pager label="Standings pages" from={offset + 1} count={t.standings.length} total={t.players}
+                pageSize={PAGE} onFrom={(f) => setOffset(f - 1)} />
+            )}
+          </Panel>
+          <Panel title="Crosstable" id="crosstable-h">
+            <Crosstable lines={t.standings} rounds={t.rounds} />
+          </Panel>
+          <Panel title="Rounds" id="rounds-h">
+            <Rounds rounds={t.roundGames} />
+          </Panel>
+        </>
+      )}
+    </>
+  );
 }
