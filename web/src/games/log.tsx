@@ -1,0 +1,94 @@
+// The event log: each event the viewer received, in plain words (each game's narrator
+// writes its own; the match-level ones are written here), newest first, with the newest
+// also read out by screen readers.
+import type { Event } from "../gen/colosseum/v1/games_pb.js";
+import type { Entry, Names } from "./common.js";
+
+/** One line of the log. */
+export interface Line {
+  key: string;
+  text: string;
+  /** Only this viewer got the event (its own sealed move). */
+  private: boolean;
+  /** Lines that mark a round's result stand out. */
+  strong?: boolean;
+}
+
+/** Why a match ended, in words: "by points", "Red resigned", ... */
+export function reasonText(reason: string, winner: number | undefined, names: Names): string {
+  const loser = winner === undefined ? undefined : 1 - winner;
+  switch (reason) {
+    case "completed":
+      return winner === undefined ? "the match was played out level" : "the match was played to its end";
+    case "connected":
+      return winner === undefined ? "a side was joined" : `${names.obj(winner)} joined both sides`;
+    case "resigned":
+      return loser === undefined ? "a player resigned" : `${names.obj(loser)} resigned`;
+    case "missed_deadline":
+      return loser === undefined ? "both players missed a deadline" : `${names.obj(loser)} missed a move deadline`;
+    case "rule_violation":
+      return loser === undefined ? "a rule was broken" : `${names.obj(loser)} broke a rule`;
+    case "abandoned":
+      return "both players kept missing their deadlines, so the match was abandoned";
+    default:
+      return reason || "it ended";
+  }
+}
+
+/** Who won, from the viewer's side: "You won", "You lost", "Draw", "Red won". */
+export function resultText(winner: number | undefined, names: Names, reason: string): string {
+  if (winner === undefined) return reason === "abandoned" ? "No result" : "Draw";
+  if (names.mySeat === undefined) return `${names.colour(winner)} won`;
+  return winner === names.mySeat ? "You won" : "You lost";
+}
+
+/** A line for a match-level event; null for a game's own. */
+export function commonLine(ev: Event, names: Names): string | null {
+  switch (ev.kind.case) {
+    case "matchStarted":
+      return "The match started: both seats are taken, the seed is committed.";
+    case "resigned":
+      return `${names.subj(ev.kind.value.seat)} resigned.`;
+    case "matchEnded": {
+      const e = ev.kind.value;
+      const r = resultText(e.winner, names, e.reason);
+      return `The match is over: ${r.charAt(0).toLowerCase()}${r.slice(1)} (${reasonText(e.reason, e.winner, names)}). The seed is now public.`;
+    }
+    case "gops":
+    case "duelingMonsters":
+    case "curePlague":
+    case "masterminds":
+    case "hexspiel":
+    case undefined:
+      return null;
+  }
+}
+
+/** A key for an entry's line. */
+export function keyOf(e: Entry): string {
+  return `${e.version}:${e.index}`;
+}
+
+export function EventLog({ lines }: { lines: Line[] }) {
+  const newest = lines.length ? lines[lines.length - 1] : undefined;
+  return (
+    <section class="panel eventlog" aria-labelledby="log-title">
+      <h2 id="log-title">What happened</h2>
+      <p class="sr-only" aria-live="polite">
+        {newest?.text ?? ""}
+      </p>
+      {lines.length === 0 ? (
+        <p class="muted">Nothing yet.</p>
+      ) : (
+        <ol reversed class="log">
+          {[...lines].reverse().map((l) => (
+            <li key={l.key} class={`${l.private ? "private" : ""}${l.strong ? " strong" : ""}`}>
+              {l.text}
+              {l.private && <span class="muted"> (only you see this)</span>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
