@@ -793,7 +793,7 @@ mod tests {
         let limits =
             MessageLimits { larger: Arc::new(vec![("/grpc.health.v1.Health/Check", larger)]) };
         let server = tokio::spawn(
-            server(limits)
+            server(Identity::new(), false, limits)
                 .add_service(service)
                 .serve_with_incoming_shutdown(incoming(listener), stop.clone().cancelled_owned()),
         );
