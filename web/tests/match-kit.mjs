@@ -73,3 +73,110 @@ export function collectErrors(page) {
   });
   return errors;
 }
+
+/**
+ * Clicks `submit` (the button that sends the move) and waits until the page heard of it:
+ * a new line in the event log (the viewer's own sealed move, a tile placed...) or the end.
+ * @param {import("playwright-core").Page} page
+ * @param {import("playwright-core").Locator} submit
+ */
+export async function send(page, submit) {
+  const lines = page.locator(".eventlog li");
+  const before = await lines.count();
+  await submit.click();
+  await page.waitForFunction(
+    (n) => document.querySelectorAll(".eventlog li").length > n || document.querySelector(".endscreen") !== null,
+    before,
+    { timeout: 30_000 },
+  );
+}
+
+/** The enabled buttons in `scope` whose accessible name matches `name`. */
+function enabled(scope, name) {
+  return scope.getByRole("button", { name }).and(scope.page().locator(":enabled"));
+}
+
+/**
+ * One move of each game, made by clicking as a player would (the first choice the page
+ * offers, or a plain plan: GOPS bids the prize's own value, Hexspiel's Blue builds down a
+ * column), then `send`.
+ */
+export const playOne = {
+  /** @param {import("playwright-core").Page} page */
+  async gops(page) {
+    const prize = await page.getByRole("img", { name: /^Prize: / }).getAttribute("aria-label");
+    const m = /^Prize: (\w+),/.exec(prize ?? "");
+    const hand = page.getByRole("region", { name: "Your hand" });
+    await hand.getByRole("button", { name: `Bid ${m[1]}`, exact: true }).click();
+    await send(page, hand.getByRole("button", { name: /^Seal bid: / }));
+  },
+  /** @param {import("playwright-core").Page} page */
+  async "dueling-monsters"(page) {
+    const mine = page.getByRole("region", { name: "Your cards" });
+    await enabled(mine, /^Monster level \d, \d+ left$/).last().click();
+    await enabled(mine, /^Weapon \d$/).last().click();
+    await send(page, mine.getByRole("button", { name: /^Play monster \d with weapon \d$/ }));
+  },
+  /** @param {import("playwright-core").Page} page */
+  async hexspiel(page) {
+    const bidding = page.getByRole("region", { name: "Your bidding cards" });
+    const bids = enabled(bidding, /^Bid \d/);
+    if ((await bids.count()) > 0) {
+      await bids.last().click();
+      await send(page, bidding.getByRole("button", { name: /^Seal bid: / }));
+      return;
+    }
+    // A Hex turn: stones down the first column that Red has not cut, cheapest first.
+    const board = page.locator("svg.hexboard");
+    const turn = page.getByRole("region", { name: "Your Hex turn" });
+    const place = turn.getByRole("button", { name: /^Place / }).and(page.locator(":enabled"));
+    for (let picked = 0; picked < 2; picked++) {
+      const cells = await board.getByRole("button").evaluateAll((els) =>
+        els.map((e) => e.getAttribute("aria-label") ?? "").filter((l) => !l.includes("picked")),
+      );
+      const red = await board.getByRole("img", { name: /Red stone/ }).evaluateAll((els) =>
+        els.map((e) => (e.getAttribute("aria-label") ?? "")[0]),
+      );
+      const cols = ["d", "e", "c", "f", "b", "g", "a", "h"].filter((c) => !red.includes(c)).concat(["d", "e"]);
+      const choice = cols
+        .flatMap((c) => cells.filter((l) => l.startsWith(c)))
+        .sort((a, b) => Number(/costs (\d+)/.exec(a)?.[1] ?? 9) - Number(/costs (\d+)/.exec(b)?.[1] ?? 9))[0];
+      if (!choice) break;
+      await board.getByRole("button", { name: choice, exact: true }).click();
+    }
+    if ((await place.count()) === 0) await turn.getByRole("button", { name: "Clear" }).click();
+    await send(page, turn.getByRole("button", { name: /^Place / }));
+  },
+  /** @param {import("playwright-core").Page} page */
+  async "cure-plague"(page) {
+    const turn = page.getByRole("region", { name: "Your tile" });
+    const grid = page.locator("svg.cpgrid");
+    for (let i = 0; i < 3; i++) {
+      if (await turn.getByRole("button", { name: "Place this tile" }).isEnabled()) break;
+      await grid.getByRole("button", { name: /place the (cure|human|plague) here/ }).first().click();
+    }
+    await send(page, turn.getByRole("button", { name: "Place this tile" }));
+  },
+  /** @param {import("playwright-core").Page} page */
+  async masterminds(page) {
+    const mine = page.getByRole("region", { name: "Your cards" });
+    await enabled(mine, /, strength \d+: /).first().click();
+    const bluff = mine.getByRole("group", { name: "Show your Bluff as" });
+    if (await bluff.isVisible()) await bluff.getByRole("button").first().click();
+    await send(page, mine.getByRole("button", { name: /^Play / }));
+  },
+};
+
+/**
+ * Plays the viewer's moves until the match ends (or `max` moves); answers how many.
+ * @param {import("playwright-core").Page} page
+ * @param {keyof typeof playOne} game
+ */
+export async function playToEnd(page, game, max = 500) {
+  let moves = 0;
+  while (moves < max && (await myTurnOrEnd(page, 60_000))) {
+    await playOne[game](page);
+    moves++;
+  }
+  return moves;
+}

@@ -84,7 +84,10 @@ export function SeatBar(props: {
     for (const s of [0, 1]) k[s] = Math.min(k[s], reserve.left[s]);
     if (due !== null && reserve.usable && resp.toMove.length === 1) {
       const s = resp.toMove[0];
-      k[s] = Math.max(0, Math.min(reserve.left[s], due - receivedAt - reserve.windowMs));
+      // The view arrives a moment after the window opened: within two seconds of the
+      // view's own figure, that figure is the reserve.
+      const est = Math.max(0, Math.min(reserve.left[s], due - receivedAt - reserve.windowMs));
+      k[s] = reserve.left[s] - est < 2000 ? reserve.left[s] : est;
     }
     known.current = k;
   }

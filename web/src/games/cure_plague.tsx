@@ -224,13 +224,19 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
     kindAt.set(at(t.cure), "C");
     kindAt.set(at(t.plague), "P");
   }
+  // The tiles and three cells around them: every cell a new tile can reach, so the grid
+  // keeps its size whoever is to move.
   const pts: XY[] = tiles.flatMap((t) => [t.human, t.cure, t.plague]).concat(pool.flatMap((c) => [c.human, c.cure, c.plague]));
   let [x0, x1, y0, y1] = [0, 0, 0, 0];
   for (const [x, y] of pts) [x0, x1, y0, y1] = [Math.min(x0, x), Math.max(x1, x), Math.min(y0, y), Math.max(y1, y)];
-  x0 -= 1;
-  x1 += 1;
-  y0 -= 1;
-  y1 += 1;
+  const tx = tiles.flatMap((t) => [t.human[0], t.cure[0], t.plague[0]]);
+  const ty = tiles.flatMap((t) => [t.human[1], t.cure[1], t.plague[1]]);
+  if (tx.length) {
+    x0 = Math.min(x0, Math.min(...tx) - 3);
+    x1 = Math.max(x1, Math.max(...tx) + 3);
+    y0 = Math.min(y0, Math.min(...ty) - 3);
+    y1 = Math.max(y1, Math.max(...ty) + 3);
+  }
   const px = (x: number) => (x - x0) * CELL;
   const py = (y: number) => (y1 - y) * CELL; // north up
   const width = (x1 - x0 + 1) * CELL;
@@ -274,7 +280,8 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
           Game {v.game} of 2 · {plural(tiles.length, "tile")} of 21 · {turnText}
         </p>
         <p>
-          If the game ended now: <strong>{plural(score?.survivors ?? 0, "human")} alive</strong> (the Cure's score),{" "}
+          {v.toMove === undefined ? "The last board: " : "If the game ended now: "}
+          <strong>{plural(score?.survivors ?? 0, "human")} alive</strong> (the Cure's score),{" "}
           {plural(score?.neutralized ?? 0, "plague cell")} neutralized.
         </p>
         {v.games.length > 0 && (
@@ -317,7 +324,7 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
           </p>
           <div class="actions">
             <button type="button" class="primary" disabled={!one} onClick={place}>
-              {one ? "Place this tile" : `Pick the ${stepWord}`}
+              Place this tile
             </button>
             {picked.length > 0 && (
               <button type="button" onClick={() => setPicks([])}>
@@ -331,8 +338,8 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
         <svg
           class="cpgrid"
           viewBox={`0 0 ${width} ${height}`}
-          width={width}
-          height={height}
+          width={Math.round(width * 1.25)}
+          height={Math.round(height * 1.25)}
           role="group"
           aria-label={`Grid of game ${v.game}: ${plural(tiles.length, "tile")}`}
         >

@@ -200,6 +200,7 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
             )
             .join(" ")}
         </p>
+        <p class="muted caption">Prizes to come this bout (order hidden):</p>
         <div class="cards small" aria-label="Prizes of this bout to come">
           {cards(v.prizesLeft).map((p) => (
             <CardFace key={p} kind="small prize" rank={p} label={`Prize ${p} to come`} />

@@ -334,6 +334,7 @@ function Board({ resp, names, events: _events, canMove, submit }: BoardProps) {
               .join(" ")}
           </p>
         )}
+        <p class="muted caption">Prizes to come this set (order hidden):</p>
         <div class="cards small" aria-label="Prizes of this set to come">
           {cards(v.prizesLeft).map((p) => (
             <CardFace key={p} kind="small prize" rank={p} sub={`${PRIZE_AP[p] ?? ""}AP`} label={`Prize worth ${p} to come`} />

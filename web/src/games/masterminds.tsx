@@ -8,6 +8,7 @@ import {
   MastermindsBoutEnd,
   MastermindsCard,
   type MastermindsSeenCard,
+  type MastermindsTurn,
   type MastermindsStrengths,
   type MastermindsView,
 } from "../gen/colosseum/v1/masterminds_pb.js";
@@ -174,6 +175,56 @@ function story(entries: Entry[], names: Names): Line[] {
   return lines;
 }
 
+/** Resolved turns as this viewer saw them, newest first. */
+function History({ turns, names }: { turns: MastermindsTurn[]; names: Names }) {
+  const order = seatOrder(names);
+  return (
+    <div class="tablewrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Bout.turn</th>
+            {order.map((s) => (
+              <th scope="col" key={s}>
+                {names.label(s)}
+              </th>
+            ))}
+            <th scope="col">Winner</th>
+            <th scope="col">Points</th>
+            <th scope="col">Reveal</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...turns].reverse().map((t) => {
+            const cs = [seen(t.card0), seen(t.card1)];
+            const p = pair(t.points);
+            const rv = t.revealed ? pair(t.revealed) : null;
+            return (
+              <tr key={`${t.bout}.${t.turn}`}>
+                <td>
+                  {t.bout}.{t.turn}
+                  {t.first !== undefined ? " (warp)" : ""}
+                </td>
+                {order.map((s) => (
+                  <td key={s}>
+                    {cs[s]}
+                    {t.late.includes(s) ? " (late)" : ""}
+                  </td>
+                ))}
+                <td>{t.winner !== undefined ? names.subj(t.winner) : "tie"}</td>
+                <td>
+                  {p[order[0]]}–{p[order[1]]}
+                </td>
+                <td>{rv ? `${rv[order[0]]}–${rv[order[1]]}` : ""}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function Board({ resp, names, canMove, submit }: BoardProps) {
   const v = viewOf(resp);
   const [card, setCard] = useState<MastermindsCard | null>(null);
@@ -218,7 +269,7 @@ function Board({ resp, names, canMove, submit }: BoardProps) {
         const cs = [seen(lastTurn.card0), seen(lastTurn.card1)];
         const rv = lastTurn.revealed ? pair(lastTurn.revealed) : null;
         const [a, b] = order;
-        return `Bout ${lastTurn.bout}, turn ${lastTurn.turn}: ${names.obj(a)} ${cs[a]}, ${names.obj(b)} ${cs[b]}: ${
+        return `Bout ${lastTurn.bout}, turn ${lastTurn.turn}: ${names.obj(a)} played ${cs[a]}, ${names.obj(b)} ${cs[b]}: ${
           lastTurn.winner !== undefined ? `${names.obj(lastTurn.winner)} won` : "a tie"
         }${rv ? `; Reveal showed strengths ${rv[a]} and ${rv[b]}` : ""}.`;
       })()
@@ -263,8 +314,8 @@ function Board({ resp, names, canMove, submit }: BoardProps) {
                   kind={`mm${held ? "" : " spent"}`}
                   rank={
                     <>
-                      <span class="mmname">{info.name}</span>
                       <span class="mmstr">{str[info.key]}</span>
+                      <span class="mmname">{info.name}</span>
                     </>
                   }
                   sub={info.effect}
@@ -306,49 +357,15 @@ function Board({ resp, names, canMove, submit }: BoardProps) {
         {v.history.length === 0 ? (
           <p class="muted">No turn has been played yet.</p>
         ) : (
-          <div class="tablewrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Bout.turn</th>
-                  {order.map((s) => (
-                    <th scope="col" key={s}>
-                      {names.label(s)}
-                    </th>
-                  ))}
-                  <th scope="col">Winner</th>
-                  <th scope="col">Points</th>
-                  <th scope="col">Reveal</th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...v.history].reverse().map((t) => {
-                  const cs = [seen(t.card0), seen(t.card1)];
-                  const p = pair(t.points);
-                  const rv = t.revealed ? pair(t.revealed) : null;
-                  return (
-                    <tr key={`${t.bout}.${t.turn}`}>
-                      <td>
-                        {t.bout}.{t.turn}
-                        {t.first !== undefined ? " (warp)" : ""}
-                      </td>
-                      {order.map((s) => (
-                        <td key={s}>
-                          {cs[s]}
-                          {t.late.includes(s) ? " (late)" : ""}
-                        </td>
-                      ))}
-                      <td>{t.winner !== undefined ? names.subj(t.winner) : "tie"}</td>
-                      <td>
-                        {p[order[0]]}–{p[order[1]]}
-                      </td>
-                      <td>{rv ? `${rv[order[0]]}–${rv[order[1]]}` : ""}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <>
+            <History turns={v.history.filter((t) => t.bout === v.bout)} names={names} />
+            {v.history.some((t) => t.bout !== v.bout) && (
+              <details>
+                <summary>Earlier bouts</summary>
+                <History turns={v.history.filter((t) => t.bout !== v.bout)} names={names} />
+              </details>
+            )}
+          </>
         )}
       </section>
     </div>
