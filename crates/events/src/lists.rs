@@ -3,6 +3,7 @@
 //! Both are hints, newest first; the meta and the stored views are the truth, which
 //! readers check each entry against, dropping one that can no longer hold.
 
+use crate::error::StoreError;
 use crate::ids::{MatchId, PlayerId};
 use crate::model::{MatchMeta, SeatHolder};
 use rules_core::Seat;
@@ -31,6 +32,15 @@ pub(crate) fn listable_game(game: &str) -> bool {
     !game.is_empty()
         && game.len() <= MAX_GAME
         && game.bytes().all(|b| b.is_ascii_graphic() && b != b'{' && b != b'}')
+}
+
+/// [`listable_game`] as a read or removal of a live list answers it: every store alike.
+pub(crate) fn checked_game(game: &str) -> Result<(), StoreError> {
+    if listable_game(game) {
+        Ok(())
+    } else {
+        Err(StoreError::InvalidArgument("a live list's game is a name without spaces or braces"))
+    }
 }
 
 /// What seating `player` in `seat` of the match `meta` describes adds to the lists, before

@@ -5,7 +5,7 @@
 use super::{MemoryStore, State};
 use crate::error::StoreError;
 use crate::ids::{MatchId, PlayerId};
-use crate::lists::{Listed, PLAYER_MATCHES_KEPT, listable_game};
+use crate::lists::{Listed, PLAYER_MATCHES_KEPT, checked_game};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Every list.
@@ -25,14 +25,6 @@ fn page(set: Option<&BTreeSet<Listed>>, before: Option<Listed>, limit: usize) ->
     match before {
         Some(b) => set.range(..b).rev().take(limit).copied().collect(),
         None => set.iter().rev().take(limit).copied().collect(),
-    }
-}
-
-fn checked(game: &str) -> Result<(), StoreError> {
-    if listable_game(game) {
-        Ok(())
-    } else {
-        Err(StoreError::InvalidArgument("a live list's game is a name without spaces or braces"))
     }
 }
 
@@ -87,12 +79,12 @@ impl MemoryStore {
         before: Option<Listed>,
         limit: usize,
     ) -> Result<Vec<Listed>, StoreError> {
-        checked(game)?;
+        checked_game(game)?;
         Ok(page(self.lock().lists.live.get(game), before, limit))
     }
 
     pub(super) fn unlist_live(&self, game: &str, id: MatchId) -> Result<(), StoreError> {
-        checked(game)?;
+        checked_game(game)?;
         self.lock().lists.remove_live(game, id);
         Ok(())
     }

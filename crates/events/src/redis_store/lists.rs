@@ -16,16 +16,8 @@ use super::{RedisStore, corrupt};
 use crate::error::StoreError;
 use crate::ids::{MatchId, PlayerId};
 use crate::keys;
-use crate::lists::{Listed, PLAYER_MATCHES_KEPT, listable_game};
+use crate::lists::{Listed, PLAYER_MATCHES_KEPT, checked_game, listable_game};
 use redis::Value;
-
-fn checked(game: &str) -> Result<(), StoreError> {
-    if listable_game(game) {
-        Ok(())
-    } else {
-        Err(StoreError::InvalidArgument("a live list's game is a name without spaces or braces"))
-    }
-}
 
 impl RedisStore {
     /// Lists `listed` for each of `players` (each list trimmed to the newest kept) and,
@@ -118,12 +110,12 @@ impl RedisStore {
         before: Option<Listed>,
         limit: usize,
     ) -> Result<Vec<Listed>, StoreError> {
-        checked(game)?;
+        checked_game(game)?;
         self.page(&keys::live(game), before, limit).await
     }
 
     pub(super) async fn unlist_live(&self, game: &str, id: MatchId) -> Result<(), StoreError> {
-        checked(game)?;
+        checked_game(game)?;
         self.unlist(&keys::live(game), id).await
     }
 
