@@ -4,9 +4,9 @@
 //! step; pages run newest first without gaps or repeats (ties on one millisecond too); a
 //! player's list keeps the newest 1,000; display names and bot names read back.
 
+#[macro_use]
 mod common;
 
-use common::{cluster_fixture, memory_fixture, redis_fixture};
 use events::{
     AppendOutcome, ClaimOutcome, Entry, Finished, FullStore, Listed, MatchId, MatchMeta,
     MatchSecret, PLAYER_MATCHES_KEPT, PlayerId, SeatHolder, StoreError,
@@ -62,26 +62,6 @@ async fn all_pages(store: &Store, player: PlayerId, size: usize) -> Vec<Listed> 
         }
         out.extend(page);
     }
-}
-
-macro_rules! suite {
-    ($($name:ident),* $(,)?) => {
-        suite!(@stores memory_store, memory_fixture, $($name,)*);
-        suite!(@stores redis_store, redis_fixture, $($name,)*);
-        suite!(@stores redis_cluster, cluster_fixture, $($name,)*);
-    };
-    (@stores $module:ident, $fixture:ident, $($name:ident,)*) => {
-        mod $module {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    let fixture = super::$fixture().await;
-                    super::$name(fixture.store.clone()).await;
-                    drop(fixture);
-                }
-            )*
-        }
-    };
 }
 
 suite!(
