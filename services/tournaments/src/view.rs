@@ -192,14 +192,18 @@ struct Pages {
 impl Pages {
     fn of(&self, l: &Loaded, w: Window) -> Arc<v1::PublicTournament> {
         let key = (l.spec.id, w);
-        let mut held = self.made.lock().expect("the pages lock");
-        if let Some((seq, page)) = held.0.get(&key)
+        if let Some((seq, page)) = self.made.lock().expect("the pages lock").0.get(&key)
             && *seq == l.seq
         {
             return page.clone();
         }
+        // Made outside the lock, which every tournament's pages share: a page of the largest
+        // window is a pass over every game, and a std lock held that long stalls the
+        // runtime's threads (the caller holds the tournament's own lock, so one
+        // tournament's page is still made once).
         let made = Arc::new(page(l, w));
         let bytes = prost::Message::encoded_len(made.as_ref());
+        let mut held = self.made.lock().expect("the pages lock");
         let (pages, held_bytes) = &mut *held;
         if pages.len() >= PAGES_KEPT || *held_bytes + bytes > PAGES_BYTES {
             // Start again: the pages in use are made again once each.
