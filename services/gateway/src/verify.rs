@@ -63,9 +63,9 @@ fn check(bytes: &[u8]) -> Result<v1::VerifyRecordResponse, FieldError> {
     }
     let text =
         std::str::from_utf8(bytes).map_err(|_| bad("record", "record is not UTF-8".into()))?;
-    let record = Record::parse(text).map_err(|m| {
-        bad("record", truncate(format!("record is not a match record: {}", difference(&m))))
-    })?;
+    // `difference` of a parse error already says "not a match record: ...".
+    let record = Record::parse(text)
+        .map_err(|m| bad("record", truncate(format!("record is {}", difference(&m)))))?;
     fields::text::at_most("record", record.steps.len(), MAX_STEPS, "steps")?;
     fields::text::at_most("record", record.events.len(), MAX_EVENTS, "events")?;
     let total = u32::try_from(record.steps.len()).unwrap_or(u32::MAX);
@@ -280,6 +280,8 @@ mod tests {
             assert!(matches!(&e, FieldError::Bad { field, .. } if field == "record"), "{e:?}");
             assert!(e.to_string().len() <= MAX_DIFFERENCE_BYTES, "{e}");
         }
+        let e = check(b"not json").expect_err("refused").to_string();
+        assert_eq!(e.matches("not a match record").count(), 1, "said once: {e}");
         let mut many = finished_record();
         many.steps = vec![Value::Null; MAX_STEPS + 1];
         let e = check(&as_bytes(&many)).expect_err("refused");
