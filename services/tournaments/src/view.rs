@@ -336,9 +336,15 @@ impl TournamentViewService for View {
         &self,
         req: Request<v1::GetPublicTournamentRequest>,
     ) -> Result<Response<v1::GetPublicTournamentResponse>, Status> {
-        let r = req.into_inner();
-        let w = Window::of(r.standings_offset, r.standings_limit, r.games_offset, r.games_limit)?;
-        let (tenant, id) = self.find(&r.tournament_id).await?;
+        let v1::GetPublicTournamentRequest {
+            tournament_id,
+            standings_offset,
+            standings_limit,
+            games_offset,
+            games_limit,
+        } = req.into_inner();
+        let w = Window::of(standings_offset, standings_limit, games_offset, games_limit)?;
+        let (tenant, id) = self.find(&tournament_id).await?;
         let page = self.page(tenant, id, w).await?;
         Ok(Response::new(v1::GetPublicTournamentResponse {
             tournament: Some(Arc::unwrap_or_clone(page)),
@@ -351,9 +357,15 @@ impl TournamentViewService for View {
         &self,
         req: Request<v1::WatchPublicTournamentRequest>,
     ) -> Result<Response<Watch>, Status> {
-        let r = req.into_inner();
-        let w = Window::of(r.standings_offset, r.standings_limit, r.games_offset, r.games_limit)?;
-        let (tenant, id) = self.find(&r.tournament_id).await?;
+        let v1::WatchPublicTournamentRequest {
+            tournament_id,
+            standings_offset,
+            standings_limit,
+            games_offset,
+            games_limit,
+        } = req.into_inner();
+        let w = Window::of(standings_offset, standings_limit, games_offset, games_limit)?;
+        let (tenant, id) = self.find(&tournament_id).await?;
         let permit = self.watches.clone().try_acquire_owned().map_err(|_| Error::TooManyWatches)?;
         // Subscribed before the first read: an append after it wakes the watch.
         let wakes = self.wakes.subscribe();
