@@ -12,8 +12,9 @@ export interface RatingPoint {
   label: string;
 }
 
-const W = 640;
-const H = 240;
+import type { RefObject } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+
 const LEFT = 48;
 const RIGHT = 12;
 const TOP = 12;
@@ -32,9 +33,26 @@ function day(ms: number): string {
   return new Date(ms).toLocaleDateString(undefined, { month: "short", day: "numeric" });
 }
 
+/** The width the figure has on screen (so the chart's text keeps its size at any width). */
+function useWidth(): [RefObject<HTMLElement>, number] {
+  const ref = useRef<HTMLElement>(null);
+  const [w, setW] = useState(640);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setW(el.clientWidth || 640));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  return [ref, w];
+}
+
 /** The chart of `points` (oldest first), titled `title`. */
 export function RatingChart({ points, title }: { points: RatingPoint[]; title: string }) {
+  const [ref, width] = useWidth();
   if (!points.length) return <p class="muted">No rated matches yet.</p>;
+  const W = Math.max(280, Math.min(900, Math.round(width)));
+  const H = W < 500 ? 200 : 260;
   const lo0 = Math.min(...points.map((p) => p.rating - p.deviation));
   const hi0 = Math.max(...points.map((p) => p.rating + p.deviation));
   const pad = Math.max((hi0 - lo0) * 0.05, 10);
@@ -48,9 +66,13 @@ export function RatingChart({ points, title }: { points: RatingPoint[]; title: s
   const lower = points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating - p.deviation).toFixed(1)}`).reverse();
   const first = points[0];
   const last = points[points.length - 1];
-  const summary = `${title}: ${points.length} rated match${points.length === 1 ? "" : "es"}, from ${Math.round(first.rating)} to ${Math.round(last.rating)}; highest ${Math.round(Math.max(...points.map((p) => p.rating)))}, lowest ${Math.round(Math.min(...points.map((p) => p.rating)))}.`;
+  const rs = points.map((p) => Math.round(p.rating));
+  const summary =
+    points.length === 1
+      ? `${title}: ${rs[0]}, ${points[0].label}.`
+      : `${title}: ${points.length} points, from ${rs[0]} to ${rs[rs.length - 1]}; highest ${Math.max(...rs)}, lowest ${Math.min(...rs)}.`;
   return (
-    <figure class="chart">
+    <figure class="chart" ref={ref}>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={summary} preserveAspectRatio="xMidYMid meet">
         {marks(lo, hi).map((m) => (
           <g key={m}>
@@ -61,9 +83,12 @@ export function RatingChart({ points, title }: { points: RatingPoint[]; title: s
           </g>
         ))}
         {points.length > 1 && <polygon class="band" points={[...upper, ...lower].join(" ")} />}
+        {points.length === 1 && (
+          <line class="error-bar" x1={x(0)} x2={x(0)} y1={y(first.rating + first.deviation)} y2={y(first.rating - first.deviation)} />
+        )}
         {points.length > 1 && <polyline class="line" points={line} />}
         {points.map((p, i) => (
-          <circle key={i} class="dot" cx={x(i)} cy={y(p.rating)} r={points.length > 40 ? 2 : 3.5}>
+          <circle key={i} class="dot" cx={x(i)} cy={y(p.rating)} r={points.length > 40 ? 2.5 : 4}>
             <title>{`${day(p.atMs)}: ${Math.round(p.rating)} ±${Math.round(p.deviation)} (${p.label})`}</title>
           </circle>
         ))}

@@ -30,9 +30,9 @@ function Table({ page, me }: { page: GetLeaderboardResponse; me: string | undefi
           <tr>
             <th scope="col">Rank</th>
             <th scope="col">Player</th>
-            <th scope="col">Rating</th>
-            <th scope="col" class="wide">Deviation</th>
-            <th scope="col">Games</th>
+            <th scope="col" class="num">Rating</th>
+            <th scope="col" class="num wide">Deviation</th>
+            <th scope="col" class="num">Games</th>
           </tr>
         </thead>
         <tbody>
@@ -42,9 +42,9 @@ function Table({ page, me }: { page: GetLeaderboardResponse; me: string | undefi
               <td>
                 <PlayerLink id={e.playerId} name={e.displayName} />
               </td>
-              <td>{rating(e.rating)}</td>
-              <td class="wide">±{Math.round(e.deviation)}</td>
-              <td>{String(e.games)}</td>
+              <td class="num">{rating(e.rating)}</td>
+              <td class="num wide">±{Math.round(e.deviation)}</td>
+              <td class="num">{String(e.games)}</td>
             </tr>
           ))}
         </tbody>

@@ -11,6 +11,7 @@ import { href } from "../route.js";
 import { RatingChart, type RatingPoint } from "../chart.js";
 import { ErrorLine, gameTitle, loadGames, MatchLink, Panel, rating, shortId, useLoad, when } from "../ui.js";
 import { boardName } from "./Leaderboard.js";
+import { MyRecent } from "./MyRecent.js";
 
 interface GameRating {
   game: GameInfo;
@@ -43,6 +44,9 @@ async function load(playerId: string): Promise<Profile> {
   return { name: await nameOf(playerId, ratings), ratings };
 }
 
+/** Where every rating starts (lobby.proto: a player never rated has 1500, deviation 350). */
+const START = { rating: 1500, deviation: 350 };
+
 const RESULT: Record<string, string> = { "1": "won", "0.5": "drew", "0": "lost" };
 
 function result(score: number): string {
@@ -58,7 +62,7 @@ function Ratings({ ratings }: { ratings: GameRating[] }) {
           <tr>
             <th scope="col">Game</th>
             <th scope="col">Rating</th>
-            <th scope="col">Games</th>
+            <th scope="col" class="num wide">Games</th>
             <th scope="col">Rank</th>
           </tr>
         </thead>
@@ -67,17 +71,23 @@ function Ratings({ ratings }: { ratings: GameRating[] }) {
             <tr key={game.name}>
               <td>{game.title}</td>
               <td>
-                {rating(r.rating)} <span class="muted">±{Math.round(r.deviation)}</span>
-                {r.provisional && <span class="tag">provisional</span>}
+                {r.games === 0n ? (
+                  <span class="muted">not rated yet</span>
+                ) : (
+                  <>
+                    {rating(r.rating)} <span class="muted">±{Math.round(r.deviation)}</span>
+                    {r.provisional && <span class="tag">provisional</span>}
+                  </>
+                )}
               </td>
-              <td>{String(r.games)}</td>
+              <td class="num wide">{String(r.games)}</td>
               <td>
                 {r.rank !== undefined ? (
                   <a href={href({ page: "leaderboard", game: game.name, board: boardName(r.board) })}>
                     #{String(r.rank)}
                   </a>
                 ) : (
-                  <span class="muted">not shown</span>
+                  <span class="muted">{r.games === 0n ? "" : "not shown"}</span>
                 )}
               </td>
             </tr>
@@ -93,12 +103,16 @@ function History({ ratings }: { ratings: GameRating[] }) {
   const [pick, setPick] = useState(played[0]?.game.name ?? "");
   const shown = played.find((x) => x.game.name === pick) ?? played[0];
   if (!shown) return <p class="muted">No rated matches yet, so no history to draw.</p>;
-  const points: RatingPoint[] = [...shown.r.history].reverse().map((h) => ({
+  const history = [...shown.r.history].reverse();
+  const points: RatingPoint[] = history.map((h) => ({
     atMs: Number(h.atMs),
     rating: h.rating,
     deviation: h.deviation,
-    label: `${result(h.score)} against ${rating(h.opponentRating)}`,
+    label: `${result(h.score)} against a player rated ${rating(h.opponentRating)}`,
   }));
+  // The whole history is here (every rated match): it starts where every rating does.
+  if (Number(shown.r.games) === history.length)
+    points.unshift({ atMs: points[0].atMs, rating: START.rating, deviation: START.deviation, label: "the start, before any rated match" });
   return (
     <>
       {played.length > 1 && (
@@ -151,16 +165,21 @@ export function Player({ playerId }: { playerId: string }) {
       {mine && <p class="muted">This is you.</p>}
       <ErrorLine error={p.error} />
       {p.value && (
-        <div class="grid">
+        <div class="grid two">
           <Panel title="Ratings" id="ratings-h">
             <Ratings ratings={p.value.ratings} />
           </Panel>
-          <Panel title="Rating history" id="history-h">
-            <History ratings={p.value.ratings} />
-          </Panel>
-          <Panel title="Recent rated matches" id="recent-h" class="span">
+          <Panel title="Recent rated matches" id="recent-h">
             <Recent ratings={p.value.ratings} />
           </Panel>
+          <Panel title="Rating history" id="history-h" class="span">
+            <History ratings={p.value.ratings} />
+          </Panel>
+          {mine && (
+            <Panel title="Your recent matches" id="mine-h" class="span">
+              <MyRecent games={p.value.ratings.map((x) => x.game)} />
+            </Panel>
+          )}
         </div>
       )}
     </>

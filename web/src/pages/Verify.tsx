@@ -9,6 +9,11 @@ import { ErrorLine, gameTitle, MatchLink, Panel, Status, useGames } from "../ui.
 /** The most VerifyRecord takes (colosseum.proto: the 4 MiB message limit). */
 const MAX_BYTES = 4 * 1024 * 1024 - 1024;
 
+/** A game's name as VerifyRecord gives it (a refused record's may come JSON-quoted). */
+function unquote(name: string): string {
+  return name.replace(/^"(.*)"$/, "$1");
+}
+
 function Verdict({ v }: { v: VerifyRecordResponse }) {
   const games = useGames();
   if (!v.valid)
@@ -20,7 +25,7 @@ function Verdict({ v }: { v: VerifyRecordResponse }) {
         </p>
         {v.game && (
           <p class="muted">
-            {gameTitle(games.value, v.game)}; {v.steps} step{v.steps === 1 ? "" : "s"} replayed before it.
+            {gameTitle(games.value, unquote(v.game))}; {v.steps} step{v.steps === 1 ? "" : "s"} replayed.
           </p>
         )}
       </div>
@@ -31,7 +36,7 @@ function Verdict({ v }: { v: VerifyRecordResponse }) {
     <div class="verdict good" role="status">
       <p class="verdict-head">✓ This record replays to the same result.</p>
       <p>
-        {gameTitle(games.value, v.game)}, {v.steps} steps: {winner}
+        {gameTitle(games.value, unquote(v.game))}, {v.steps} steps: {winner}
         {r?.reason ? ` (${r.reason.replace(/_/g, " ")})` : ""}. The seed matches its commitment, and every event is
         as recorded.
       </p>
