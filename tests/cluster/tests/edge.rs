@@ -308,6 +308,7 @@ async fn the_gateway_follows_grpc_conventions() {
             "colosseum.v1.ColosseumService",
             "colosseum.v1.LobbyService",
             "colosseum.v1.TournamentService",
+            "colosseum.v1.TournamentViewService",
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",
             "grpc.reflection.v1alpha.ServerReflection",
