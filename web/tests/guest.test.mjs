@@ -6,6 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launchBrowser, screenshot, startCluster } from "./harness.mjs";
 import { grpcWebStatus } from "./grpcweb.mjs";
+import { assertNamedControls } from "./a11y.mjs";
 
 let cluster, browser;
 before(async () => {
@@ -26,6 +27,7 @@ test("a guest signs in with a chosen name and logs out", async () => {
   await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
   // The password rule is said before anything is typed.
   await assert.doesNotReject(page.getByText("At least 8 characters").waitFor());
+  await assertNamedControls(page, "sign-in page");
   await screenshot(page, "login");
 
   await page.getByRole("textbox", { name: "Display name", exact: true }).fill("Ada Guest");
@@ -42,6 +44,7 @@ test("a guest signs in with a chosen name and logs out", async () => {
   // The guest can use the lobby: the games and their bots are listed.
   await page.getByRole("button", { name: /Play Goofspiel \(GOPS\) against the .* bot/ }).first().waitFor();
   await page.getByRole("heading", { name: "Open seeks" }).waitFor();
+  await assertNamedControls(page, "lobby");
   await screenshot(page, "lobby");
   const phone = await context.newPage();
   await phone.setViewportSize({ width: 360, height: 780 });
@@ -50,6 +53,7 @@ test("a guest signs in with a chosen name and logs out", async () => {
   await phone.getByRole("button", { name: /against the .* bot/ }).first().waitFor();
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the lobby fits 360 px (overflows by ${overflow} px)`);
+  await assertNamedControls(phone, "lobby at 360 px");
   await screenshot(phone, "lobby-phone");
   await phone.close();
 
@@ -64,5 +68,12 @@ test("a guest signs in with a chosen name and logs out", async () => {
   assert.equal(await page.evaluate(() => localStorage.getItem("colosseum.session")), null);
   // The server refuses the old token from now on (UNAUTHENTICATED).
   assert.equal(await grpcWebStatus(cluster.url, "colosseum.v1.LobbyService/GetProfile", held.token), 16);
+
+  // A session the server no longer takes (ended elsewhere) is forgotten when the page opens.
+  await page.evaluate((s) => localStorage.setItem("colosseum.session", JSON.stringify(s)), held);
+  await page.reload();
+  await badge.getByText("Your session has ended.").waitFor();
+  await badge.getByRole("link", { name: "Sign in" }).waitFor();
+  assert.equal(await page.evaluate(() => localStorage.getItem("colosseum.session")), null);
   await context.close();
 });

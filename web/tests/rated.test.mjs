@@ -6,6 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launchBrowser, screenshot, startCluster } from "./harness.mjs";
+import { assertNamedControls } from "./a11y.mjs";
 
 let cluster, browser;
 before(async () => {
@@ -126,6 +127,7 @@ test("two accounts pair for a rated GOPS match, play it on the page and see thei
     // Your own line is marked.
     assert.equal(await p.page.locator("table.board tr.me").innerText().then((t) => t.includes(p.name)), true);
   }
+  await assertNamedControls(ann.page, "leaderboard");
   await screenshot(ann.page, "leaderboard");
 
   // Ann's player page: her rating, a one-point history, the rated match and a way to verify it.
@@ -149,6 +151,7 @@ test("two accounts pair for a rated GOPS match, play it on the page and see thei
   await ann.page.goBack();
   await ann.page.getByRole("heading", { name: "Ann", level: 1 }).waitFor();
   await ann.page.locator("figure.chart").waitFor();
+  await assertNamedControls(ann.page, "player page");
   await screenshot(ann.page, "player");
   // At phone width the page still fits: nothing wider than the screen.
   await ann.page.setViewportSize({ width: 360, height: 780 });

@@ -14,6 +14,7 @@ import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { ColosseumService } from "../src/gen/colosseum/v1/colosseum_pb.js";
 import { TournamentService } from "../src/gen/colosseum/v1/tournaments_pb.js";
 import { launchBrowser, repoDir, screenshot, startCluster } from "./harness.mjs";
+import { assertNamedControls } from "./a11y.mjs";
 
 let cluster, browser;
 before(async () => {
@@ -127,6 +128,7 @@ test("the tournament page follows a running swiss to its final standings", async
   // No key and no session anywhere: not in the page, not in a URL, not sent.
   assert.ok(!(await page.content()).includes("ck_"));
   assert.ok(sent.every((r) => !r.url.includes("ck_") && r.auth === ""), "the page sent no credentials");
+  await assertNamedControls(page, "tournament page");
   await screenshot(page, "tournament");
   await context.close();
 });

@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchBrowser, screenshot, startCluster } from "./harness.mjs";
 import { finishedBotMatch } from "./api-kit.mjs";
+import { assertNamedControls } from "./a11y.mjs";
 
 let cluster, browser;
 before(async () => {
@@ -29,6 +30,7 @@ test("a real record is accepted and a tampered one refused, naming the differenc
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(`${cluster.url}/#/verify`);
   await page.getByRole("heading", { name: "Verify a match record" }).waitFor();
+  await assertNamedControls(page, "verify page");
 
   // The real record, opened from a file: accepted.
   const file = join(cluster.home, `match-${matchId}.json`);

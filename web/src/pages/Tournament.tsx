@@ -60,6 +60,13 @@ function Summary({ t, follow }: { t: PublicTournament; follow: Following }) {
   );
 }
 
+/** Says so when the page holds only the newest of the games (a window of 500). */
+function GamesShown({ t }: { t: PublicTournament }) {
+  const shown = t.roundGames.reduce((n, r) => n + r.games.length, 0);
+  if (shown >= t.games) return null;
+  return <p class="note">The newest {shown} of {t.games} games.</p>;
+}
+
 export function Tournament({ tournamentId }: { tournamentId: string }) {
   const [offset, setOffset] = useState(0);
   const { page: t, state, error } = useTournament(tournamentId, offset, PAGE);
@@ -92,6 +99,7 @@ export function Tournament({ tournamentId }: { tournamentId: string }) {
             <Crosstable lines={t.standings} rounds={t.rounds} />
           </Panel>
           <Panel title="Rounds" id="rounds-h">
+            <GamesShown t={t} />
             <Rounds rounds={t.roundGames} />
           </Panel>
         </>
