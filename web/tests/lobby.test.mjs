@@ -62,7 +62,8 @@ test("bots, seeks, challenge links, live matches and a cancelled ticket from the
   await assertNamedControls(ann.page, "lobby with a seek waiting");
   const accept = bob.page.getByRole("button", { name: "Accept Ann's Goofspiel (GOPS) seek" });
   await accept.waitFor({ timeout: 15_000 }); // the list is read again every 5 s
-  await accept.click();
+  await accept.focus(); // by keyboard
+  await bob.page.keyboard.press("Enter");
   await bob.page.waitForURL(MATCH);
   await ann.page.waitForURL(MATCH, { timeout: 15_000 });
   const seekMatch = MATCH.exec(bob.page.url())[1];

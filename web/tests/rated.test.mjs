@@ -130,6 +130,14 @@ test("two accounts pair for a rated GOPS match, play it on the page and see thei
   await assertNamedControls(ann.page, "leaderboard");
   await screenshot(ann.page, "leaderboard");
 
+  // Bob's page, from the board: his name and rating, as anyone may see them.
+  await ann.page.locator("table.board").getByRole("link", { name: "Bob" }).click();
+  await ann.page.getByRole("heading", { name: "Bob", level: 1 }).waitFor();
+  await ann.page.getByRole("region", { name: "Recent rated matches" }).locator(`a[href="#/match/${matchId}"]`).waitFor();
+  assert.equal(await ann.page.getByRole("region", { name: "Your recent matches" }).count(), 0, "only one's own page lists one's own matches");
+  await ann.page.goBack();
+  await ann.page.locator("table.board").waitFor();
+
   // Ann's player page: her rating, a one-point history, the rated match and a way to verify it.
   await ann.page.locator("table.board").getByRole("link", { name: "Ann" }).click();
   await ann.page.getByRole("heading", { name: "Ann", level: 1 }).waitFor();
