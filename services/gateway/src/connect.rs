@@ -114,13 +114,16 @@ where
                 Kind::Unary => {
                     let bytes = match Limited::new(body, MAX_UNARY_BODY).collect().await {
                         Ok(c) => c.to_bytes(),
-                        Err(_) => {
-                            return Ok(error_response(
-                                &service_kit::serve::message_too_large(
+                        Err(e) => {
+                            // Over the largest limit, or a body the client never finished.
+                            let refused = if e.is::<http_body_util::LengthLimitError>() {
+                                service_kit::serve::message_too_large(
                                     service_kit::serve::MAX_LARGER_REQUEST_BYTES,
-                                ),
-                                &http::HeaderMap::new(),
-                            ));
+                                )
+                            } else {
+                                tonic::Status::cancelled("the request body ended unfinished")
+                            };
+                            return Ok(error_response(&refused, &http::HeaderMap::new()));
                         }
                     };
                     Body::new(Full::new(envelope(0, &bytes)))
