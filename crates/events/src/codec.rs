@@ -187,6 +187,9 @@ struct FixedMeta {
     commitment: String,
     move_time_ms: u64,
     created_at_ms: u64,
+    /// Absent in a match stored before the flag: unlisted.
+    #[serde(default)]
+    listed: bool,
 }
 
 /// Where matches created before the secret hash kept their seed: `seed` in `m`.
@@ -197,13 +200,22 @@ struct LegacySeed {
 
 /// The meta hash's fields: `m` (JSON), `seat0`, `seat1`.
 pub fn meta_fields(meta: &MatchMeta) -> [(&'static str, String); 3] {
-    let MatchMeta { game, options_json, commitment_hex, seats, move_time_ms, created_at_ms } = meta;
+    let MatchMeta {
+        game,
+        options_json,
+        commitment_hex,
+        seats,
+        move_time_ms,
+        created_at_ms,
+        listed,
+    } = meta;
     let fixed = FixedMeta {
         game: game.clone(),
         options: options_json.clone(),
         commitment: commitment_hex.clone(),
         move_time_ms: *move_time_ms,
         created_at_ms: *created_at_ms,
+        listed: *listed,
     };
     let json = serde_json::to_string(&fixed).expect("strings and integers serialize");
     [
@@ -228,6 +240,7 @@ pub fn meta_from_fields(m: &str, seat0: &str, seat1: &str) -> Result<MatchMeta, 
         seats: PerSeat([decode_holder(seat0)?, decode_holder(seat1)?]),
         move_time_ms: fixed.move_time_ms,
         created_at_ms: fixed.created_at_ms,
+        listed: fixed.listed,
     })
 }
 
@@ -341,6 +354,17 @@ mod tests {
         let moved = meta_without_seed(&old).unwrap();
         assert!(!moved.contains("seed") && !moved.contains("00ff"), "{moved}");
         assert_eq!(meta_from_fields(&moved, &s0, &s1), meta_from_fields(&m, &s0, &s1));
+    }
+
+    #[test]
+    fn a_meta_stored_before_the_listed_flag_reads_as_unlisted() {
+        let meta = crate::model::sample_meta();
+        assert!(meta.listed);
+        let [(_, m), (_, s0), (_, s1)] = meta_fields(&meta);
+        assert!(m.contains(r#""listed":true"#), "{m}");
+        let old = m.replace(r#","listed":true"#, "");
+        assert!(!old.contains("listed"), "{old}");
+        assert_eq!(meta_from_fields(&old, &s0, &s1), Ok(MatchMeta { listed: false, ..meta }));
     }
 
     #[test]

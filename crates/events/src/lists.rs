@@ -1,5 +1,7 @@
 //! The match lists: each player's matches (written when the player is seated) and each
-//! game's live matches (written when both seats are held, removed by the final step).
+//! game's live matches (written when both seats are held, removed by the final step), of
+//! listed matches only ([`MatchMeta::listed`]: a tenant's bulk matches and a private
+//! tournament's never go on a live list).
 //! Both are hints, newest first; the meta and the stored views are the truth, which
 //! readers check each entry against, dropping one that can no longer hold.
 
@@ -43,11 +45,17 @@ pub(crate) fn checked_game(game: &str) -> Result<(), StoreError> {
     }
 }
 
+/// The live list a match belongs on now: its game's, if it is listed and both its seats
+/// are held; none otherwise (an unlisted match never is, whoever is seated).
+pub(crate) fn live_game(meta: &MatchMeta) -> Option<&str> {
+    (meta.listed && meta.all_seated()).then_some(meta.game.as_str())
+}
+
 /// What seating `player` in `seat` of the match `meta` describes adds to the lists, before
 /// the claim itself: its place in the player's list if the claim can give the seat to
 /// them (the seat open, reserved for them or theirs already), and its place in the live
-/// list if the claim also fills the last seat. Written ahead of the claim, so a claim that
-/// is then refused leaves an entry readers skip.
+/// list if the claim also fills the last seat of a listed match. Written ahead of the
+/// claim, so a claim that is then refused leaves an entry readers skip.
 pub(crate) fn seating(meta: &MatchMeta, seat: Seat, player: PlayerId) -> (bool, bool) {
     let can_be_theirs = match &meta.seats[seat] {
         SeatHolder::Open => true,
@@ -56,7 +64,7 @@ pub(crate) fn seating(meta: &MatchMeta, seat: Seat, player: PlayerId) -> (bool, 
     };
     let other_held =
         matches!(&meta.seats[seat.other()], SeatHolder::Player(_) | SeatHolder::Bot(_));
-    (can_be_theirs, can_be_theirs && other_held)
+    (can_be_theirs, can_be_theirs && other_held && meta.listed)
 }
 
 /// The players a new match seats (each gets it in its list).
@@ -91,6 +99,18 @@ mod tests {
         assert_eq!(seating(&reserved, Seat::ONE, other), (true, true));
         assert_eq!(seating(&reserved, Seat::ZERO, me), (false, false));
         assert_eq!(seated_players(&open), vec![other]);
+        // An unlisted match: the player's list, never the live one.
+        let unlisted = MatchMeta { listed: false, ..open.clone() };
+        assert_eq!(seating(&unlisted, Seat::ONE, me), (true, false));
+    }
+
+    #[test]
+    fn only_a_listed_match_with_both_seats_held_is_live() {
+        let (a, b) = (PlayerId::random(), PlayerId::random());
+        let both = meta([SeatHolder::Player(a), SeatHolder::Player(b)]);
+        assert_eq!(live_game(&both), Some("gops"));
+        assert_eq!(live_game(&MatchMeta { listed: false, ..both }), None);
+        assert_eq!(live_game(&meta([SeatHolder::Player(a), SeatHolder::Open])), None);
     }
 
     #[test]

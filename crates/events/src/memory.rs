@@ -230,7 +230,7 @@ impl EventStore for MemoryStore {
         }
         if matches!(outcome, ClaimOutcome::Claimed | ClaimOutcome::AlreadyYours) {
             let listed = Listed { created_at_ms: m.meta.created_at_ms, id };
-            let live = m.meta.all_seated().then(|| m.meta.game.clone());
+            let live = crate::lists::live_game(&m.meta).map(str::to_string);
             state.lists.add_player(player, listed);
             if let Some(game) = live {
                 state.lists.add_live(&game, listed);
@@ -524,8 +524,10 @@ impl HostStore for MemoryStore {
             for player in crate::lists::seated_players(meta) {
                 state.lists.add_player(player, listed);
             }
-            if meta.all_seated() && crate::lists::listable_game(&meta.game) {
-                state.lists.add_live(&meta.game, listed);
+            if let Some(game) =
+                crate::lists::live_game(meta).filter(|g| crate::lists::listable_game(g))
+            {
+                state.lists.add_live(game, listed);
             }
         }
         Ok(())
@@ -588,6 +590,7 @@ mod tests {
             seats: rules_core::PerSeat([SeatHolder::Open, SeatHolder::Open]),
             move_time_ms: 1,
             created_at_ms: 0,
+            listed: true,
         };
         let secret = MatchSecret { seed_hex: "00".repeat(16) };
         store.create_match(id, &meta, &secret, &step(0)).await.expect("create");

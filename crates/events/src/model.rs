@@ -141,6 +141,11 @@ pub struct MatchMeta {
     pub move_time_ms: u64,
     /// When the match was created, in Unix milliseconds.
     pub created_at_ms: u64,
+    /// Whether the match goes on its game's live list (ListLiveMatches) once both seats
+    /// are held: set by whoever created it (a public casual match, a lobby pairing, a
+    /// public tournament's game); false for a tenant's bulk matches and a private
+    /// tournament's, and for any match stored before the flag (read as unlisted).
+    pub listed: bool,
 }
 
 impl MatchMeta {
@@ -271,6 +276,7 @@ pub(crate) fn sample_meta() -> MatchMeta {
         seats: PerSeat([SeatHolder::Open, SeatHolder::Bot("strong".into())]),
         move_time_ms: 30_000,
         created_at_ms: 1,
+        listed: true,
     }
 }
 

@@ -872,7 +872,8 @@ impl EventStore for RedisStore {
         player: PlayerId,
     ) -> Result<ClaimOutcome, StoreError> {
         // The lists first (other slots): a seat is never taken without its entries, and a
-        // retried claim writes them again. Only a claim that can seat `player` lists it.
+        // retried claim writes them again. Only a claim that can seat `player` lists it,
+        // and only a listed match's claim of the last seat puts it on its live list.
         if let Some(meta) = self.meta(id).await? {
             let (theirs, fills) = match_lists::seating(&meta, seat, player);
             if theirs {
@@ -1368,7 +1369,7 @@ impl HostStore for RedisStore {
         // The lists first (other slots): a match never exists unlisted, and a retried
         // creation writes them again; a creation refused leaves entries readers skip.
         let listed = Listed { created_at_ms: meta.created_at_ms, id };
-        let live = meta.all_seated().then_some(meta.game.as_str());
+        let live = match_lists::live_game(meta);
         self.list(&match_lists::seated_players(meta), live, listed).await?;
         let [(_, fixed), (_, seat0), (_, seat1)] = codec::meta_fields(meta);
         let [(_, seed)] = codec::secret_fields(secret);

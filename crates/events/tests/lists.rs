@@ -1,8 +1,9 @@
 //! The match lists' contract, on the `MemoryStore`, a `RedisStore` on a real
 //! `redis-server` and one on a real 3-primary Redis Cluster: a match is in each seated
 //! player's list and, once both seats are held, in its game's live list until its final
-//! step; pages run newest first without gaps or repeats (ties on one millisecond too); a
-//! player's list keeps the newest 1,000; display names and bot names read back.
+//! step, if it is a listed match (an unlisted one, a tenant's, never is); pages run newest
+//! first without gaps or repeats (ties on one millisecond too); a player's list keeps the
+//! newest 1,000; display names and bot names read back.
 
 #[macro_use]
 mod common;
@@ -24,6 +25,7 @@ fn meta(seats: [SeatHolder; 2], created_at_ms: u64) -> MatchMeta {
         seats: PerSeat(seats),
         move_time_ms: 30_000,
         created_at_ms,
+        listed: true,
     }
 }
 
@@ -41,9 +43,13 @@ fn entry(version: u64) -> Entry {
 }
 
 async fn create(store: &Store, seats: [SeatHolder; 2], created_at_ms: u64) -> MatchId {
+    create_as(store, meta(seats, created_at_ms)).await
+}
+
+async fn create_as(store: &Store, meta: MatchMeta) -> MatchId {
     let id = MatchId::random();
     let secret = MatchSecret { seed_hex: "00".repeat(16) };
-    store.create_match(id, &meta(seats, created_at_ms), &secret, &entry(0)).await.expect("create");
+    store.create_match(id, &meta, &secret, &entry(0)).await.expect("create");
     id
 }
 
@@ -66,6 +72,7 @@ async fn all_pages(store: &Store, player: PlayerId, size: usize) -> Vec<Listed> 
 
 suite!(
     seating_lists_a_match_and_its_final_step_ends_it_live,
+    an_unlisted_match_is_never_live_a_listed_one_is,
     pages_run_newest_first_without_gaps_or_repeats,
     a_players_list_keeps_the_newest,
     names_read_back,
@@ -126,6 +133,40 @@ async fn seating_lists_a_match_and_its_final_step_ends_it_live(store: Store) {
         let r = store.live_matches(bad, None, 10).await;
         assert!(matches!(r, Err(StoreError::InvalidArgument(_))), "{bad:?}: {r:?}");
     }
+}
+
+async fn an_unlisted_match_is_never_live_a_listed_one_is(store: Store) {
+    let (alice, bob, carol) = (PlayerId::random(), PlayerId::random(), PlayerId::random());
+    let unlisted = |seats, at| MatchMeta { listed: false, ..meta(seats, at) };
+    // Created with both seats held (a tenant's bulk match): in its players' lists only.
+    let both = [SeatHolder::Player(alice), SeatHolder::Player(bob)];
+    let seated = create_as(&store, unlisted(both.clone(), 1_000)).await;
+    let seated = Listed { created_at_ms: 1_000, id: seated };
+    assert_eq!(store.player_matches(alice, None, 10).await, Ok(vec![seated]));
+    assert_eq!(store.player_matches(bob, None, 10).await, Ok(vec![seated]));
+    assert_eq!(store.live_matches("gops", None, 10).await, Ok(vec![]));
+    // Its last seat filled by a claim, retried too: still not live.
+    let open = [SeatHolder::Player(carol), SeatHolder::Open];
+    let joined = create_as(&store, unlisted(open.clone(), 2_000)).await;
+    let joined = Listed { created_at_ms: 2_000, id: joined };
+    assert_eq!(store.claim_seat(joined.id, Seat::ONE, alice).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.claim_seat(joined.id, Seat::ONE, alice).await, Ok(ClaimOutcome::AlreadyYours));
+    assert_eq!(store.player_matches(alice, None, 10).await, Ok(vec![joined, seated]));
+    assert_eq!(store.live_matches("gops", None, 10).await, Ok(vec![]));
+    // What reads the meta learns it is unlisted.
+    let read = store.meta(joined.id).await.expect("meta").expect("a meta");
+    assert!(!read.listed && read.all_seated());
+
+    // The same two ways, listed: live.
+    let made = create_as(&store, meta(both, 3_000)).await;
+    let made = Listed { created_at_ms: 3_000, id: made };
+    assert_eq!(store.live_matches("gops", None, 10).await, Ok(vec![made]));
+    let claimed = create_as(&store, meta(open, 4_000)).await;
+    let claimed = Listed { created_at_ms: 4_000, id: claimed };
+    assert_eq!(store.live_matches("gops", None, 10).await, Ok(vec![made]), "a seat open");
+    assert_eq!(store.claim_seat(claimed.id, Seat::ONE, bob).await, Ok(ClaimOutcome::Claimed));
+    assert_eq!(store.live_matches("gops", None, 10).await, Ok(vec![claimed, made]));
+    assert!(store.meta(claimed.id).await.expect("meta").expect("a meta").listed);
 }
 
 async fn pages_run_newest_first_without_gaps_or_repeats(store: Store) {

@@ -980,6 +980,7 @@ async fn new_match(store: &Store) -> MatchId {
         seats: rules_core::PerSeat([events::SeatHolder::Open, events::SeatHolder::Open]),
         move_time_ms: 30_000,
         created_at_ms: NOW,
+        listed: true,
     };
     let secret = events::MatchSecret { seed_hex: "ab".repeat(16) };
     store.create_match(id, &meta, &secret, &step(0)).await.expect("create");

@@ -20,6 +20,7 @@ fn meta() -> MatchMeta {
         seats: PerSeat([SeatHolder::Open, SeatHolder::Open]),
         move_time_ms: 30_000,
         created_at_ms: 1_700_000_000_000,
+        listed: true,
     }
 }
 

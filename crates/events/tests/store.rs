@@ -34,6 +34,7 @@ fn meta(seats: [SeatHolder; 2]) -> MatchMeta {
         seats: PerSeat(seats),
         move_time_ms: 30_000,
         created_at_ms: 1_700_000_000_000,
+        listed: true,
     }
 }
 

@@ -254,7 +254,8 @@ pub async fn live_matches(
 }
 
 /// A listed live match as a spectator sees it; `None` if it is not live (dropped from its
-/// list once over).
+/// list once over) or not a listed match (a tenant's bulk match, a private tournament's:
+/// dropped from its list, where only a store that wrote it before the flag put it).
 async fn live(store: &Arc<dyn EventStore>, listed: Listed) -> Result<Option<v1::LiveMatch>, Error> {
     let id = listed.id;
     let Some(meta) = store.meta(id).await? else {
@@ -263,6 +264,10 @@ async fn live(store: &Arc<dyn EventStore>, listed: Listed) -> Result<Option<v1::
         }
         return Ok(None);
     };
+    if !meta.listed {
+        store.unlist_live_match(&meta.game, id).await?;
+        return Ok(None);
+    }
     if !meta.all_seated() {
         return Ok(None);
     }

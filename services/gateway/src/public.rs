@@ -229,6 +229,8 @@ impl srv::ColosseumService for Gateway {
                     seat0: holder_to_proto(&s0),
                     seat1: holder_to_proto(&s1),
                     move_time_ms,
+                    // A casual match (against a bot or a person): on its game's live list.
+                    listed: true,
                 },
                 &trace,
             ))

@@ -255,6 +255,8 @@ impl Matcher {
                 seat0: seat(0),
                 seat1: seat(1),
                 move_time_ms: p.queue.move_time_ms,
+                // A lobby match (a queue's pairing or an accepted seek): live-listed.
+                listed: true,
             })
             .await
             .map_err(CallError::from);

@@ -46,6 +46,7 @@ impl srv::RulesEngineService for RulesEngineApi {
             seat0,
             seat1,
             move_time_ms,
+            listed,
         } = req.into_inner();
         let id = match_id(&id)?;
         let span = tracing::info_span!("create_match", match_id = %id, game = %game);
@@ -57,6 +58,7 @@ impl srv::RulesEngineService for RulesEngineApi {
                 &options_json,
                 [holder_from_proto(seat0)?, holder_from_proto(seat1)?],
                 move_time_ms,
+                listed,
             )
             .instrument(span)
             .await?;

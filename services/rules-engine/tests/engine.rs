@@ -27,7 +27,7 @@ async fn new_match_timed(e: &Arc<Engine>, game: &str, move_time_ms: u64) -> Matc
         SeatHolder::Player(events::PlayerId::random()),
         SeatHolder::Player(events::PlayerId::random()),
     ];
-    e.create(id, game, "", seats, move_time_ms).await.unwrap();
+    e.create(id, game, "", seats, move_time_ms, true).await.unwrap();
     id
 }
 
@@ -124,7 +124,8 @@ async fn views(e: &Engine, id: MatchId) -> Vec<v1::GetViewResponse> {
 async fn games_of_another_family_are_refused() {
     let (_store, e) = engine(60_000);
     let seats = [SeatHolder::Open, SeatHolder::Open];
-    let err = e.create(MatchId::random(), "masterminds", "", seats, 60_000).await.unwrap_err();
+    let err =
+        e.create(MatchId::random(), "masterminds", "", seats, 60_000, true).await.unwrap_err();
     assert!(err.to_string().contains("is a duel game; this engine hosts goofspiel"), "{err}");
 }
 

@@ -128,11 +128,17 @@ pub async fn missing_players(
 }
 
 /// Creates a tenant match in its engine (a match already there is this one: its id is
-/// derived), answering its seed commitment.
+/// derived), answering its seed commitment. `listed`: whether it goes on its game's public
+/// live list (ListLiveMatches): only a public tournament's games do; a bulk match or a
+/// private tournament's game is the tenant's alone.
 ///
 /// # Errors
 /// The engine refused or did not answer.
-pub async fn create_in_engine(engines: &Engines, m: &OwnedMatch) -> Result<String, Error> {
+pub async fn create_in_engine(
+    engines: &Engines,
+    m: &OwnedMatch,
+    listed: bool,
+) -> Result<String, Error> {
     let engine = engines.for_match(&m.game.game, m.match_id)?;
     let seat = |i: usize| fields::holder_to_proto(&SeatHolder::Player(m.players[i]));
     let created = engine
@@ -144,6 +150,7 @@ pub async fn create_in_engine(engines: &Engines, m: &OwnedMatch) -> Result<Strin
             seat0: seat(0),
             seat1: seat(1),
             move_time_ms: m.game.move_time_ms,
+            listed,
         })
         .await
         .map_err(CallError::from);
@@ -336,7 +343,8 @@ impl Bulk {
         let due = all.into_iter().filter(|m| m.start_at_ms == 0);
         let created: Vec<Result<(OwnedMatch, String), Error>> = futures_util::stream::iter(due)
             .map(|m| async move {
-                let c = create_in_engine(&self.engines, &m).await?;
+                // A tenant's bulk match is never on a public list.
+                let c = create_in_engine(&self.engines, &m, false).await?;
                 Ok((m, c))
             })
             .buffer_unordered(CREATING_AT_ONCE)
@@ -376,7 +384,7 @@ impl Bulk {
             return Ok(());
         };
         let mut m = OwnedMatch::parse(&json)?;
-        m.commitment = create_in_engine(&self.engines, &m).await?;
+        m.commitment = create_in_engine(&self.engines, &m, false).await?;
         m.state = State::Running;
         let at_ms = now_ms();
         self.store

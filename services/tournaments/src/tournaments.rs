@@ -767,9 +767,11 @@ impl Tournaments {
         if todo.is_empty() {
             return Ok(());
         }
+        // Only a tournament with a public page shows its games on the live lists.
+        let listed = loaded.spec.public_page;
         let created: Vec<Result<OwnedMatch, Error>> = futures_util::stream::iter(todo)
             .map(|mut m| async move {
-                m.commitment = create_in_engine(&self.engines, &m).await?;
+                m.commitment = create_in_engine(&self.engines, &m, listed).await?;
                 m.state = State::Running;
                 Ok(m)
             })

@@ -9,6 +9,14 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 use tonic::Code;
 
+/// The ids of the live GOPS matches `p` is shown (the first page, 100 at most).
+async fn live_ids(p: &Player) -> Vec<String> {
+    let req =
+        v1::ListLiveMatchesRequest { game: "gops".into(), page_size: 100, page_token: "".into() };
+    let r = p.client.api().list_live_matches(p.client.request(req)).await.expect("live list");
+    r.into_inner().matches.into_iter().map(|m| m.match_id).collect()
+}
+
 fn reason(s: &tonic::Status) -> String {
     use tonic_types::StatusExt;
     s.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
@@ -33,6 +41,7 @@ async fn two_accounts_queue_play_and_are_rated_once() {
     let (mb, sb) = bob.assignment(&tb.ticket_id, Duration::from_secs(10)).await;
     assert_eq!(ma, mb, "one match for both");
     assert_ne!(sa, sb, "two seats");
+    assert_eq!(live_ids(&alice).await, std::slice::from_ref(&ma), "a lobby match is listed live");
     let seats = if sa == 0 { [&alice, &bob] } else { [&bob, &alice] };
     let played = play_out(seats, &ma, &mut Picker::new(7), 100).await;
     let outcome = played.last.outcome.clone().expect("an outcome");
@@ -245,6 +254,7 @@ async fn cancel_expiry_and_seeks() {
     let (m, s) = erin.assignment(&seek.ticket_id, Duration::from_secs(10)).await;
     assert_eq!(m, mine.match_id);
     assert_ne!(s, mine.seat);
+    assert!(live_ids(&frank).await.contains(&m), "an accepted seek's match is listed live");
     let late = env.player("gina").await;
     assert_status(accept(&late, "g-1").await, Code::FailedPrecondition, "no longer open");
     let own = accept(&erin, "e-2").await;

@@ -1,13 +1,16 @@
 //! The web client's lists and the record check, on a real cluster: ListMyMatches shows a
 //! player its own matches (in progress and finished, paged, never another's),
-//! ListLiveMatches lists a match while it is played and drops it when it ends,
-//! VerifyRecord accepts a real record and names a tampered one's first difference; and
+//! ListLiveMatches lists a match while it is played and drops it when it ends, and lists
+//! only matches meant to be seen (a casual or a public tournament's, never a tenant's bulk
+//! match or a private tournament's), VerifyRecord accepts a real record and names a tampered one's first difference; and
 //! twin matches that differ only in a sealed bid list byte for byte alike to those who may
 //! not see it.
 
 use api::v1::{self, MyMatchState, SeatResult};
-use cluster_tests::{Env, Player, assert_status, bot, create_request, gops, open};
+use client::platform::Platform;
+use cluster_tests::{Env, Player, assert_status, bot, create_request, gops, gops3, open};
 use prost::Message;
+use std::collections::BTreeSet;
 use tonic::Code;
 use tonic_types::StatusExt;
 
@@ -209,6 +212,115 @@ async fn a_live_match_is_listed_for_any_session_until_it_ends() {
     }
     let anonymous = api.list_live_matches(v1::ListLiveMatchesRequest::default()).await;
     assert_status(anonymous, Code::Unauthenticated, "session");
+    env.shutdown().await;
+}
+
+/// A swiss of `players` (three rounds of 3-card GOPS), its page public or not, with its
+/// first round started: that round's pairings.
+async fn tournament_round_one(
+    p: &Platform,
+    key: &str,
+    players: &[Player],
+    public_page: bool,
+) -> Vec<v1::Pairing> {
+    let entrants = players
+        .iter()
+        .map(|pl| v1::Entrant {
+            player_id: pl.id.clone(),
+            seed_rating: None,
+            name: pl.name.clone(),
+        })
+        .collect();
+    let created = p
+        .api()
+        .create_tournament(p.request(v1::CreateTournamentRequest {
+            idempotency_key: key.into(),
+            name: key.into(),
+            format: Some(v1::TournamentFormat {
+                kind: Some(v1::tournament_format::Kind::Swiss(v1::Swiss { rounds: 3 })),
+            }),
+            game: Some(gops3()),
+            entrants,
+            round_gap_ms: 0,
+            public_page,
+        }))
+        .await
+        .expect("created")
+        .into_inner()
+        .tournament
+        .expect("a tournament");
+    let req = v1::StartRoundRequest { tournament_id: created.tournament_id, round: 1 };
+    let r = p.api().start_round(p.request(req)).await.expect("round 1").into_inner();
+    r.round.expect("paired").pairings
+}
+
+/// A guest's ListLiveMatches shows only matches meant to be seen: a casual bot match and
+/// a public tournament's games; never a tenant's bulk match or a private tournament's
+/// games, though each is being played (both seats held, a bid made, no result), and each
+/// of its players still finds it in their own list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_casual_and_public_tournament_matches_are_listed_live() {
+    let env = Env::start().await;
+    let scopes = ["matches:create", "tournaments:manage", "results:read"];
+    let (_, _, platform) = env.tenant("Private Org", &scopes).await;
+    let mut players = Vec::new();
+    for i in 0..10 {
+        players.push(env.player(&format!("p{i}")).await);
+    }
+    let by_id = |id: &str| players.iter().find(|p| p.id == id).expect("an entrant");
+
+    // A tenant's bulk match, private and public tournaments' first rounds.
+    let spec = v1::MatchSpec {
+        game: Some(gops3()),
+        seat0_player_id: players[0].id.clone(),
+        seat1_player_id: players[1].id.clone(),
+        start_at_ms: 0,
+        label: String::new(),
+    };
+    let bulk = v1::CreateMatchesRequest {
+        idempotency_key: "bulk-1".into(),
+        matches: vec![spec],
+        validate_only: false,
+    };
+    let created = platform.api().create_matches(platform.request(bulk)).await.expect("bulk");
+    let bulk_ids = created.into_inner().match_ids;
+    assert_eq!(bulk_ids.len(), 1);
+    let private = tournament_round_one(&platform, "private", &players[2..6], false).await;
+    let public = tournament_round_one(&platform, "public", &players[6..10], true).await;
+    assert_eq!((private.len(), public.len()), (2, 2));
+    // Each of them being played: seat 0 has bid.
+    let mut hidden: Vec<(String, &Player)> =
+        bulk_ids.iter().map(|id| (id.clone(), &players[0])).collect();
+    hidden.extend(private.iter().map(|g| (g.match_id.clone(), by_id(&g.seat0_player_id))));
+    let shown: Vec<(String, &Player)> =
+        public.iter().map(|g| (g.match_id.clone(), by_id(&g.seat0_player_id))).collect();
+    for (id, seat0) in hidden.iter().chain(&shown) {
+        seat0.submit(id, gops(1)).await.expect("seat 0 bids");
+    }
+    // A guest's casual match against a bot.
+    let guest = env.player("visitor").await;
+    let req = create_request("gops", "", bot("random"), 0);
+    let casual = guest.create(req).await.expect("a bot match").match_id;
+    // The bot takes its seat, then bids at once: both seats held.
+    cluster_tests::wait_view(&guest, &casual, 200, |v| v.version >= 1).await;
+
+    let live: BTreeSet<String> =
+        all_live(&guest, "", 20).await.into_iter().map(|m| m.match_id).collect();
+    let mut want: BTreeSet<String> = shown.iter().map(|(id, _)| id.clone()).collect();
+    want.insert(casual.clone());
+    assert_eq!(live, want, "the public tournament's games and the bot match, nothing else");
+    assert_eq!(
+        all_live(&guest, "gops", 1).await.len(),
+        want.len(),
+        "one game's list, a page of one at a time: the same"
+    );
+    for (id, seat0) in &hidden {
+        // Still in play, and in its player's own list.
+        let view = guest.view(id).await;
+        assert!(view.outcome.is_none() && view.version >= 1, "{id}: {view:?}");
+        let theirs = all_mine(seat0, MyMatchState::InProgress, 20).await;
+        assert!(theirs.iter().any(|m| &m.match_id == id), "{id} in {}'s own list", seat0.name);
+    }
     env.shutdown().await;
 }
 

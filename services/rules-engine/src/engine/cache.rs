@@ -508,7 +508,7 @@ mod tests {
         let mut ids = Vec::new();
         for i in 0..10i64 {
             let id = MatchId::random();
-            e.create(id, "gops", "", seats(), 60_000).await.unwrap();
+            e.create(id, "gops", "", seats(), 60_000, true).await.unwrap();
             // Seat 0 bids 1..=10 in its match: each step makes its match hot.
             let mv = StepIn::Move { seat: Seat::ZERO, mv: bid(i + 1) };
             let r = e.step(id, mv, None, Some(format!("a{i}")), None).await.unwrap();

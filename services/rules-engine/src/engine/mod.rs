@@ -138,7 +138,8 @@ impl Engine {
 
     /// Creates a match: validates the options, draws the seed, writes meta and version 0
     /// and arms the first deadline (in a task of its own: both writes happen, or the
-    /// caller hears of the failure).
+    /// caller hears of the failure). `listed`: whether it goes on its game's live list
+    /// once both seats are held (`MatchMeta::listed`).
     ///
     /// # Errors
     /// Bad options (INVALID_ARGUMENT), a game of another family, the store.
@@ -149,6 +150,7 @@ impl Engine {
         options_json: &str,
         seats: [SeatHolder; 2],
         move_time_ms: u64,
+        listed: bool,
     ) -> Result<String, EngineError> {
         let _timer = service_kit::metrics::Timer::start(
             crate::metrics::APPLY_SECONDS,
@@ -175,6 +177,7 @@ impl Engine {
             seats: rules_core::PerSeat(seats),
             move_time_ms,
             created_at_ms: now,
+            listed,
         };
         let secret = MatchSecret { seed_hex: seed.to_hex() };
         let due = meta.all_seated().then(|| {
