@@ -84,11 +84,17 @@ fn check(bytes: &[u8]) -> Result<v1::VerifyRecordResponse, FieldError> {
         Err(m) => v1::VerifyRecordResponse {
             valid: false,
             difference: truncate(difference(&m)),
-            game: clipped(&record.game),
+            game: known_game(&record.game),
             steps: replayed(&m, total),
             result: None,
         },
     })
+}
+
+/// The record's game as the registry names it, or empty for a name no game has (so a
+/// client can show it as it is, and nothing of the record's own text is echoed).
+fn known_game(name: &str) -> String {
+    games::GAMES.iter().find(|g| g.name == name).map(|g| g.name.to_string()).unwrap_or_default()
 }
 
 /// How many steps were replayed before `m` was found.
@@ -270,6 +276,11 @@ mod tests {
         assert!(bad.difference.starts_with(&format!("event {} differs", last + 1)), "{bad:?}");
         assert!(bad.difference.len() <= MAX_DIFFERENCE_BYTES, "{}", bad.difference.len());
         assert!(bad.difference.contains("bytes)"), "the long value is cut: {}", bad.difference);
+        assert_eq!(bad.game, "gops", "a tampered record's game is named as it is");
+        let mut unknown = record.clone();
+        unknown.game = "x".repeat(1000);
+        let bad = check(&as_bytes(&unknown)).expect("an answer");
+        assert!(!bad.valid && bad.game.is_empty(), "an unknown game is not echoed: {bad:?}");
     }
 
     #[test]
