@@ -119,20 +119,77 @@ export async function screenshot(page, name) {
 }
 
 /**
- * Records every gRPC-Web message body the page receives (base64 of the raw bytes) and
- * sends, so a test can look for what a seat must never get.
+ * Records every gRPC-Web body the page sends and receives, as it arrives: a server
+ * stream's bytes are there while the stream is still open (a CDP session streams each
+ * response's data as Chromium reads it), so a test can look at what a seat got before a
+ * reveal. Each entry's `response` grows as data comes; `messages()` splits it into the
+ * gRPC-Web data frames received so far (trailers left out).
  * @param {import("playwright-core").Page} page
  */
-export function recordNetwork(page) {
-  /** @type {{url: string, request: Buffer | null, response: Buffer}[]} */
+export async function recordNetwork(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  /** @type {{url: string, request: Buffer | null, response: Buffer, done: boolean, messages: () => Buffer[]}[]} */
   const seen = [];
-  page.on("response", async (r) => {
-    try {
-      const body = await r.body();
-      seen.push({ url: r.url(), request: r.request().postDataBuffer(), response: body });
-    } catch {
-      // a stream cut by the test's end: nothing to keep
-    }
+  const byId = new Map();
+  cdp.on("Network.requestWillBeSent", (e) => {
+    const parts = e.request.postDataEntries?.map((p) => Buffer.from(p.bytes ?? "", "base64")) ?? [];
+    const entry = {
+      url: e.request.url,
+      request: parts.length ? Buffer.concat(parts) : null,
+      response: Buffer.alloc(0),
+      done: false,
+      streamed: false,
+      messages() {
+        return grpcWebFrames(this.response);
+      },
+    };
+    byId.set(e.requestId, entry);
+    seen.push(entry);
+  });
+  cdp.on("Network.responseReceived", (e) => {
+    const entry = byId.get(e.requestId);
+    if (!entry) return;
+    cdp
+      .send("Network.streamResourceContent", { requestId: e.requestId })
+      .then((r) => {
+        entry.streamed = true;
+        entry.response = Buffer.concat([Buffer.from(r.bufferedData, "base64"), entry.response]);
+      })
+      .catch(() => {
+        // Finished before streaming could start: loadingFinished reads the whole body.
+      });
+  });
+  cdp.on("Network.dataReceived", (e) => {
+    const entry = byId.get(e.requestId);
+    if (entry && e.data) entry.response = Buffer.concat([entry.response, Buffer.from(e.data, "base64")]);
+  });
+  cdp.on("Network.loadingFinished", (e) => {
+    const entry = byId.get(e.requestId);
+    if (!entry) return;
+    entry.done = true;
+    if (entry.streamed) return;
+    cdp
+      .send("Network.getResponseBody", { requestId: e.requestId })
+      .then((b) => {
+        if (!entry.streamed) entry.response = Buffer.from(b.body, b.base64Encoded ? "base64" : "utf8");
+      })
+      .catch(() => {});
   });
   return seen;
+}
+
+/**
+ * The data frames of a gRPC-Web body (flag 0: a message; 0x80 frames are trailers).
+ * @param {Buffer} body
+ */
+export function grpcWebFrames(body) {
+  const out = [];
+  for (let i = 0; i + 5 <= body.length; ) {
+    const len = body.readUInt32BE(i + 1);
+    if (i + 5 + len > body.length) break; // a frame still arriving
+    if ((body[i] & 0x80) === 0) out.push(body.subarray(i + 5, i + 5 + len));
+    i += 5 + len;
+  }
+  return out;
 }

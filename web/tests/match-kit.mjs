@@ -76,18 +76,23 @@ export function collectErrors(page) {
 
 /**
  * Clicks `submit` (the button that sends the move) and waits until the page heard of it:
- * a new line in the event log (the viewer's own sealed move, a tile placed...) or the end.
+ * a new line in the event log (the viewer's own sealed move, a tile placed...; the log's
+ * `data-lines` counts them all, drawn or not) or the end.
  * @param {import("playwright-core").Page} page
  * @param {import("playwright-core").Locator} submit
  */
 export async function send(page, submit) {
-  const lines = page.locator(".eventlog li");
-  const before = await lines.count();
+  const count = () =>
+    page.evaluate(() => Number(document.querySelector(".eventlog ol.log")?.getAttribute("data-lines") ?? 0));
+  const before = await count();
   await submit.click();
   await page.waitForFunction(
-    (n) => document.querySelectorAll(".eventlog li").length > n || document.querySelector(".endscreen") !== null,
+    (n) =>
+      Number(document.querySelector(".eventlog ol.log")?.getAttribute("data-lines") ?? 0) > n ||
+      document.querySelector(".endscreen") !== null,
     before,
-    { timeout: 30_000 },
+    // Polled on a timer: animation frames stop in a page that is not in front.
+    { timeout: 30_000, polling: 100 },
   );
 }
 
@@ -110,11 +115,14 @@ export const playOne = {
     await hand.getByRole("button", { name: `Bid ${m[1]}`, exact: true }).click();
     await send(page, hand.getByRole("button", { name: /^Seal bid: / }));
   },
-  /** @param {import("playwright-core").Page} page */
-  async "dueling-monsters"(page) {
+  /**
+   * @param {import("playwright-core").Page} page
+   * @param {"first" | "last"} [pick] the lowest or the highest cards left
+   */
+  async "dueling-monsters"(page, pick = "last") {
     const mine = page.getByRole("region", { name: "Your cards" });
-    await enabled(mine, /^Monster level \d, \d+ left$/).last().click();
-    await enabled(mine, /^Weapon \d$/).last().click();
+    await enabled(mine, /^Monster level \d, \d+ left$/)[pick]().click();
+    await enabled(mine, /^Weapon \d$/)[pick]().click();
     await send(page, mine.getByRole("button", { name: /^Play monster \d with weapon \d$/ }));
   },
   /** @param {import("playwright-core").Page} page */
@@ -166,6 +174,15 @@ export const playOne = {
     await send(page, mine.getByRole("button", { name: /^Play / }));
   },
 };
+
+// A page not in front gets no animation frames, and Playwright waits for frames to see a
+// button stand still before clicking it: each move brings its page to the front first.
+for (const [game, play] of Object.entries(playOne)) {
+  playOne[game] = async (page, ...rest) => {
+    await page.bringToFront();
+    return play(page, ...rest);
+  };
+}
 
 /**
  * Plays the viewer's moves until the match ends (or `max` moves); answers how many.

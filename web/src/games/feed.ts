@@ -133,6 +133,7 @@ export class MatchFeed {
       }
       this.setView(v, Date.now());
       this.changed();
+      void this.awaitOpponent(signal);
       await this.watch(signal);
     } catch (e) {
       if (signal.aborted) return;
@@ -150,6 +151,30 @@ export class MatchFeed {
       this.fatal =
         e instanceof ConnectError && e.code === Code.NotFound ? "There is no match with this id." : plainError(e);
       this.changed();
+    }
+  }
+
+  /** Whether the viewer holds a seat and the other is still open or only reserved. */
+  get waiting(): boolean {
+    const r = this.resp;
+    if (!r || r.outcome || r.seat === undefined) return false;
+    if (r.deadlineAtMs !== undefined || r.deadlineInMs !== undefined) return false;
+    return r.playerIds.length < 2 || r.playerIds.some((h) => h === "" || h.startsWith("reserved:"));
+  }
+
+  /** A seat taken adds no version to the match (the stream says nothing until the next
+   * move), so while the other seat is open GetView is asked every two seconds: the clock
+   * starts, and the page shows it, as soon as the opponent sits down. */
+  private async awaitOpponent(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && this.waiting) {
+      await sleep(2000, signal);
+      if (signal.aborted || !this.waiting) return;
+      try {
+        this.setView(await matches.getView({ matchId: this.matchId }, { signal }), Date.now());
+        this.changed();
+      } catch {
+        // The stream and the next poll carry on.
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 // The event log: each event the viewer received, in plain words (each game's narrator
 // writes its own; the match-level ones are written here), newest first, with the newest
 // also read out by screen readers.
+import { useState } from "preact/hooks";
 import type { Event } from "../gen/colosseum/v1/games_pb.js";
 import type { Entry, Names } from "./common.js";
 
@@ -69,8 +70,13 @@ export function keyOf(e: Entry): string {
   return `${e.version}:${e.index}`;
 }
 
+/** Lines drawn at first: a long match's log stays quick to draw. */
+const SHOWN = 120;
+
 export function EventLog({ lines }: { lines: Line[] }) {
+  const [all, setAll] = useState(false);
   const newest = lines.length ? lines[lines.length - 1] : undefined;
+  const shown = all ? lines : lines.slice(-SHOWN);
   return (
     <section class="panel eventlog" aria-labelledby="log-title">
       <h2 id="log-title">What happened</h2>
@@ -80,14 +86,19 @@ export function EventLog({ lines }: { lines: Line[] }) {
       {lines.length === 0 ? (
         <p class="muted">Nothing yet.</p>
       ) : (
-        <ol reversed class="log">
-          {[...lines].reverse().map((l) => (
+        <ol class="log" data-lines={lines.length}>
+          {[...shown].reverse().map((l) => (
             <li key={l.key} class={`${l.private ? "private" : ""}${l.strong ? " strong" : ""}`}>
               {l.text}
               {l.private && <span class="muted"> (only you see this)</span>}
             </li>
           ))}
         </ol>
+      )}
+      {lines.length > shown.length && (
+        <button type="button" class="small" onClick={() => setAll(true)}>
+          Show all {lines.length} lines
+        </button>
       )}
     </section>
   );

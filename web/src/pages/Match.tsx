@@ -128,7 +128,8 @@ export function MatchPage({ matchId, me }: { matchId: string; me: Session | null
     );
   }
   const seat = resp.seat;
-  const waiting = !resp.outcome && resp.playerIds.some((h) => h === "" || h.startsWith("reserved:"));
+  // A seat still open (or held for an invited player): no clock runs until it is taken.
+  const waiting = feed.waiting;
   const Board = ui.Board;
   const phaseText =
     feed.phase === "reconnecting"
