@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { fromBinary, toJson } from "@bufbuild/protobuf";
 import { GetViewResponseSchema, WatchMatchResponseSchema } from "../src/gen/colosseum/v1/colosseum_pb.js";
 import { launchBrowser, recordNetwork, screenshot, startCluster } from "./harness.mjs";
-import { collectErrors, guestClient, myTurnOrEnd, openMatch, playOne, send } from "./match-kit.mjs";
+import { assertAccessible, collectErrors, guestClient, myTurnOrEnd, openMatch, playOne, send } from "./match-kit.mjs";
 
 let cluster, browser;
 before(async () => {
@@ -141,12 +141,14 @@ test("two players duel on the page; seat 1 never holds seat 0's sealed cards bef
   const [da, db] = [await drawn(seat1[0]), await drawn(seat1[1])];
   assert.deepEqual(da, db, "seat 1's page draws the same in both twins");
   assert.doesNotMatch(da.log, /weapon 9|weapon 2|level 1 monster|level 3 monster/);
+  await assertAccessible(seat1[0]);
   await screenshot(seat1[0], "match-dueling-monsters");
   const phone = await ctx1.newPage();
   await phone.setViewportSize({ width: 360, height: 780 });
   await openMatch(phone, cluster.url, twins[0], held);
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the Dueling Monsters page fits 360 px (overflows by ${overflow} px)`);
+  await assertAccessible(phone);
   await screenshot(phone, "match-dueling-monsters-phone");
   await phone.close();
 

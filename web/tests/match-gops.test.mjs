@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { launchBrowser, screenshot, startCluster } from "./harness.mjs";
-import { collectErrors, guestClient, myTurnOrEnd, openMatch, recordOf } from "./match-kit.mjs";
+import { assertAccessible, collectErrors, guestClient, myTurnOrEnd, openMatch, recordOf } from "./match-kit.mjs";
 
 let cluster, browser;
 before(async () => {
@@ -56,12 +56,14 @@ test("a guest plays GOPS against the bot to its end by clicking; the end screen 
       .waitFor({ timeout: 30_000 });
     if (played === 4) {
       await page.getByText(/^Round 4: /).first().waitFor();
+      await assertAccessible(page);
       await screenshot(page, "match-gops");
       const phone = await context.newPage();
       await phone.setViewportSize({ width: 360, height: 780 });
       await openMatch(phone, cluster.url, created.matchId, me.session);
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the GOPS page fits 360 px (overflows by ${overflow} px)`);
+      await assertAccessible(phone);
       await screenshot(phone, "match-gops-phone");
       await phone.close();
     }
@@ -86,6 +88,7 @@ test("a guest plays GOPS against the bot to its end by clicking; the end screen 
   assert.equal(await end.getByRole("link", { name: "Verify", exact: true }).getAttribute("href"), `#/verify/${created.matchId}`);
   // Each bid was read back in plain words.
   await page.getByText(/^Round 13: /).first().waitFor();
+  await assertAccessible(page);
   await screenshot(page, "match-gops-end");
 
   const [download] = await Promise.all([

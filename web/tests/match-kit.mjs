@@ -197,3 +197,27 @@ export async function playToEnd(page, game, max = 500) {
   }
   return moves;
 }
+
+/**
+ * Every control on the page has an accessible name, and no element carries an inline
+ * style attribute (the gateway's CSP allows none).
+ * @param {import("playwright-core").Page} page
+ */
+export async function assertAccessible(page) {
+  const problems = await page.evaluate(() => {
+    const out = [];
+    const controls = document.querySelectorAll("button, [role=button], input, select, textarea, a[href], [tabindex]");
+    for (const el of controls) {
+      const labelled = el.getAttribute("aria-labelledby");
+      const name =
+        el.getAttribute("aria-label") ||
+        (labelled && document.getElementById(labelled)?.textContent) ||
+        (el.labels && [...el.labels].map((l) => l.textContent).join(" ")) ||
+        el.textContent;
+      if (!name || !name.trim()) out.push(`no name: ${el.outerHTML.slice(0, 120)}`);
+    }
+    for (const el of document.querySelectorAll("[style]")) out.push(`inline style: ${el.outerHTML.slice(0, 120)}`);
+    return out;
+  });
+  if (problems.length) throw new Error(problems.join("\n"));
+}

@@ -68,6 +68,7 @@ export function makeNames(
   mySeat: number | undefined,
   holders: string[],
   opponent: { name: string; bot: boolean } | null = null,
+  players: string[] | null = null,
 ): Names {
   const bot = (s: number) => {
     const h = holders[s] ?? "";
@@ -102,7 +103,7 @@ export function makeNames(
                 ? "Invited player"
                 : mySeat !== undefined
                   ? opponent?.name || "Opponent"
-                  : "Player";
+                  : players?.[s] || "Player";
       return `${who} (${COLOURS[s] ?? s})`;
     },
   };
@@ -159,6 +160,11 @@ export function useKeys(enabled: boolean, on: (e: KeyboardEvent) => boolean): vo
     addEventListener("keydown", h);
     return () => removeEventListener("keydown", h);
   }, [enabled]);
+}
+
+/** After a shortcut chose something: focus the board's main button, so Enter presses it. */
+export function focusAction(): void {
+  setTimeout(() => document.querySelector<HTMLButtonElement>(".board .actions button.primary:not(:disabled)")?.focus(), 0);
 }
 
 /** The digit a key press names (Digit1..Digit9, Digit0 as 10 when `zeroIsTen`), or null. */

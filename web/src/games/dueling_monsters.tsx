@@ -21,6 +21,7 @@ import {
   type Names,
   cards,
   digitOf,
+  focusAction,
   legal,
   num,
   pair,
@@ -152,10 +153,12 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
     const d = digitOf(e);
     if (d !== null && e.shiftKey && d <= 3) {
       if (moves.some(([x]) => x === d)) setBlack(black === d ? null : d);
+      focusAction();
       return true;
     }
     if (d !== null && !e.shiftKey) {
       if (moves.some(([, y]) => y === d)) setWhite(white === d ? null : d);
+      focusAction();
       return true;
     }
     if (e.key === "Enter" && ready && !(e.target instanceof HTMLButtonElement)) {
@@ -200,7 +203,7 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
             )
             .join(" ")}
         </p>
-        <p class="muted caption">Prizes to come this bout (order hidden):</p>
+        {cards(v.prizesLeft).length > 0 && <p class="muted caption">Prizes to come this bout (order hidden):</p>}
         <div class="cards small" aria-label="Prizes of this bout to come">
           {cards(v.prizesLeft).map((p) => (
             <CardFace key={p} kind="small prize" rank={p} label={`Prize ${p} to come`} />

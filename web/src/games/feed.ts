@@ -77,6 +77,8 @@ export class MatchFeed {
   joined = false;
   /** The opponent as the viewer's own match list names it (seated viewers only). */
   opponent: Opponent | null = null;
+  /** Both players' display names, for a spectator (a bot's seat shows the bot's name). */
+  players: string[] | null = null;
   private holders = "";
   private seen = new Set<string>();
   private cursor: Cursor | null = null;
@@ -253,9 +255,31 @@ export class MatchFeed {
     this.resp = v;
     this.receivedAt = at;
     const holders = v.playerIds.join("|");
-    if (v.seat !== undefined && holders !== this.holders) {
+    if (holders !== this.holders) {
       this.holders = holders;
-      void this.findOpponent();
+      if (v.seat !== undefined) void this.findOpponent();
+      else if (!v.outcome && v.playerIds.length === 2 && !v.playerIds.includes("")) void this.findPlayers(v.game);
+    }
+  }
+
+  /** The players' names for a spectator, from ListLiveMatches (newest first). */
+  private async findPlayers(game: string): Promise<void> {
+    const signal = this.abort.signal;
+    let pageToken = "";
+    try {
+      for (let i = 0; i < 5; i++) {
+        const r = await matches.listLiveMatches({ game, pageSize: 100, pageToken }, { signal });
+        const m = r.matches.find((x) => x.matchId === this.matchId);
+        if (m) {
+          this.players = [...m.playerNames];
+          this.changed();
+          return;
+        }
+        if (!r.nextPageToken) return;
+        pageToken = r.nextPageToken;
+      }
+    } catch {
+      // Names are a nicety: the page works with the seats' colours.
     }
   }
 

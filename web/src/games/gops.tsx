@@ -13,6 +13,7 @@ import {
   type Names,
   cards,
   digitOf,
+  focusAction,
   halves,
   legal,
   num,
@@ -137,6 +138,7 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
     }
     if (c !== null && playable.has(c)) {
       setChosen(c);
+      focusAction();
       return true;
     }
     if (e.key === "Enter" && choice !== null && !(e.target instanceof HTMLButtonElement)) {

@@ -19,6 +19,7 @@ import {
   type Names,
   cards,
   digitOf,
+  focusAction,
   legal,
   num,
   pair,
@@ -261,6 +262,7 @@ function Board({ resp, names, events: _events, canMove, submit }: BoardProps) {
     const d = digitOf(e);
     if (d !== null && bids.has(d)) {
       setBid(d);
+      focusAction();
       return true;
     }
     if (e.key === "Enter" && chosenBid !== null && !(e.target instanceof HTMLButtonElement)) {
@@ -334,7 +336,7 @@ function Board({ resp, names, events: _events, canMove, submit }: BoardProps) {
               .join(" ")}
           </p>
         )}
-        <p class="muted caption">Prizes to come this set (order hidden):</p>
+        {cards(v.prizesLeft).length > 0 && <p class="muted caption">Prizes to come this set (order hidden):</p>}
         <div class="cards small" aria-label="Prizes of this set to come">
           {cards(v.prizesLeft).map((p) => (
             <CardFace key={p} kind="small prize" rank={p} sub={`${PRIZE_AP[p] ?? ""}AP`} label={`Prize worth ${p} to come`} />

@@ -18,6 +18,7 @@ import {
   type Entry,
   type GameUI,
   LastResult,
+  focusAction,
   Pips,
   type Names,
   legal,
@@ -66,7 +67,7 @@ function viewOf(resp: GetViewResponse): MastermindsView | null {
 function seen(c: MastermindsSeenCard | undefined): string {
   if (!c) return "?";
   if (c.card === MastermindsCard.BLUFF && c.shownAs !== MastermindsCard.UNSPECIFIED)
-    return `Bluff (shown as ${cardName(c.shownAs)})`;
+    return `Bluff as ${cardName(c.shownAs)}`;
   return cardName(c.card);
 }
 
@@ -183,10 +184,10 @@ function History({ turns, names }: { turns: MastermindsTurn[]; names: Names }) {
       <table>
         <thead>
           <tr>
-            <th scope="col">Bout.turn</th>
+            <th scope="col">Turn</th>
             {order.map((s) => (
               <th scope="col" key={s}>
-                {names.label(s)}
+                {s === names.mySeat ? "You" : names.colour(s)}
               </th>
             ))}
             <th scope="col">Winner</th>
@@ -250,6 +251,7 @@ function Board({ resp, names, canMove, submit }: BoardProps) {
     const c = ALL.find((x) => cardName(x).startsWith(letter) && letter.length === 1);
     if (c !== undefined && playable.has(c)) {
       setCard(c);
+      focusAction();
       return true;
     }
     if (e.key === "Enter" && ready && !(e.target instanceof HTMLButtonElement)) {

@@ -92,8 +92,8 @@ export function MatchPage({ matchId, me }: { matchId: string; me: Session | null
   const feed = useFeed(matchId, me?.playerId ?? null);
   const resp = feed?.resp ?? null;
   const names = useMemo(
-    () => makeNames(resp?.seat, resp ? [...resp.playerIds] : [], feed?.opponent ?? null),
-    [resp?.seat, resp?.playerIds.join("|"), feed?.opponent],
+    () => makeNames(resp?.seat, resp ? [...resp.playerIds] : [], feed?.opponent ?? null, feed?.players ?? null),
+    [resp?.seat, resp?.playerIds.join("|"), feed?.opponent, feed?.players],
   );
   const ui = resp ? GAMES[resp.game] : undefined;
   const lines = useMemo(() => (ui && feed ? ui.narrate(feed.events, names) : []), [ui, feed?.events, names]);
