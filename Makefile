@@ -10,7 +10,7 @@ WEB_STAMP := web/node_modules/.installed
 WEB_SOURCES := $(shell find web/src web/static -type f -not -path 'web/src/gen/*' 2>/dev/null) web/build.mjs web/buf.gen.yaml
 WEB_BUNDLE := web/dist/.built
 
-.PHONY: web web-lint web-test web-bench help build run test lint unit conformance bench load storage-bench queue-load platform-bench arena-bench deadline-bench idle-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
+.PHONY: web web-lint web-test web-bench screens help build run test lint unit conformance bench load storage-bench queue-load platform-bench arena-bench deadline-bench idle-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -54,9 +54,13 @@ $(WEB_BUNDLE): $(WEB_STAMP) $(PROTOS) $(WEB_SOURCES)
 web-lint: $(WEB_BUNDLE) ## The web client type-checked (tsc --noEmit, strict) and linted (typescript-eslint)
 	cd web && npx tsc --noEmit && npx eslint src tests
 
-web-test: $(WEB_BUNDLE) ## The web client in a real Chromium (playwright-core, Debian's chromium) against a real `colosseum run`; screenshots into docs/screens
+web-test: $(WEB_BUNDLE) ## The web client in a real Chromium (playwright-core, Debian's chromium) against a real `colosseum run`; screenshots into web/test-results/screens
 	$(CARGO) build -q -p colosseum
 	cd web && COLOSSEUM_BIN=$(abspath $(TARGET_DIR))/debug/colosseum node --test --test-concurrency=1 tests/
+
+screens: $(WEB_BUNDLE) ## The browser tests, writing their screenshots into docs/screens (the README's pictures)
+	$(CARGO) build -q -p colosseum
+	cd web && SCREENS_DIR=$(abspath docs/screens) COLOSSEUM_BIN=$(abspath $(TARGET_DIR))/debug/colosseum node --test --test-concurrency=1 tests/
 
 web-bench: $(WEB_BUNDLE) ## GetView over native gRPC, gRPC-Web and Connect from one node client, interleaved: calls/s, latency, server CPU per call (docs/benchmarks.md)
 	$(CARGO) build --release -q -p colosseum

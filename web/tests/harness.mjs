@@ -13,8 +13,10 @@ import { chromium } from "playwright-core";
 const here = dirname(fileURLToPath(import.meta.url));
 export const webDir = resolve(here, "..");
 export const repoDir = resolve(webDir, "..");
-/** Where the tests write their screenshots (docs/screens, shown in the README). */
-export const screensDir = join(repoDir, "docs", "screens");
+/** Where the tests write their screenshots: SCREENS_DIR (`make screens` sets docs/screens,
+ * the README's pictures), else web/test-results/screens, so a test run leaves the
+ * committed pictures as they are. */
+export const screensDir = resolve(process.env.SCREENS_DIR ?? join(webDir, "test-results", "screens"));
 
 /** A free loopback port. */
 export function freePort() {
