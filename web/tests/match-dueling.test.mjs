@@ -6,7 +6,7 @@
 // received (the WatchMatch stream read while still open, GetView) are the same in both
 // twins, so nothing of seat 0's sealed cards reached it. Once seat 1 submits the blacks are
 // revealed and the twins differ. Then the match is played to its end by clicking in both
-// contexts. Screenshots: match-dueling-monsters and -phone.
+// contexts, and a rematch sent the same way. Screenshots: match-dueling-monsters, -phone.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { fromBinary, toJson } from "@bufbuild/protobuf";
@@ -194,6 +194,15 @@ test("two players duel on the page; seat 1 never holds seat 0's sealed cards bef
   );
   assert.match(await pages[1].locator(".endscreen .final-score").innerText(), /^Final score: Bouts won: you \d, your opponent \d/);
 
+  // Rematch: seat 0 makes a new match with an open seat and sends the link again.
+  await pages[0].getByRole("button", { name: "Rematch: a new match to send your opponent" }).click();
+  await pages[0].waitForURL((u) => !u.hash.includes(twins[0]));
+  const again = await pages[0].getByRole("textbox", { name: "Challenge link" }).inputValue();
+  assert.ok(!again.includes(twins[0]) && !again.includes(twins[1]));
+  await pages[1].goto(again);
+  await pages[1].getByText("You play Red (you took the open seat)").waitFor();
+  await pages[0].getByRole("textbox", { name: "Challenge link" }).waitFor({ state: "detached" });
+  await pages[0].locator(".matchpage .yourmove").waitFor();
   assert.deepEqual(errors.flat(), []);
   await ctx0.close();
   await ctx1.close();

@@ -1,13 +1,26 @@
 // A guest plays a whole GOPS match against the bot on the match page, by clicking cards as
 // a player would, and the end screen shows the final score the match's record has (the
 // record fetched through the API by another guest), the result, the published seed, the
-// Verify link and the record's download (match-<id>.json). Screenshots: match-gops and
-// match-gops-phone (mid-match, desktop and 360 px), match-gops-end.
+// Verify link and the record's download (match-<id>.json). Midway the page's connection
+// is cut (a proxy in front of the gateway closes it): the page says so, resumes its watch
+// from the last message it had (after_version, after_index, after_tag) and misses or
+// repeats nothing. Screenshots: match-gops and match-gops-phone (mid-match, desktop and
+// 360 px), match-gops-end.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { launchBrowser, screenshot, startCluster } from "./harness.mjs";
-import { assertAccessible, collectErrors, guestClient, myTurnOrEnd, openMatch, recordOf } from "./match-kit.mjs";
+import { fromBinary } from "@bufbuild/protobuf";
+import { WatchMatchRequestSchema } from "../src/gen/colosseum/v1/colosseum_pb.js";
+import { grpcWebFrames, launchBrowser, recordNetwork, screenshot, startCluster } from "./harness.mjs";
+import {
+  assertAccessible,
+  collectErrors,
+  cuttableProxy,
+  guestClient,
+  myTurnOrEnd,
+  openMatch,
+  recordOf,
+} from "./match-kit.mjs";
 
 let cluster, browser;
 before(async () => {
@@ -31,7 +44,9 @@ test("a guest plays GOPS against the bot to its end by clicking; the end screen 
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();
   const errors = collectErrors(page);
-  await openMatch(page, cluster.url, created.matchId, me.session);
+  const net = await recordNetwork(page);
+  const proxy = await cuttableProxy(cluster.url);
+  await openMatch(page, proxy.url, created.matchId, me.session);
   await page.getByRole("heading", { name: "GOPS", level: 1 }).waitFor();
   // The bot is named as such once the page has read the viewer's match list.
   await page.getByText("Bot “random” (Red)").first().waitFor();
@@ -66,9 +81,26 @@ test("a guest plays GOPS against the bot to its end by clicking; the end screen 
       await assertAccessible(phone);
       await screenshot(phone, "match-gops-phone");
       await phone.close();
+      // The network drops: the page says so and resumes where it was.
+      proxy.cut();
+      await page.getByText("Connection lost: reconnecting…").waitFor();
     }
   }
   assert.equal(played, 13, "thirteen bids clicked");
+  // Two watches: the first from the start, the second resumed inside the last version seen.
+  const watches = net
+    .filter((e) => e.url.endsWith("/colosseum.v1.ColosseumService/WatchMatch"))
+    .flatMap((e) => grpcWebFrames(e.request ?? Buffer.alloc(0)).map((f) => fromBinary(WatchMatchRequestSchema, f)));
+  assert.equal(watches.length, 2, "the watch was opened again once");
+  assert.equal(watches[0].afterVersion, 0n);
+  assert.ok(watches[1].afterVersion > 0n && watches[1].afterIndex !== undefined && watches[1].afterTag !== undefined);
+  assert.ok(watches.every((w) => w.includeViews));
+  const log = await page.locator(".eventlog li").allInnerTexts();
+  const rounds = log.filter((l) => /^Round \d+: (You|The bot|Both) /.test(l));
+  assert.equal(rounds.length, 13, "each round's result once");
+  assert.equal(new Set(rounds).size, 13);
+  assert.equal(log.filter((l) => /^Round \d+: the prize is /.test(l)).length, 13, "each prize once");
+  assert.equal(log.filter((l) => l.startsWith("You sealed your bid: ")).length, 13, "each sealed bid once");
 
   // The end screen: result, why, the score the record has, the seed, Verify, download.
   const end = page.locator(".endscreen");
@@ -104,6 +136,11 @@ test("a guest plays GOPS against the bot to its end by clicking; the end screen 
   await page.waitForURL((u) => /#\/match\//.test(u.hash) && !u.hash.includes(created.matchId));
   await page.getByRole("heading", { name: "GOPS", level: 1 }).waitFor();
   await page.locator(".matchpage .yourmove").waitFor();
-  assert.deepEqual(errors, []);
+  // The dropped stream's failed fetch is the only error the page logged.
+  assert.deepEqual(
+    errors.filter((e) => !/Failed to load resource|ERR_CONNECTION|ERR_EMPTY_RESPONSE|network/i.test(e)),
+    [],
+  );
   await context.close();
+  await proxy.close();
 });

@@ -221,3 +221,37 @@ export async function assertAccessible(page) {
   });
   if (problems.length) throw new Error(problems.join("\n"));
 }
+
+/**
+ * A TCP proxy in front of the gateway whose connections the test can cut, as a network
+ * drop would: `cut()` closes every open connection (the page's streams break) and keeps
+ * listening, so the page's next calls get through.
+ * @param {string} target the gateway's URL
+ */
+export async function cuttableProxy(target) {
+  const { createServer, connect } = await import("node:net");
+  const { port: targetPort, hostname } = new URL(target);
+  const sockets = new Set();
+  const server = createServer((client) => {
+    const upstream = connect(Number(targetPort), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  server.unref(); // a failed test's open proxy keeps nothing running
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    cut() {
+      for (const s of sockets) s.destroy();
+    },
+    close() {
+      this.cut();
+      return new Promise((ok) => server.close(ok));
+    },
+  };
+}
