@@ -153,6 +153,9 @@ export const playOne = {
       await board.getByRole("button", { name: choice, exact: true }).click();
     }
     if ((await place.count()) === 0) await turn.getByRole("button", { name: "Clear" }).click();
+    // A pattern these stones complete is declared (its upgraded card is worth having).
+    const patterns = turn.getByRole("group", { name: "Declare a pattern these stones complete" });
+    if (await patterns.isVisible()) await patterns.getByRole("radio").nth(1).check();
     await send(page, turn.getByRole("button", { name: /^Place / }));
   },
   /** @param {import("playwright-core").Page} page */
