@@ -185,10 +185,10 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
         </p>
         {v.prize !== undefined ? (
           <CardFace kind="prize" rank={v.prize} sub="points" label={`Prize: ${plural(v.prize, "point")}`} />
-        ) : (
+        ) : resp.outcome ? null : (
           <p class="muted">No prize is up.</p>
         )}
-        <p class="moved" aria-live="polite">
+        <p class={`moved${v.prize === undefined ? " empty" : ""}`} aria-live="polite">
           {order
             .map((s) =>
               v.moved.includes(s)

@@ -167,10 +167,10 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
             sub={v.pile ? `+${v.pile} rolled over` : `${plural(v.prize, "point")}`}
             label={`Prize: ${rank(v.prize)}, worth ${plural(v.prize + v.pile, "point")}${v.pile ? ` with ${v.pile} rolled over` : ""}`}
           />
-        ) : (
+        ) : resp.outcome ? null : (
           <p class="muted">No prize is up.</p>
         )}
-        <p class="moved" aria-live="polite">
+        <p class={`moved${v.prize === undefined ? " empty" : ""}`} aria-live="polite">
           {order
             .map((s) =>
               v.moved.includes(s)
