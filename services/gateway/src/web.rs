@@ -4,7 +4,7 @@
 //! every Connect call through [`crate::connect`]'s, to the same edge, auth layer and
 //! handlers as a native gRPC call.
 
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full, Limited};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -233,6 +233,39 @@ impl<S> Front<S> {
     }
 }
 
+/// The most bytes of a gRPC-Web request over HTTP/1.1 read before it goes on: one message
+/// at the largest method limit, base64 as gRPC-Web's text form sends it.
+const MAX_HTTP1_BODY: usize = (service_kit::serve::MAX_LARGER_REQUEST_BYTES + 5) * 4 / 3 + 8;
+
+/// Whether a call's body is read whole before it goes on: gRPC-Web over HTTP/1.1. A browser
+/// cannot stream a request body there anyway, and an answer sent while the upload is still
+/// coming (the edge's refusal of a message over its limit, from its length prefix) races the
+/// client's write: the browser then sees a reset, not the refusal.
+fn whole_body_first(req: &http::Request<Body>) -> bool {
+    req.version() < http::Version::HTTP_2
+        && req
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("application/grpc-web"))
+}
+
+/// The gRPC-Web answer to a body that could not be read whole: over the largest limit
+/// (RESOURCE_EXHAUSTED, as the edge says), or ended by the client.
+fn unread(e: &(dyn std::error::Error + Send + Sync + 'static)) -> http::Response<Body> {
+    let status = if e.is::<http_body_util::LengthLimitError>() {
+        service_kit::serve::message_too_large(service_kit::serve::MAX_LARGER_REQUEST_BYTES)
+    } else {
+        tonic::Status::cancelled("the request body ended unfinished")
+    };
+    let mut resp = status.into_http::<Body>();
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/grpc-web+proto"),
+    );
+    resp
+}
+
 /// A call for the API: gRPC, gRPC-Web or Connect (anything else is the page's).
 fn is_rpc(req: &http::Request<Body>) -> bool {
     let grpc = req
@@ -335,7 +368,10 @@ impl<S> Front<S> {
 
 impl<S> tower::Service<http::Request<Body>> for Front<S>
 where
-    S: tower::Service<http::Request<Body>, Response = http::Response<Body>>,
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>>
+        + Clone
+        + Send
+        + 'static,
     S::Future: Send + 'static,
     S::Error: Send + 'static,
 {
@@ -362,13 +398,27 @@ where
             let allowed = (origin == Origin::Allowed)
                 .then(|| req.headers().get(http::header::ORIGIN).cloned())
                 .flatten();
-            let fut = self.inner.call(req);
-            return Box::pin(async move {
-                let mut resp = fut.await?;
-                if let Some(value) = allowed {
-                    cors_headers(&mut resp, &value);
+            let with_cors = move |mut resp: http::Response<Body>| {
+                if let Some(value) = &allowed {
+                    cors_headers(&mut resp, value);
                 }
-                Ok(resp)
+                resp
+            };
+            if !whole_body_first(&req) {
+                let fut = self.inner.call(req);
+                return Box::pin(async move { Ok(with_cors(fut.await?)) });
+            }
+            // The service polled ready is the one called: take it, leave a clone.
+            let clone = self.inner.clone();
+            let mut inner = std::mem::replace(&mut self.inner, clone);
+            return Box::pin(async move {
+                let (parts, body) = req.into_parts();
+                let body = match Limited::new(body, MAX_HTTP1_BODY).collect().await {
+                    Ok(c) => Body::new(Full::new(c.to_bytes())),
+                    Err(e) => return Ok(with_cors(unread(&*e))),
+                };
+                let resp = inner.call(http::Request::from_parts(parts, body)).await?;
+                Ok(with_cors(resp))
             });
         }
         let resp = match *req.method() {
