@@ -24,7 +24,7 @@ import {
   num,
   plural,
 } from "./common.js";
-import { commonLine, keyOf, type Line } from "./log.js";
+import { commonEntry, keyOf, type Line } from "./log.js";
 
 function viewOf(resp: GetViewResponse): CurePlagueView | null {
   return resp.view?.game.case === "curePlague" ? resp.view.game.value : null;
@@ -64,12 +64,12 @@ function story(entries: Entry[], names: Names): { lines: Line[]; last: string | 
   const lines: Line[] = [];
   let last: string | null = null;
   for (const e of entries) {
-    const key = keyOf(e);
-    const c = commonLine(e.event, names);
-    if (c !== null) {
-      lines.push({ key, text: c, private: e.private, strong: e.event.kind.case === "matchEnded" });
+    const common = commonEntry(e, names);
+    if (common) {
+      lines.push(common);
       continue;
     }
+    const key = keyOf(e);
     if (e.event.kind.case !== "curePlague") continue;
     const k = e.event.kind.value.kind;
     let text: string | null = null;

@@ -29,7 +29,7 @@ import {
   seatOrder,
   useKeys,
 } from "./common.js";
-import { commonLine, keyOf, type Line } from "./log.js";
+import { commonEntry, keyOf, type Line } from "./log.js";
 
 function viewOf(resp: GetViewResponse): DuelingMonstersView | null {
   return resp.view?.game.case === "duelingMonsters" ? resp.view.game.value : null;
@@ -45,12 +45,12 @@ function story(entries: Entry[], names: Names): { lines: Line[]; last: string | 
   let last: string | null = null;
   let bout = 1;
   for (const e of entries) {
-    const key = keyOf(e);
-    const c = commonLine(e.event, names);
-    if (c !== null) {
-      lines.push({ key, text: c, private: e.private, strong: e.event.kind.case === "matchEnded" });
+    const common = commonEntry(e, names);
+    if (common) {
+      lines.push(common);
       continue;
     }
+    const key = keyOf(e);
     if (e.event.kind.case !== "duelingMonsters") continue;
     const k = e.event.kind.value.kind;
     let text: string | null = null;

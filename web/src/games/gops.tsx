@@ -22,7 +22,7 @@ import {
   seatOrder,
   useKeys,
 } from "./common.js";
-import { commonLine, keyOf, type Line } from "./log.js";
+import { commonEntry, keyOf, type Line } from "./log.js";
 
 const RANKS: Record<number, string> = { 1: "A", 11: "J", 12: "Q", 13: "K" };
 /** A card's face: A, 2..10, J, Q, K. */
@@ -54,12 +54,12 @@ function story(entries: Entry[], names: Names): { lines: Line[]; last: string | 
   let ties = GopsTies.ROLLOVER;
   let last: string | null = null;
   for (const e of entries) {
-    const key = keyOf(e);
-    const c = commonLine(e.event, names);
-    if (c !== null) {
-      lines.push({ key, text: c, private: e.private, strong: e.event.kind.case === "matchEnded" });
+    const common = commonEntry(e, names);
+    if (common) {
+      lines.push(common);
       continue;
     }
+    const key = keyOf(e);
     if (e.event.kind.case !== "gops") continue;
     const k = e.event.kind.value.kind;
     let text: string | null = null;

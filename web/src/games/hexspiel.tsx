@@ -27,7 +27,7 @@ import {
   seatOrder,
   useKeys,
 } from "./common.js";
-import { commonLine, keyOf, type Line } from "./log.js";
+import { commonEntry, keyOf, type Line } from "./log.js";
 
 const COLS = "abcdefgh";
 /** The AP on each prize, by worth (the rules text's prize cards). */
@@ -75,12 +75,12 @@ function effect(card: number, upgrades: HexspielPatternKind[]): string {
 function story(entries: Entry[], names: Names): Line[] {
   const lines: Line[] = [];
   for (const e of entries) {
-    const key = keyOf(e);
-    const c = commonLine(e.event, names);
-    if (c !== null) {
-      lines.push({ key, text: c, private: e.private, strong: e.event.kind.case === "matchEnded" });
+    const common = commonEntry(e, names);
+    if (common) {
+      lines.push(common);
       continue;
     }
+    const key = keyOf(e);
     if (e.event.kind.case !== "hexspiel") continue;
     const k = e.event.kind.value.kind;
     let text: string | null = null;

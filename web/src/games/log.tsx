@@ -70,6 +70,14 @@ export function keyOf(e: Entry): string {
   return `${e.version}:${e.index}`;
 }
 
+/** The line of a match-level event (started, ended...), the same in every game's log; null
+ * for a game's own event, which its narrator writes. */
+export function commonEntry(e: Entry, names: Names): Line | null {
+  const text = commonLine(e.event, names);
+  if (text === null) return null;
+  return { key: keyOf(e), text, private: e.private, strong: e.event.kind.case === "matchEnded" };
+}
+
 /** Lines drawn at first: a long match's log stays quick to draw. */
 const SHOWN = 120;
 

@@ -27,7 +27,7 @@ import {
   seatOrder,
   useKeys,
 } from "./common.js";
-import { commonLine, keyOf, type Line } from "./log.js";
+import { commonEntry, keyOf, type Line } from "./log.js";
 
 interface CardInfo {
   name: string;
@@ -86,12 +86,12 @@ function endWords(e: MastermindsBoutEnd): string {
 function story(entries: Entry[], names: Names): Line[] {
   const lines: Line[] = [];
   for (const e of entries) {
-    const key = keyOf(e);
-    const c = commonLine(e.event, names);
-    if (c !== null) {
-      lines.push({ key, text: c, private: e.private, strong: e.event.kind.case === "matchEnded" });
+    const common = commonEntry(e, names);
+    if (common) {
+      lines.push(common);
       continue;
     }
+    const key = keyOf(e);
     if (e.event.kind.case !== "masterminds") continue;
     const k = e.event.kind.value.kind;
     let text: string | null = null;
