@@ -162,6 +162,14 @@ export function useKeys(enabled: boolean, on: (e: KeyboardEvent) => boolean): vo
   }, [enabled]);
 }
 
+/** Enter plays what the shortcuts chose, when `ready`: unless a button has the focus, whose
+ * own click Enter already is (so a move is never sent twice). Whether the key was taken. */
+export function enterPlays(e: KeyboardEvent, ready: boolean, play: () => void): boolean {
+  if (e.key !== "Enter" || !ready || e.target instanceof HTMLButtonElement) return false;
+  play();
+  return true;
+}
+
 /** After a shortcut chose something: focus the board's main button, so Enter presses it. */
 export function focusAction(): void {
   setTimeout(() => document.querySelector<HTMLButtonElement>(".board .actions button.primary:not(:disabled)")?.focus(), 0);

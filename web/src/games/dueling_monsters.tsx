@@ -21,6 +21,7 @@ import {
   type Names,
   cards,
   digitOf,
+  enterPlays,
   focusAction,
   legal,
   num,
@@ -161,11 +162,7 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
       focusAction();
       return true;
     }
-    if (e.key === "Enter" && ready && !(e.target instanceof HTMLButtonElement)) {
-      play();
-      return true;
-    }
-    return false;
+    return enterPlays(e, ready, play);
   });
   const { last } = story(events, names);
   if (!v) return null;

@@ -13,6 +13,7 @@ import {
   type Names,
   cards,
   digitOf,
+  enterPlays,
   focusAction,
   halves,
   legal,
@@ -141,11 +142,9 @@ function Board({ resp, names, events, canMove, submit }: BoardProps) {
       focusAction();
       return true;
     }
-    if (e.key === "Enter" && choice !== null && !(e.target instanceof HTMLButtonElement)) {
-      bid(choice);
-      return true;
-    }
-    return false;
+    return enterPlays(e, choice !== null, () => {
+      if (choice !== null) bid(choice);
+    });
   });
 
   if (!v) return null;

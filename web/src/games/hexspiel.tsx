@@ -19,6 +19,7 @@ import {
   type Names,
   cards,
   digitOf,
+  enterPlays,
   focusAction,
   legal,
   num,
@@ -265,11 +266,9 @@ function Board({ resp, names, events: _events, canMove, submit }: BoardProps) {
       focusAction();
       return true;
     }
-    if (e.key === "Enter" && chosenBid !== null && !(e.target instanceof HTMLButtonElement)) {
-      sealBid(chosenBid);
-      return true;
-    }
-    return false;
+    return enterPlays(e, chosenBid !== null, () => {
+      if (chosenBid !== null) sealBid(chosenBid);
+    });
   });
   if (!v) return null;
   const me = names.mySeat;

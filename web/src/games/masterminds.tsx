@@ -18,6 +18,7 @@ import {
   type Entry,
   type GameUI,
   LastResult,
+  enterPlays,
   focusAction,
   Pips,
   type Names,
@@ -254,11 +255,7 @@ function Board({ resp, names, canMove, submit }: BoardProps) {
       focusAction();
       return true;
     }
-    if (e.key === "Enter" && ready && !(e.target instanceof HTMLButtonElement)) {
-      play();
-      return true;
-    }
-    return false;
+    return enterPlays(e, ready, play);
   });
   if (!v) return null;
   const me = names.mySeat;
