@@ -115,15 +115,7 @@ where
                     let bytes = match Limited::new(body, MAX_UNARY_BODY).collect().await {
                         Ok(c) => c.to_bytes(),
                         Err(e) => {
-                            // Over the largest limit, or a body the client never finished.
-                            let refused = if e.is::<http_body_util::LengthLimitError>() {
-                                service_kit::serve::message_too_large(
-                                    service_kit::serve::MAX_LARGER_REQUEST_BYTES,
-                                )
-                            } else {
-                                tonic::Status::cancelled("the request body ended unfinished")
-                            };
-                            return Ok(error_response(&refused, &http::HeaderMap::new()));
+                            return Ok(error_response(&unread(&*e), &http::HeaderMap::new()));
                         }
                     };
                     Body::new(Full::new(envelope(0, &bytes)))
@@ -136,6 +128,16 @@ where
                 Kind::Stream => stream_answer(resp),
             })
         })
+    }
+}
+
+/// Why a request body read whole (bounded by `Limited`) could not be: over the largest
+/// method limit (the edge's own refusal), or ended by the client before its end.
+pub(crate) fn unread(e: &(dyn std::error::Error + Send + Sync + 'static)) -> tonic::Status {
+    if e.is::<http_body_util::LengthLimitError>() {
+        service_kit::serve::message_too_large(service_kit::serve::MAX_LARGER_REQUEST_BYTES)
+    } else {
+        tonic::Status::cancelled("the request body ended unfinished")
     }
 }
 

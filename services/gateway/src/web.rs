@@ -253,12 +253,7 @@ fn whole_body_first(req: &http::Request<Body>) -> bool {
 /// The gRPC-Web answer to a body that could not be read whole: over the largest limit
 /// (RESOURCE_EXHAUSTED, as the edge says), or ended by the client.
 fn unread(e: &(dyn std::error::Error + Send + Sync + 'static)) -> http::Response<Body> {
-    let status = if e.is::<http_body_util::LengthLimitError>() {
-        service_kit::serve::message_too_large(service_kit::serve::MAX_LARGER_REQUEST_BYTES)
-    } else {
-        tonic::Status::cancelled("the request body ended unfinished")
-    };
-    let mut resp = status.into_http::<Body>();
+    let mut resp = crate::connect::unread(e).into_http::<Body>();
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/grpc-web+proto"),
