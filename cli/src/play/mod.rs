@@ -4,6 +4,7 @@
 //! speak to the person the same way ([`terminal`]); the local player depends on no other.
 
 mod args;
+mod face;
 mod local;
 mod queue;
 mod remote;
