@@ -3,6 +3,7 @@
 //! swiss round from JSON on standard input (`pair`, for comparing with other pairing
 //! programs).
 
+mod bracket;
 mod run;
 mod simulate;
 
@@ -19,7 +20,8 @@ pub struct TournamentArgs {
 
 #[derive(Subcommand)]
 enum Action {
-    /// Create a tournament through the gateway, play every match with bots, print standings.
+    /// Create a tournament through the gateway, play every match with bots, print standings
+    /// (a knockout: its bracket and winner).
     Run(run::RunArgs),
     /// Play a tournament in process with random results; print a JSON summary.
     Simulate(simulate::SimulateArgs),

@@ -2,8 +2,9 @@
 //! one: guest players for every seat, CreateTournament, each round started when the last
 //! ends, every match played by random-move bots through the public API (each bot's
 //! matches on its one Play stream), followed on the
-//! tournament's results stream (with a progress bar); then the standings table, and a
-//! check that they agree with every match's record (each record verified by replay).
+//! tournament's results stream (with a progress bar); then the standings table (a
+//! knockout: its bracket, round by round, and the winner), and a check that they agree with
+//! every match's record (each record verified by replay).
 
 use api::v1;
 use clap::Args;
@@ -47,7 +48,7 @@ pub struct RunArgs {
     /// An arena's length, ms.
     #[arg(long)]
     duration_ms: Option<u64>,
-    /// Print the export as JSON instead of the table.
+    /// Print the export as JSON instead of the table (a knockout: the bracket).
     #[arg(long)]
     json: bool,
     /// Also print a JSON line of figures: matches, wall time, and the standings lag (a
@@ -232,6 +233,8 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     let mut bots = tokio::task::JoinSet::new();
     let (mut applied_ms, mut received_ms) = (Vec::new(), Vec::new());
     let (mut last_seq, mut resumed) = (0u64, 0u32);
+    // Each round's byes, for a knockout's bracket (the export lists only matches).
+    let mut byes: BTreeMap<u32, Vec<String>> = BTreeMap::new();
     #[allow(clippy::disallowed_methods)] // The CLI measures wall time.
     let started = std::time::Instant::now();
     loop {
@@ -265,6 +268,9 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
                         .clone();
                     bots.spawn(play_seat(c, m.match_id.clone()));
                 }
+            }
+            Some(Event::RoundPaired(r)) => {
+                byes.insert(r.round, r.bye_player_ids);
             }
             Some(Event::MatchFinished(m)) => {
                 bar.inc(1);
@@ -328,11 +334,56 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     let checked = check_against_records(&p, &json).await?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
+    } else if format_name == "knockout" {
+        for line in super::bracket::bracket_lines(&knockout(&p, &tid, &json, byes).await?) {
+            println!("{line}");
+        }
     } else {
         print!("{text}");
     }
     eprintln!("{checked} match records verified by replay; the standings agree with them");
     Ok(ExitCode::SUCCESS)
+}
+
+/// A finished knockout as the bracket draws it: the export's matches, each entrant's round
+/// reached (GetStandings), the byes the results stream listed.
+async fn knockout(
+    p: &Platform,
+    tid: &str,
+    export: &serde_json::Value,
+    byes: BTreeMap<u32, Vec<String>>,
+) -> Result<super::bracket::Knockout, String> {
+    use super::bracket::{Entrant, Game, GameResult, Knockout};
+    let standings = retrying(|| {
+        let (mut api, req) =
+            (p.api(), p.request(v1::GetStandingsRequest { tournament_id: tid.to_string() }));
+        async move { api.get_standings(req).await }
+    })
+    .await?
+    .into_inner()
+    .standings;
+    let t = &export["tournament"];
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    Ok(Knockout {
+        title: format!("{} ({})", text(&t["name"]), text(&t["game"])),
+        rounds: t["rounds"].as_u64().unwrap_or(0) as u32,
+        entrants: standings
+            .into_iter()
+            .map(|s| (s.player_id, Entrant { name: s.name, reached_round: s.reached_round }))
+            .collect(),
+        games: export["matches"]
+            .as_array()
+            .ok_or("an export without matches")?
+            .iter()
+            .map(|m| Game {
+                round: m["round"].as_u64().unwrap_or(0) as u32,
+                seat0: text(&m["seat0"]),
+                seat1: text(&m["seat1"]),
+                result: GameResult::parse(m["result"].as_str().unwrap_or_default()),
+            })
+            .collect(),
+        byes,
+    })
 }
 
 async fn start_round(p: &Platform, tid: &str, round: u32) -> Result<(), String> {
