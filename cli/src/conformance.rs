@@ -69,7 +69,7 @@ pub fn show(path: &str) -> Result<ExitCode, String> {
         let step = games::parse::parse_step(raw).map_err(|e| format!("step {}: {e}", i + 1))?;
         m.step(&step).map_err(|e| format!("step {} refused: {e}", i + 1))?;
     }
-    crate::play::show_view(&m.view(rules_core::Viewer::Spectator));
+    show_view(&m.view(rules_core::Viewer::Spectator));
     println!("summary: {}", m.summary());
     Ok(ExitCode::SUCCESS)
 }
@@ -103,4 +103,25 @@ pub fn verify(path: &str) -> Result<ExitCode, String> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// Prints a view: its board picture (games with a board carry one), then every other
+/// field on one line.
+fn show_view(view: &serde_json::Value) {
+    use serde_json::Value;
+    let Some(obj) = view.get("game").and_then(Value::as_object) else { return };
+    if let Some(lines) = obj.get("picture").and_then(Value::as_array) {
+        for l in lines.iter().filter_map(Value::as_str) {
+            println!("    {l}");
+        }
+    }
+    let line: Vec<String> = obj
+        .iter()
+        .filter(|(k, v)| {
+            !v.is_null()
+                && !matches!(k.as_str(), "viewer" | "picture" | "board" | "costs" | "tiles")
+        })
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    println!("  {}", line.join("  "));
 }

@@ -69,23 +69,32 @@ pub fn gateway(given: Option<&str>, saved: Option<&Session>) -> String {
 }
 
 /// Saves `session` in `dir` (created, mode 0700, if missing), replacing any earlier one.
-/// The file is written whole under another name, mode 0600 from its creation, then
-/// renamed: a reader never sees half a file, and the token is never readable by others.
 ///
 /// # Errors
 /// The directory or the file cannot be written.
 pub fn save(dir: &Path, session: &Session) -> Result<PathBuf, String> {
+    let json = serde_json::to_vec_pretty(session).map_err(|e| e.to_string())?;
+    write_private(dir, FILE, &json)
+}
+
+/// Writes `bytes` (and a newline) as the file `name` in `dir` (created, mode 0700, if
+/// missing), replacing any earlier one. The file is written whole under another name,
+/// mode 0600 from its creation, then renamed: a reader never sees half a file, and a
+/// token in it is never readable by others.
+///
+/// # Errors
+/// The directory or the file cannot be written.
+pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, String> {
     let at = |e: std::io::Error, p: &Path| format!("{}: {e}", p.display());
     DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| at(e, dir))?;
-    let path = path_in(dir);
-    let tmp = dir.join(format!(".{FILE}.{}", std::process::id()));
-    let json = serde_json::to_vec_pretty(session).map_err(|e| e.to_string())?;
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.{}", std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f =
             OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
         // `mode` applies only to a file this call creates: a leftover keeps its own.
         f.set_permissions(fs::Permissions::from_mode(0o600))?;
-        f.write_all(&json)?;
+        f.write_all(bytes)?;
         f.write_all(b"\n")?;
         f.sync_all()
     };

@@ -78,8 +78,9 @@ async fn play_goes_on_to_its_record_when_the_gateway_restarts_mid_match() {
         if out.text.contains("Record saved: match-") {
             break;
         }
-        let hand = out.text.rsplit("hands=[[").next().expect("a view was shown");
-        let card: String = hand.chars().take_while(char::is_ascii_digit).collect();
+        // The status panel's "Your hand: A 2 3 ... K": its first card, as its face reads.
+        let hand = out.text.rsplit("Your hand:").next().expect("a view was shown");
+        let card = hand.split_whitespace().next().expect("a card").to_string();
         writeln!(stdin, "{card}").expect("a move typed");
         stdin.flush().expect("flushed");
         moves += 1;
@@ -92,7 +93,7 @@ async fn play_goes_on_to_its_record_when_the_gateway_restarts_mid_match() {
     drop(stdin);
     let status = tokio::task::spawn_blocking(move || child.wait()).await.expect("joined");
     assert!(status.expect("the client exits").success(), "{}", out.text);
-    assert!(out.text.contains("Seed revealed"), "{}", out.text);
+    assert!(out.text.contains("Seed (now public)"), "{}", out.text);
     let saved = std::fs::read_dir(&dir)
         .expect("the directory")
         .filter_map(Result::ok)

@@ -4,7 +4,7 @@
 use clap::Args;
 
 /// Options of `colosseum play`.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct PlayArgs {
     /// The game (see `colosseum games`).
     #[arg(long, default_value = "gops")]
@@ -25,9 +25,10 @@ pub struct PlayArgs {
     /// saved session's].
     #[arg(long)]
     pub gateway: Option<String>,
-    /// Per-move time in seconds (1 to 604800; a queue takes 60 up).
-    #[arg(long, default_value_t = 60)]
-    pub move_time: u64,
+    /// Per-move time in seconds, 1 to 604800 [default: 60; a queue takes 60 up]. Dueling
+    /// Monsters, Hexspiel and Cure & Plague fix their own time: leave it out for them.
+    #[arg(long)]
+    pub move_time: Option<u64>,
     /// Play on the local rules engine, without a cluster (against a bot only).
     #[arg(long)]
     pub local: bool,

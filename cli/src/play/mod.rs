@@ -8,10 +8,10 @@ mod face;
 mod local;
 mod queue;
 mod remote;
-mod terminal;
+mod screen;
+mod seats;
 
 pub use args::PlayArgs;
-pub use terminal::show_view;
 
 use std::process::ExitCode;
 

@@ -6,6 +6,7 @@
 
 use super::args::PlayArgs;
 use super::remote;
+
 use crate::session::{self, Session};
 use crate::{refused, refused_at};
 use api::v1;
@@ -17,8 +18,6 @@ use tokio::time::Instant;
 use tonic::{Code, Status, Streaming};
 use tonic_types::StatusExt;
 
-/// What a process interrupted by ctrl-c exits with (128 + SIGINT), as a shell expects.
-const INTERRUPTED: u8 = 130;
 /// How long a rated match's new rating is waited for: ratings are updated from the
 /// match's end, asynchronously, by the match-maker.
 const RATING_WAIT: Duration = Duration::from_secs(10);
@@ -42,28 +41,27 @@ pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
             } else {
                 args.options.clone()
             },
-            move_time_ms: args.move_time.saturating_mul(1000),
+            move_time_ms: args.move_time.unwrap_or(60).saturating_mul(1000),
             rated: !args.casual,
         };
         let ticket = queue(&client, spec, &gateway).await?;
         let Some((match_id, seat)) = wait(&client, &mut watch, &ticket, args, &gateway).await?
         else {
-            return Ok(ExitCode::from(INTERRUPTED));
+            return Ok(ExitCode::from(remote::INTERRUPTED));
         };
-        println!("Paired: match {match_id}, you are seat {seat}.");
-        // Waiting installed a ctrl-c handler, which replaced the default of ending the
-        // process for good: from here on ctrl-c ends it again, as in any other `play`.
-        tokio::spawn(async {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(INTERRUPTED.into());
-            }
-        });
         let before = match (&account, args.casual) {
             (Some(_), false) => client.rating(&args.game, client.player_id(), 0).await.ok(),
             _ => None,
         };
-        let (match_id, game) = remote::join(&client, &match_id).await?;
-        let code = remote::play_match(&client, &match_id, &game).await?;
+        let game = remote::join(&client, &match_id).await?;
+        paired(&client, &match_id, seat, &game, !args.casual).await;
+        let mut lines = remote::Lines::stdin();
+        let opening = remote::Opening { rejoin: false, bot: None };
+        let ending = remote::play_match(&client, &match_id, &game, &opening, &mut lines).await?;
+        let remote::Ending::Over(_) = ending else {
+            return Ok(ExitCode::from(remote::INTERRUPTED));
+        };
+        let code = ExitCode::SUCCESS;
         if let Some(before) = before {
             show_rating(&client, &game, &before).await;
         }
@@ -236,6 +234,26 @@ async fn cancel(client: &Client, ticket_id: &str) {
         }
         return;
     }
+}
+
+/// Says who the match is against: the opponent's name and, for a rated match, rating.
+async fn paired(client: &Client, match_id: &str, seat: u32, game: &str, rated: bool) {
+    let opp = remote::opponent_of(client, match_id, None).await;
+    let view = client.view(match_id).await.ok();
+    let id = view.as_ref().and_then(|v| v.player_ids.get(1 - seat as usize).cloned());
+    let rating = match (rated, id) {
+        (true, Some(id)) => client.rating(game, &id, 0).await.ok().map(|r| {
+            let provisional = if r.provisional { ", provisional" } else { "" };
+            format!(" (rated {:.0}{provisional})", r.rating)
+        }),
+        _ => None,
+    };
+    let kind = if rated { "rated" } else { "casual" };
+    println!(
+        "Paired with {}{} in a {kind} match: you are seat {seat} (match {match_id}).",
+        opp.name,
+        rating.unwrap_or_default()
+    );
 }
 
 /// Prints the player's rating in `game` once the match has counted (its `games` grew),

@@ -1,29 +1,50 @@
-//! `colosseum play` through the cluster: a guest session, a match against a bot or an open
-//! seat (or joining one), events as they come, the view and the time left at each prompt.
-//! It sees exactly what its seat may see, through the same client as every other player.
-//! A broken connection never ends it: calls are tried again (moves with the same key) and
-//! the watch resumes where it stood, until the gateway answers again.
+//! `colosseum play` through the cluster: a seat in a match (created against a bot or for
+//! another player, or joined), its events in plain words as they come, the status panel
+//! and the clock at each prompt, `help` with the legal moves, the end screen and a
+//! rematch. It sees exactly what its seat may see, through the same API as any client.
+//! A broken connection never ends it: calls are tried again (moves with the same key)
+//! and the watch resumes where it stood. Leaving (ctrl-c) keeps the seat: the session
+//! that holds it is kept ([`super::seats`]) and `--join ID` takes it back.
 
 use super::args::PlayArgs;
-use super::terminal::{describe, hint, shorthand, show_view};
-use crate::refused as status;
-use crate::session::DEFAULT_GATEWAY;
+use super::face::{self, Face, Names};
+use super::screen::{self, Screen, Typed};
+use super::seats::{self, Seats};
+use crate::session::{self, DEFAULT_GATEWAY};
 use api::v1;
 use client::requests::{self, opponent};
 use client::{Client, Cursor};
-use std::io::{BufRead, Write};
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
 use tokio::sync::mpsc;
-use tonic::Status;
+use tokio::time::Instant;
+use tonic::{Code, Status};
 
 /// The longest wait between two tries of a call the gateway could not answer.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// What a process that was left with ctrl-c exits with (128 + SIGINT).
+pub const INTERRUPTED: u8 = 130;
+/// How many past events a player who comes back is shown.
+const RECENT: usize = 4;
+
+/// A refusal or failure in words for the person: the gateway's message, without the
+/// protocol's names for it.
+pub fn words(s: &Status) -> String {
+    match s.code() {
+        Code::Unavailable | Code::DeadlineExceeded => {
+            "the cluster is not answering (is `colosseum run` still running?)".into()
+        }
+        Code::Unauthenticated => "the session is no longer valid".into(),
+        Code::NotFound => format!("not found: {}", face::cut(s.message(), 200)),
+        _ => face::cut(s.message(), 300),
+    }
+}
 
 /// `call` until the gateway answers it (anything but a failure the API says to retry, or
 /// a broken connection: see [`client::resumable`]), waiting longer after each try; says
 /// once that it is reconnecting.
-async fn answered<T, Fut>(mut call: impl FnMut() -> Fut) -> Result<T, Status>
+async fn answered<T, Fut>(screen: &mut Screen, mut call: impl FnMut() -> Fut) -> Result<T, Status>
 where
     Fut: std::future::Future<Output = Result<T, Status>>,
 {
@@ -33,7 +54,7 @@ where
         match call().await {
             Err(s) if client::resumable(&s) => {
                 if !said {
-                    println!("  (the gateway is not answering: {}; trying again)", s.code());
+                    screen.say("  (the cluster is not answering; trying again)");
                     said = true;
                 }
                 tokio::time::sleep(wait).await;
@@ -44,132 +65,687 @@ where
     }
 }
 
-/// What the loop waits for: a line typed, a message of the watch, or the end of input.
-enum Input {
-    Line(String),
-    Event(Box<v1::WatchMatchResponse>),
-    Closed,
+/// The lines typed, read on a thread of their own for the whole run (the match's loop,
+/// then the rematch question): `None` once the input is closed.
+pub struct Lines(mpsc::UnboundedReceiver<String>);
+
+impl Lines {
+    /// Starts reading standard input.
+    pub fn stdin() -> Lines {
+        let (tx, rx) = mpsc::unbounded_channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Lines(rx)
+    }
+
+    /// The next line; `None` once the input is closed.
+    pub async fn next(&mut self) -> Option<String> {
+        self.0.recv().await
+    }
 }
 
-/// Plays through the gateway of `args`, until the match ends or the input does.
+/// Who plays: the session, and how the person is told about it.
+pub struct Player {
+    /// The session.
+    pub client: Client,
+    /// The session as kept for a rejoin.
+    pub held: seats::Held,
+}
+
+/// How a match's loop ended.
+pub enum Ending {
+    /// The match is over; the opponent, to offer a rematch to.
+    Over(Opponent),
+    /// The person left (ctrl-c, or the input closed): the seat is kept.
+    Left,
+}
+
+/// The other seat, as a rematch needs it.
+#[derive(Clone, Debug, Default)]
+pub struct Opponent {
+    /// Its name as the terminal says it ("Ada", "The strong bot").
+    pub name: String,
+    /// The built-in bot's name, when it is one.
+    pub bot: Option<String>,
+    /// The player id, when a person holds the seat.
+    pub player_id: Option<String>,
+}
+
+/// Plays through the gateway of `args`, until the match ends (and no rematch follows) or
+/// the person leaves.
 ///
 /// # Errors
 /// The gateway cannot be reached, or refuses what the loop cannot go on without.
 pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
-        let gateway = args.gateway.as_deref().unwrap_or(DEFAULT_GATEWAY);
-        let client = Client::guest(gateway, "player").await.map_err(|e| {
-            let why = match e {
-                client::Error::Api(s) => status(s),
-                e => e.to_string(),
-            };
-            format!("cannot reach the gateway at {gateway}: {why}")
-        })?;
-        let (match_id, game) = match &args.join {
-            Some(id) => join(&client, id).await?,
-            None => create(&client, args).await?,
+        let dir = session::config_dir();
+        let mut seats = dir.as_deref().map(Seats::load).unwrap_or_default();
+        let mut screen = Screen::default();
+        let mut lines = Lines::stdin();
+        let kept = args.join.as_deref().and_then(|id| seats.seat(id).cloned());
+        let gateway = args
+            .gateway
+            .clone()
+            .or_else(|| kept.as_ref().map(|k| k.held.gateway.clone()))
+            .or_else(|| account().map(|s| s.gateway))
+            .unwrap_or_else(|| DEFAULT_GATEWAY.to_string());
+        let player = match kept.filter(|k| k.held.gateway == gateway) {
+            Some(k) => held_player(k.held)?,
+            None => player(&gateway, &mut seats).await?,
         };
-        play_match(&client, &match_id, &game).await
+        let (mut match_id, game, mut bot) = match &args.join {
+            Some(id) => {
+                let game = join(&player.client, id).await.map_err(|e| e.to_string())?;
+                (id.clone(), game, None)
+            }
+            None => {
+                let (id, bot) = create(&player.client, args, &mut screen).await?;
+                (id, args.game.clone(), bot)
+            }
+        };
+        let mut rejoin = args.join.is_some();
+        loop {
+            seats.remember(seats::Seat {
+                match_id: match_id.clone(),
+                game: game.clone(),
+                held: player.held.clone(),
+            });
+            if let Some(dir) = &dir
+                && let Err(e) = seats.save(dir)
+            {
+                screen.say(&format!("  (the seat is not kept for a rejoin: {e})"));
+            }
+            let opening = Opening { rejoin, bot: bot.clone() };
+            let ending = play_match(&player.client, &match_id, &game, &opening, &mut lines).await?;
+            let Ending::Over(opp) = ending else { return Ok(ExitCode::from(INTERRUPTED)) };
+            let Some((id, b)) = rematch(&player.client, args, &game, &opp, &mut lines).await?
+            else {
+                return Ok(ExitCode::SUCCESS);
+            };
+            (match_id, bot, rejoin) = (id, b, false);
+        }
     })
 }
 
+/// The saved account session, if any.
+fn account() -> Option<session::Session> {
+    session::config_dir().and_then(|d| session::load(&d).ok().flatten())
+}
+
+/// The session kept for a seat.
+fn held_player(held: seats::Held) -> Result<Player, String> {
+    let channel = client::channel(&held.gateway).map_err(|e| e.to_string())?;
+    let client =
+        Client::with_token(channel, &held.token, &held.player_id).map_err(|e| e.to_string())?;
+    Ok(Player { client, held })
+}
+
+/// The session to play with on `gateway`: the saved account's there, else the guest
+/// session kept for it (while it is valid), else a new guest session, kept.
+///
+/// # Errors
+/// The gateway cannot be reached or refuses a guest session.
+pub async fn player(gateway: &str, seats: &mut Seats) -> Result<Player, String> {
+    let mut candidates = Vec::new();
+    if let Some(a) = account().filter(|a| a.gateway == gateway) {
+        candidates.push((
+            seats::Held { gateway: a.gateway, token: a.token, player_id: a.player_id },
+            a.display_name,
+        ));
+    }
+    if let Some(g) = seats.guest(gateway) {
+        candidates.push((g.clone(), String::new()));
+    }
+    for (held, name) in candidates {
+        let p = held_player(held)?;
+        match my_matches(&p.client, v1::MyMatchState::InProgress, 1).await {
+            Ok(_) => {
+                if !name.is_empty() {
+                    println!("Playing as {name} (your account).");
+                }
+                return Ok(p);
+            }
+            Err(s) if s.code() == Code::Unauthenticated => continue,
+            Err(s) => return Err(format!("cannot reach the cluster at {gateway}: {}", words(&s))),
+        }
+    }
+    let channel = client::channel(gateway).map_err(|e| e.to_string())?;
+    let mut api = v1::colosseum_service_client::ColosseumServiceClient::new(channel.clone());
+    let req = v1::CreateGuestSessionRequest { display_name: "Guest".into() };
+    let s = api
+        .create_guest_session(req)
+        .await
+        .map_err(|s| format!("cannot reach the cluster at {gateway}: {}", words(&s)))?
+        .into_inner();
+    let client = Client::with_token(channel, &s.token, &s.player_id).map_err(|e| e.to_string())?;
+    let held = seats::Held { gateway: gateway.to_string(), token: s.token, player_id: s.player_id };
+    seats.set_guest(held.clone());
+    Ok(Player { client, held })
+}
+
+/// A page of the caller's matches.
+async fn my_matches(
+    client: &Client,
+    state: v1::MyMatchState,
+    page_size: u32,
+) -> Result<Vec<v1::MyMatch>, Status> {
+    let req =
+        v1::ListMyMatchesRequest { state: state.into(), page_size, page_token: String::new() };
+    Ok(client.api().list_my_matches(client.request(req)).await?.into_inner().matches)
+}
+
+/// Joins match `id` (again: a seat already held is answered the same); its game.
+///
+/// # Errors
+/// The gateway's refusal, in words.
+pub async fn join(client: &Client, id: &str) -> Result<String, String> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(format!(
+            "{:?} is not a match id (a UUID, as `play` printed it)",
+            face::cut(id, 40)
+        ));
+    }
+    client.join(id, "").await.map_err(|s| format!("cannot join match {id}: {}", words(&s)))?;
+    let view = client.view(id).await.map_err(|s| words(&s))?;
+    Ok(view.game)
+}
+
+/// The per-move time to ask for, in ms: none (0) for a game whose rules fix it.
+///
+/// # Errors
+/// `--move-time` out of its range, or given for a game that fixes the time.
+fn move_time_ms(args: &PlayArgs) -> Result<u64, String> {
+    let fixed = games::registry::fixed_move_time(&args.game, &serde_json::Value::Null);
+    match (args.move_time, fixed) {
+        (Some(_), Some(rules_core::MoveTime::Fixed { move_ms, .. })) => Err(format!(
+            "{} fixes the time per move ({} s by its rules): leave out --move-time",
+            args.game,
+            move_ms / 1000
+        )),
+        (Some(s), _) if !(1..=604_800).contains(&s) => {
+            Err(format!("--move-time is in seconds, 1 to 604800 (7 days), not {s}"))
+        }
+        (Some(s), _) => Ok(s * 1000),
+        (None, Some(_)) => Ok(0),
+        (None, None) => Ok(60_000),
+    }
+}
+
+/// The bot to play: the one asked for, else the game's default (its strongest).
+///
+/// # Errors
+/// No such bot for the game.
+fn bot_name(args: &PlayArgs) -> Result<String, String> {
+    let bots = games::registry::bot_names(&args.game);
+    match &args.bot {
+        Some(b) if bots.contains(&b.as_str()) => Ok(b.clone()),
+        Some(b) => Err(format!(
+            "{} has no bot {:?}; its bots: {}",
+            args.game,
+            face::cut(b, 32),
+            bots.join(", ")
+        )),
+        None => {
+            bots.last().map(|b| (*b).to_string()).ok_or_else(|| format!("{} has no bot", args.game))
+        }
+    }
+}
+
+/// Creates the match `args` ask for, in seat 0, and says how to join it; its id and bot.
+async fn create(
+    client: &Client,
+    args: &PlayArgs,
+    screen: &mut Screen,
+) -> Result<(String, Option<String>), String> {
+    if games::registry::info(&args.game).is_none() {
+        return Err(format!(
+            "no game {:?}; the games are {}",
+            face::cut(&args.game, 32),
+            games::registry::names()
+        ));
+    }
+    let move_time = move_time_ms(args)?;
+    let (opponent, bot) = match args.vs.as_str() {
+        "bot" => {
+            let b = bot_name(args)?;
+            (opponent::bot(&b), Some(b))
+        }
+        "open" => (opponent::open(), None),
+        other => return Err(format!("--vs is bot or open, not {:?}", face::cut(other, 32))),
+    };
+    let req = requests::create(&args.game, &args.options, opponent, move_time);
+    let created = client.create(req).await.map_err(|s| format!("no match: {}", words(&s)))?;
+    let title = games::registry::info(&args.game).map_or("", |g| g.title);
+    match &bot {
+        Some(b) => screen.say(&format!("{title} against the {b} bot: match {}.", created.match_id)),
+        None => {
+            screen.say(&format!(
+                "{title}: match {} created; you are seat {}.",
+                created.match_id, created.seat
+            ));
+            screen.say(&format!(
+                "The other player joins with:  colosseum play --join {}",
+                created.match_id
+            ));
+        }
+    }
+    Ok((created.match_id, bot))
+}
+
+/// How a match's loop starts.
+pub struct Opening {
+    /// The person comes back to a seat held before: past events are shown briefly.
+    pub rejoin: bool,
+    /// The built-in bot in the other seat, when known.
+    pub bot: Option<String>,
+}
+
+/// The other seat's name: the bot's, the opponent's display name, or "Your opponent"
+/// while it is open.
+pub async fn opponent_of(client: &Client, match_id: &str, bot: Option<&str>) -> Opponent {
+    if let Some(b) = bot {
+        return Opponent {
+            name: format!("The {b} bot"),
+            bot: Some(b.to_string()),
+            player_id: None,
+        };
+    }
+    let mine = my_matches(client, v1::MyMatchState::Unspecified, 20).await.unwrap_or_default();
+    let Some(m) = mine.into_iter().find(|m| m.match_id == match_id) else {
+        return Opponent { name: "Your opponent".into(), ..Opponent::default() };
+    };
+    if m.opponent_is_bot {
+        Opponent {
+            name: format!("The {} bot", m.opponent_name),
+            bot: Some(m.opponent_name),
+            player_id: None,
+        }
+    } else if m.opponent_name.is_empty() {
+        Opponent { name: "Your opponent".into(), ..Opponent::default() }
+    } else {
+        Opponent { name: face::cut(&m.opponent_name, 32), ..Opponent::default() }
+    }
+}
+
+/// What the loop waits on besides the person: the watch's messages.
+enum Watched {
+    Message(Box<v1::WatchMatchResponse>),
+    Ended(String),
+}
+
 /// Plays match `match_id` of `game` in the seat `client` holds, until the match ends
-/// (then says who won and saves its record) or the input does (then resigns).
+/// (the end screen, the record saved) or the person leaves (ctrl-c, or the input closes).
 ///
 /// # Errors
 /// The gateway refuses what the loop cannot go on without.
-pub async fn play_match(client: &Client, match_id: &str, game: &str) -> Result<ExitCode, String> {
-    println!("You are {}. {}; `resign` resigns.", client.player_id(), hint(game));
-    let mut inputs = inputs(client, match_id).await?;
-    // The version the person was last asked to move at: asked once per version.
-    let mut prompted_at = None;
+pub async fn play_match(
+    client: &Client,
+    match_id: &str,
+    game: &str,
+    opening: &Opening,
+    lines: &mut Lines,
+) -> Result<Ending, String> {
+    let mut screen = Screen::default();
+    let mut face = face::of(game).ok_or_else(|| format!("this client does not know {game}"))?;
+    let first = answered(&mut screen, || client.view(match_id)).await.map_err(|s| words(&s))?;
+    let mut opp = opponent_of(client, match_id, opening.bot.as_deref()).await;
+    let mut names = Names::new(first.seat, opp.name.clone());
+    let title = games::registry::info(game).map_or(game, |g| g.title);
+    if let Some(seat) = first.seat {
+        let back = if opening.rejoin { "Welcome back: " } else { "" };
+        screen.say(&format!(
+            "{back}you are seat {seat} in {title}, against {}.",
+            names.obj(1 - seat)
+        ));
+    }
+    screen.say(&format!("  {}; `help` lists your moves.", face::capitalized(face.how_to_move())));
+    if let Some(pid) = first.player_ids.get(first.seat.map_or(1, |s| 1 - s) as usize)
+        && opp.bot.is_none()
+        && !pid.is_empty()
+    {
+        opp.player_id = Some(pid.clone());
+    }
+    let mut watch = watch(client, match_id).await?;
+    // On a rejoin, what happened before is told briefly (the face still reads all of it).
+    let mut history = opening.rejoin.then(|| (first.version, Vec::<String>::new()));
+    let mut view: Option<v1::GetViewResponse> = None;
+    let mut dirty = true;
+    let mut prompted_at: Option<u64> = None;
+    // The legal moves the person was last asked to choose from.
+    let mut asked_for: Vec<v1::Move> = Vec::new();
+    let mut deadline: Option<(Instant, bool, bool)> = None;
+    let mut warned = BTreeSet::new();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
-        let view = answered(|| client.view(match_id)).await.map_err(status)?;
-        if let Some(o) = &view.outcome {
-            finish(client, match_id, &view, o).await?;
-            return Ok(ExitCode::SUCCESS);
-        }
-        if !view.legal_moves.is_empty() && prompted_at != Some(view.version) {
-            prompt(&view);
-            prompted_at = Some(view.version);
-        }
-        match inputs.recv().await {
-            None | Some(Input::Closed) => {
-                println!("\nbye: resigning");
-                let _ = answered(|| client.resign(match_id)).await;
-                return Ok(ExitCode::SUCCESS);
-            }
-            Some(Input::Event(e)) => {
-                if let Some(ev) = &e.event {
-                    println!("  > [{}] {}", e.version, describe(ev));
+        if dirty && watch.is_empty() {
+            dirty = false;
+            let v = answered(&mut screen, || client.view(match_id)).await.map_err(|s| words(&s))?;
+            if let Some((_, lines)) = history.take() {
+                if !lines.is_empty() {
+                    screen.say("  Recently:");
+                    for l in &lines[lines.len().saturating_sub(RECENT)..] {
+                        screen.event(l);
+                    }
                 }
             }
-            Some(Input::Line(line)) => {
-                if !typed(client, match_id, game, line.trim()).await? {
+            if names.opponent == "Your opponent" && v.player_ids.iter().all(|p| !p.is_empty()) {
+                opp = opponent_of(client, match_id, opening.bot.as_deref()).await;
+                names.opponent.clone_from(&opp.name);
+                opp.player_id = v.player_ids.get(v.seat.map_or(1, |s| 1 - s) as usize).cloned();
+            }
+            if let Some(o) = &v.outcome {
+                finish(client, match_id, face.as_ref(), &v, o, &names, &mut screen).await;
+                return Ok(Ending::Over(opp));
+            }
+            let mine = !v.legal_moves.is_empty();
+            let other = v.seat.map_or(1, |s| 1 - s);
+            deadline = v.deadline_in_ms.map(|ms| {
+                (Instant::now() + Duration::from_millis(ms), mine, v.to_move.contains(&other))
+            });
+            if mine && prompted_at != Some(v.version) {
+                prompted_at = Some(v.version);
+                // The same moves asked for again (the other seat sealed its own meanwhile):
+                // the prompt again, not the whole panel.
+                if asked_for != v.legal_moves {
+                    warned.clear();
+                    show(&mut screen, face.as_ref(), &v, &names, title);
+                    asked_for.clone_from(&v.legal_moves);
+                }
+                screen.prompt(clock(deadline, &names).as_deref());
+            } else if !mine && prompted_at != Some(v.version) {
+                asked_for.clear();
+                prompted_at = Some(v.version);
+                if let Some(c) = clock(deadline, &names) {
+                    screen.say(&format!("  {c}"));
+                }
+            }
+            view = Some(v);
+        }
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {
+                leave(&mut screen, match_id);
+                return Ok(Ending::Left);
+            }
+            line = lines.next() => {
+                screen.entered(line.as_deref());
+                let Some(line) = line else {
+                    leave(&mut screen, match_id);
+                    return Ok(Ending::Left);
+                };
+                let Some(v) = &view else { continue };
+                if typed_line(client, match_id, face.as_ref(), v, &names, &line, &mut screen, title).await? {
+                    dirty = true;
                     prompted_at = None;
+                    asked_for.clear();
+                }
+            }
+            m = watch.recv() => match m {
+                Some(Watched::Message(m)) => {
+                    let Some(event) = &m.event else { continue };
+                    if let Some(l) = face::line(face.as_mut(), event, &names) {
+                        match &mut history {
+                            Some((upto, past)) if m.version <= *upto => past.push(l),
+                            _ => screen.event(&l),
+                        }
+                    }
+                    dirty = true;
+                }
+                Some(Watched::Ended(why)) => {
+                    screen.say(&format!("  (the live events stopped: {why}; moves still work)"));
+                    watch = Watch::none();
+                }
+                None => dirty = true,
+            },
+            _ = tick.tick() => {
+                if let Some((at, mine, _)) = deadline {
+                    let left = at.saturating_duration_since(Instant::now());
+                    if let Some(c) = clock(deadline, &names) {
+                        screen.tick(&c);
+                    }
+                    if mine {
+                        for w in screen::WARNINGS {
+                            if left <= Duration::from_secs(w) && left > Duration::ZERO && warned.insert(w) {
+                                screen.say(&screen::warning(w));
+                                screen.prompt(clock(deadline, &names).as_deref());
+                                break;
+                            }
+                        }
+                    }
+                    if left.is_zero() && view.as_ref().is_some_and(|v| v.outcome.is_none()) {
+                        // The deadline passed: the clock service steps the match on.
+                        dirty = true;
+                        deadline = None;
+                    }
                 }
             }
         }
     }
 }
 
-/// Joins match `id` (again: a seat already held is answered the same); its id and game.
+/// The clock line for the deadline running now.
+fn clock(deadline: Option<(Instant, bool, bool)>, names: &Names) -> Option<String> {
+    let (at, mine, theirs) = deadline?;
+    Some(screen::clock_line(at.saturating_duration_since(Instant::now()), mine, theirs, names))
+}
+
+/// The status panel of view `v`.
+fn show(screen: &mut Screen, face: &dyn Face, v: &v1::GetViewResponse, names: &Names, title: &str) {
+    let Some(view) = &v.view else { return };
+    let other = v.seat.map_or(1, |s| 1 - s);
+    screen.panel(&format!("{title}: you against {}", names.obj(other)), &face.status(view, names));
+}
+
+/// Says how to come back to a match left with its seat kept.
+fn leave(screen: &mut Screen, match_id: &str) {
+    screen.say("");
+    screen.say("You left the match; your seat is kept and your clock keeps running.");
+    screen.say(&format!("Come back with:  colosseum play --join {match_id}"));
+}
+
+/// Acts on a typed line: a command, or a move (a fresh idempotency key each). Returns
+/// whether a move or resignation was made (then the view is read again).
 ///
 /// # Errors
-/// The gateway's refusal.
-pub async fn join(client: &Client, id: &str) -> Result<(String, String), String> {
-    client.join(id, "").await.map_err(status)?;
-    let view = client.view(id).await.map_err(status)?;
-    Ok((id.to_string(), view.game))
-}
-
-/// Creates the match `args` ask for, in seat 0, and says how to join it; its id and game.
-async fn create(client: &Client, args: &PlayArgs) -> Result<(String, String), String> {
-    let opponent = match args.vs.as_str() {
-        "bot" => opponent::bot(&args.bot.clone().unwrap_or_else(|| {
-            games::registry::bot_names(&args.game).last().copied().unwrap_or("random").to_string()
-        })),
-        "open" => opponent::open(),
-        other => return Err(format!("--vs is bot or open, not {other:?}")),
+/// A resignation the gateway refused.
+#[allow(clippy::too_many_arguments)]
+async fn typed_line(
+    client: &Client,
+    match_id: &str,
+    face: &dyn Face,
+    v: &v1::GetViewResponse,
+    names: &Names,
+    line: &str,
+    screen: &mut Screen,
+    title: &str,
+) -> Result<bool, String> {
+    let reprompt = |screen: &mut Screen| {
+        if !v.legal_moves.is_empty() {
+            screen.prompt(None);
+        }
     };
-    let req = requests::create(&args.game, &args.options, opponent, args.move_time * 1000);
-    let created = client.create(req).await.map_err(status)?;
-    println!("Match {} created; you are seat {}.", created.match_id, created.seat);
-    if args.vs == "open" {
-        println!("The other player joins with:  colosseum play --join {}", created.match_id);
-    }
-    Ok((created.match_id, args.game.clone()))
-}
-
-/// The lines typed (read on a thread of their own) and the match's watch stream, merged.
-async fn inputs(client: &Client, match_id: &str) -> Result<mpsc::UnboundedReceiver<Input>, String> {
-    let (tx, rx) = mpsc::unbounded_channel::<Input>();
-    {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            for line in std::io::stdin().lock().lines() {
-                let Ok(line) = line else { break };
-                if tx.send(Input::Line(line)).is_err() {
-                    return;
+    let mv = match screen::typed(line) {
+        Typed::Empty => {
+            reprompt(screen);
+            return Ok(false);
+        }
+        Typed::Help => {
+            if v.legal_moves.is_empty() {
+                screen.say("  You have no move to make now: wait for the other seat.");
+            } else {
+                for l in face.help(&v.legal_moves) {
+                    screen.say(&format!("  {l}"));
                 }
             }
-            let _ = tx.send(Input::Closed);
-        });
+            for l in screen::commands() {
+                screen.say(&format!("  {l}"));
+            }
+            reprompt(screen);
+            return Ok(false);
+        }
+        Typed::Board => {
+            show(screen, face, v, names, title);
+            reprompt(screen);
+            return Ok(false);
+        }
+        Typed::Resign => {
+            answered(screen, || client.resign(match_id)).await.map_err(|s| words(&s))?;
+            return Ok(true);
+        }
+        Typed::Json(json) => serde_json::from_str(json)
+            .map_err(|_| "that is not JSON".to_string())
+            .and_then(|j| games::registry::move_from_json(&v.game, &j)),
+        Typed::Move(text) => face.read(text, &v.legal_moves),
+    };
+    let mv = match mv {
+        Ok(mv) => mv,
+        Err(e) => {
+            screen.say(&format!("  ! {e}"));
+            reprompt(screen);
+            return Ok(false);
+        }
+    };
+    if v.legal_moves.is_empty() {
+        screen.say("  ! it is not your move: wait for the other seat");
+        return Ok(false);
     }
-    let watch = answered(|| client.watch(match_id, Cursor::START, false)).await.map_err(status)?;
+    // Tried again with the same key until the gateway answers: applied once.
+    let key = uuid::Uuid::new_v4().to_string();
+    match answered(screen, || client.submit(match_id, Some(mv.clone()), &key)).await {
+        Ok(_) => Ok(true),
+        Err(s) => {
+            screen.say(&format!("  ! {}", words(&s)));
+            reprompt(screen);
+            Ok(false)
+        }
+    }
+}
+
+/// The end screen, and the record saved so anyone can replay and verify the match.
+async fn finish(
+    client: &Client,
+    match_id: &str,
+    face: &dyn Face,
+    v: &v1::GetViewResponse,
+    o: &v1::Outcome,
+    names: &Names,
+    screen: &mut Screen,
+) {
+    let view = v.view.clone().unwrap_or_default();
+    for l in screen::end_screen(face, &view, o, names) {
+        screen.say(&l);
+    }
+    let path = format!("match-{match_id}.json");
+    match answered(screen, || client.record(match_id)).await {
+        Ok(record) => match std::fs::write(&path, record) {
+            Ok(()) => {
+                screen.say(&format!("  Record saved: {path}  (check it: colosseum verify {path})"))
+            }
+            Err(e) => screen.say(&format!("  Could not save the record to {path}: {e}")),
+        },
+        Err(s) => screen.say(&format!("  No record: {}", words(&s))),
+    }
+}
+
+/// Offers a rematch and, if the person wants one, makes it: the new match and its bot.
+///
+/// # Errors
+/// The gateway refused the new match.
+async fn rematch(
+    client: &Client,
+    args: &PlayArgs,
+    game: &str,
+    opp: &Opponent,
+    lines: &mut Lines,
+) -> Result<Option<(String, Option<String>)>, String> {
+    let mut screen = Screen::default();
+    let offer = match (&opp.bot, &opp.player_id) {
+        (Some(b), _) => format!("Rematch the {b} bot? Type `rematch` (or r); Enter leaves."),
+        (None, Some(_)) => {
+            format!("Offer {} a rematch? Type `rematch` (or r); Enter leaves.", uncap(&opp.name))
+        }
+        (None, None) => return Ok(None),
+    };
+    screen.say(&format!("  {offer}"));
+    let Some(line) = lines.next().await else { return Ok(None) };
+    if !matches!(line.trim().to_ascii_lowercase().as_str(), "rematch" | "r" | "y" | "yes") {
+        return Ok(None);
+    }
+    let opponent = match (&opp.bot, &opp.player_id) {
+        (Some(b), _) => opponent::bot(b),
+        (None, Some(p)) => v1::Opponent { kind: Some(v1::opponent::Kind::PlayerId(p.clone())) },
+        (None, None) => return Ok(None),
+    };
+    let rules = PlayArgs { game: game.to_string(), ..args.clone() };
+    let req = requests::create(game, &args.options, opponent, move_time_ms(&rules).unwrap_or(0));
+    let created = client.create(req).await.map_err(|s| format!("no rematch: {}", words(&s)))?;
+    if opp.bot.is_none() {
+        screen.say(&format!(
+            "  Rematch offered: {} joins with  colosseum play --join {}",
+            uncap(&opp.name),
+            created.match_id
+        ));
+    }
+    Ok(Some((created.match_id, opp.bot.clone())))
+}
+
+fn uncap(name: &str) -> String {
+    name.strip_prefix("The ").map_or_else(|| name.to_string(), |r| format!("the {r}"))
+}
+
+/// The match's watch, run in a task: its messages in order, resumed after a break from
+/// the last one received (nothing shown twice or missed).
+struct Watch(Option<mpsc::UnboundedReceiver<Watched>>);
+
+impl Watch {
+    fn none() -> Watch {
+        Watch(None)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.as_ref().is_none_or(mpsc::UnboundedReceiver::is_empty)
+    }
+
+    /// The next message; pending forever once the watch is gone (moves still work).
+    async fn recv(&mut self) -> Option<Watched> {
+        match &mut self.0 {
+            Some(rx) => {
+                let m = rx.recv().await;
+                if m.is_none() {
+                    self.0 = None;
+                }
+                m
+            }
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// Opens the watch of `match_id` from its start.
+async fn watch(client: &Client, match_id: &str) -> Result<Watch, String> {
+    let mut screen = Screen::default();
+    let first = answered(&mut screen, || client.watch(match_id, Cursor::START, false))
+        .await
+        .map_err(|s| words(&s))?;
+    let (tx, rx) = mpsc::unbounded_channel();
     let (client, match_id) = (client.clone(), match_id.to_string());
     tokio::spawn(async move {
-        // A watch that breaks (a gateway restarted, a connection lost) is resumed after
-        // the last message received, so no event is shown twice or missed.
-        let mut watch = watch;
+        let mut stream = first;
         let mut at = Cursor::START;
         loop {
             let broke = loop {
-                match watch.message().await {
-                    Ok(Some(e)) => {
-                        at = at.next(&e);
-                        if tx.send(Input::Event(Box::new(e))).is_err() {
+                match stream.message().await {
+                    Ok(Some(m)) => {
+                        at = at.next(&m);
+                        if tx.send(Watched::Message(Box::new(m))).is_err() {
                             return;
                         }
                     }
@@ -178,82 +754,19 @@ async fn inputs(client: &Client, match_id: &str) -> Result<mpsc::UnboundedReceiv
                     Err(s) => break s,
                 }
             };
-            if !client::resumable(&broke) && broke.code() != tonic::Code::ResourceExhausted {
-                println!("  (the watch ended: {}; moves still work)", broke.message());
+            if !client::resumable(&broke) && broke.code() != Code::ResourceExhausted {
+                let _ = tx.send(Watched::Ended(words(&broke)));
                 return;
             }
-            watch = match answered(|| client.watch(&match_id, at, false)).await {
+            let mut screen = Screen::default();
+            stream = match answered(&mut screen, || client.watch(&match_id, at, false)).await {
                 Ok(w) => w,
                 Err(s) => {
-                    println!("  (the watch could not resume: {}; moves still work)", s.message());
+                    let _ = tx.send(Watched::Ended(words(&s)));
                     return;
                 }
             };
         }
     });
-    Ok(rx)
-}
-
-/// Shows the view and the time left, and asks for a move.
-fn prompt(view: &v1::GetViewResponse) {
-    let json: serde_json::Value = serde_json::from_str(&view.view_json).unwrap_or_default();
-    show_view(&serde_json::json!({ "game": json }));
-    if let Some(ms) = view.deadline_in_ms {
-        println!("  time left: {:.0} s", ms as f64 / 1000.0);
-    }
-    print!("your move> ");
-    std::io::stdout().flush().ok();
-}
-
-/// Acts on a typed line: nothing, `resign`, or a move (a fresh idempotency key each).
-/// Returns whether the prompt still stands (`false`: ask again, the line made no move).
-///
-/// # Errors
-/// A resignation the gateway refused.
-async fn typed(client: &Client, match_id: &str, game: &str, line: &str) -> Result<bool, String> {
-    if line.is_empty() {
-        return Ok(false);
-    }
-    if line == "resign" {
-        answered(|| client.resign(match_id)).await.map_err(status)?;
-        return Ok(true);
-    }
-    let mv = match games::registry::move_from_json(game, &shorthand(game, line)) {
-        Ok(m) => m,
-        Err(e) => {
-            println!("  ! {e} ({})", hint(game));
-            return Ok(false);
-        }
-    };
-    // Tried again with the same key until the gateway answers: applied once.
-    let key = uuid::Uuid::new_v4().to_string();
-    match answered(|| client.submit(match_id, Some(mv.clone()), &key)).await {
-        Ok(_) => Ok(true),
-        Err(s) => {
-            println!("  ! {}", s.message());
-            Ok(false)
-        }
-    }
-}
-
-/// Says who won and saves the finished match's record, so anyone can replay and verify it.
-async fn finish(
-    client: &Client,
-    match_id: &str,
-    view: &v1::GetViewResponse,
-    o: &v1::Outcome,
-) -> Result<(), String> {
-    let verdict = match (o.winner, view.seat) {
-        (Some(w), Some(s)) if w == s => "You win".to_string(),
-        (Some(w), _) => format!("Seat {w} wins"),
-        (None, _) => "No winner".to_string(),
-    };
-    println!("{verdict} ({}). Seed revealed: {}", o.reason, o.seed);
-    let record = answered(|| client.record(match_id)).await.map_err(status)?;
-    let path = format!("match-{match_id}.json");
-    match std::fs::write(&path, record) {
-        Ok(()) => println!("Record saved: {path}   (check it: colosseum verify {path})"),
-        Err(e) => println!("Could not save the record to {path}: {e}"),
-    }
-    Ok(())
+    Ok(Watch(Some(rx)))
 }

@@ -205,20 +205,6 @@ pub fn move_from_json(game: &str, mv: &serde_json::Value) -> Result<v1::Move, St
         .unwrap_or_else(|| Err(format!("unknown game {:?}", rules_core::clip(game))))
 }
 
-struct Describe<'a>(&'a v1::Event);
-
-impl Visit for Describe<'_> {
-    type Out = Option<String>;
-    fn visit<G: Hostable>(self) -> Self::Out {
-        G::describe_event(self.0)
-    }
-}
-
-/// One line for a person of a game's public event, whichever game's it is (see
-/// [`Wire::describe_event`]); `None` for a match event or an empty one.
-pub fn describe_event(e: &v1::Event) -> Option<String> {
-    GAMES.iter().find_map(|g| visit(g.name, Describe(e)).flatten())
-}
 
 /// The time per move fixed by the rules of `game`, if they fix it: `Some(Fixed {
 /// move_ms, reserve_ms })` for Dueling Monsters, Cure & Plague and Hexspiel; `None` for

@@ -168,13 +168,6 @@ impl Wire for CurePlague {
         v1::Event { kind: Some(event::Kind::CurePlague(v1::CurePlagueEvent { kind: Some(kind) })) }
     }
 
-    fn describe_event(e: &v1::Event) -> Option<String> {
-        match &e.kind {
-            Some(event::Kind::CurePlague(g)) => Some(crate::describe(g.kind.as_ref())),
-            _ => None,
-        }
-    }
-
     fn view_to_proto(v: &CurePlagueView) -> v1::View {
         let CurePlagueView {
             // Not sent: nothing in the view depends on it (everything is public).

@@ -127,13 +127,6 @@ impl Wire for DuelingMonsters {
         }
     }
 
-    fn describe_event(e: &v1::Event) -> Option<String> {
-        match &e.kind {
-            Some(event::Kind::DuelingMonsters(g)) => Some(crate::describe(g.kind.as_ref())),
-            _ => None,
-        }
-    }
-
     fn view_to_proto(v: &DuelingMonstersView) -> v1::View {
         let DuelingMonstersView {
             viewer: _,

@@ -64,13 +64,6 @@ impl Wire for Gops {
         v1::Event { kind: Some(event::Kind::Gops(v1::GopsEvent { kind: Some(kind) })) }
     }
 
-    fn describe_event(e: &v1::Event) -> Option<String> {
-        match &e.kind {
-            Some(event::Kind::Gops(g)) => Some(crate::describe(g.kind.as_ref())),
-            _ => None,
-        }
-    }
-
     fn view_to_proto(v: &GopsView) -> v1::View {
         let GopsView {
             viewer: _,

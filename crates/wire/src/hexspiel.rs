@@ -192,13 +192,6 @@ impl Wire for Hexspiel {
         v1::Event { kind: Some(event::Kind::Hexspiel(v1::HexspielEvent { kind: Some(kind) })) }
     }
 
-    fn describe_event(e: &v1::Event) -> Option<String> {
-        match &e.kind {
-            Some(event::Kind::Hexspiel(g)) => Some(crate::describe(g.kind.as_ref())),
-            _ => None,
-        }
-    }
-
     fn view_to_proto(v: &HexspielView) -> v1::View {
         let HexspielView {
             viewer,

@@ -81,16 +81,8 @@ pub trait Wire: Game {
     fn move_to_proto(mv: &Self::Move) -> v1::Move;
     /// The public message of one of the game's events.
     fn event_to_proto(e: &Self::Event) -> v1::Event;
-    /// One line for a person (`colosseum play`) of one of the game's public events:
-    /// its innermost message; `None` for a match event or another game's.
-    fn describe_event(e: &v1::Event) -> Option<String>;
     /// The public message of a view.
     fn view_to_proto(v: &Self::View) -> v1::View;
-}
-
-/// An event's innermost message, as a game module's `describe_event` writes it.
-fn describe(kind: Option<&impl fmt::Debug>) -> String {
-    format!("{kind:?}")
 }
 
 /// The public message of any match event of game `G`.

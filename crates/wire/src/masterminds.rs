@@ -205,13 +205,6 @@ impl Wire for Masterminds {
         }
     }
 
-    fn describe_event(e: &v1::Event) -> Option<String> {
-        match &e.kind {
-            Some(event::Kind::Masterminds(g)) => Some(crate::describe(g.kind.as_ref())),
-            _ => None,
-        }
-    }
-
     fn view_to_proto(v: &MastermindsView) -> v1::View {
         let MastermindsView {
             viewer,

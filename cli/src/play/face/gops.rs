@@ -86,7 +86,7 @@ impl Gops {
     fn score_line(v: &v1::GopsView, names: &Names) -> String {
         let [a, b] = names.order();
         let s = |seat| points(super::of_seat(v.score_halves.as_ref(), seat));
-        format!("Score: {} {}, {} {}", names.label(a), s(a), names.label(b), s(b))
+        format!("Score: {} {}, {} {}", names.obj(a), s(a), names.obj(b), s(b))
     }
 }
 
@@ -117,9 +117,12 @@ impl Face for Gops {
         }
         out.push(Self::score_line(v, names));
         let hands = Self::hands(v);
-        for seat in names.order() {
-            let who = format!("{} hand:", cut(&names.poss(seat), 20));
-            let mut line = format!("{who:<22}{}", row(hands[seat as usize]));
+        let whose = names
+            .order()
+            .map(|s| format!("{} hand:", cut(&super::capitalized(&names.poss(s)), 24)));
+        let width = whose.iter().map(|w| w.chars().count()).max().unwrap_or(0) + 1;
+        for (seat, who) in names.order().into_iter().zip(whose) {
+            let mut line = format!("{who:<width$}{}", row(hands[seat as usize]));
             if v.moved.contains(&seat) {
                 let sealed = match (names.is_me(seat), v.my_bid) {
                     (true, Some(b)) => format!("  (bid {} sealed)", rank(b)),

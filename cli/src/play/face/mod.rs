@@ -131,7 +131,8 @@ impl Names {
     }
 }
 
-fn capitalized(s: &str) -> String {
+/// `s` with its first letter in upper case.
+pub fn capitalized(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
@@ -252,3 +253,61 @@ pub fn line(face: &mut dyn Face, event: &v1::Event, names: &Names) -> Option<Str
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+pub fn sample_print(game: &str, n: u64, stop: usize) {
+    use games::StepIn;
+    use prost::Message;
+    use rules_core::{Seat, Seed, Step, Viewer};
+    let mut b = [0u8; 32];
+    b[..8].copy_from_slice(&n.to_le_bytes());
+    let mut host = games::start(game, &serde_json::json!({}), Seed::from_array(b)).unwrap();
+    let mut face = of(game).unwrap();
+    let names = Names::new(Some(1), "Ada");
+    let mut seen = 0;
+    let mut state = n;
+    let mut steps = 0;
+    loop {
+        let events = host.encoded_events();
+        for e in &events[seen..] {
+            if e.audience.admits(Viewer::Seat(Seat::ONE)) {
+                let event = v1::Event::decode(e.payload.as_slice()).unwrap();
+                if let Some(l) = line(face.as_mut(), &event, &names) {
+                    println!("EVENT: {l}");
+                }
+            }
+        }
+        seen = events.len();
+        let out = host.view_proto(Viewer::Seat(Seat::ONE), false);
+        if (steps >= stop && steps < stop + 8 && !out.legal.is_empty()) || host.outcome().is_some()
+        {
+            for l in face.status(&out.view, &names) {
+                println!("|{l}");
+            }
+            if !out.legal.is_empty() {
+                for l in face.help(&out.legal) {
+                    println!("H {l}");
+                }
+            }
+            if host.outcome().is_some() {
+                for l in face.final_board(&out.view, &names) {
+                    println!("F {l}");
+                }
+                println!("SCORE {:?}", face.score(&out.view));
+                return;
+            }
+        }
+        let owing: Vec<Seat> = host.to_move().iter().collect();
+        if owing.is_empty() {
+            host.step(&Step::Deadline).unwrap();
+            continue;
+        }
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let s = owing[((state >> 33) as usize) % owing.len()];
+        let legal = host.view_proto(Viewer::Seat(s), false).legal;
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mv = legal[((state >> 33) as usize) % legal.len()].clone();
+        host.step_proto(StepIn::Move { seat: s, mv }).unwrap();
+        steps += 1;
+    }
+}

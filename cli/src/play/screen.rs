@@ -1,0 +1,224 @@
+//! What the terminal shows around a game's face, the same for a local match and one
+//! through the cluster: the status panel, event lines, the clock line above the prompt
+//! (redrawn in place each second on a terminal), time warnings, the end screen.
+
+use super::face::{self, Face, Names, WIDTH, cut};
+use api::v1;
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+/// The prompt a seat that owes a move is shown.
+pub const PROMPT: &str = "your move> ";
+
+/// The seconds left at which a seat that owes a move is warned, once each.
+pub const WARNINGS: [u64; 3] = [30, 10, 5];
+
+/// The terminal: whether it is one (then the clock line is redrawn in place), and
+/// whether the cursor sits on the prompt line (then a new line comes first).
+pub struct Screen {
+    tty: bool,
+    at_prompt: bool,
+}
+
+impl Default for Screen {
+    fn default() -> Self {
+        Screen { tty: std::io::stdout().is_terminal(), at_prompt: false }
+    }
+}
+
+impl Screen {
+    /// Prints `text` on a line of its own (after the prompt line, if the cursor sits
+    /// there).
+    pub fn say(&mut self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        if self.at_prompt {
+            let _ = writeln!(out);
+            self.at_prompt = false;
+        }
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+    }
+
+    /// An event's line, marked so the eye finds it, wrapped at [`WIDTH`] columns.
+    pub fn event(&mut self, text: &str) {
+        let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        for l in face::wrap("  * ", &words, " ") {
+            self.say(&l);
+        }
+    }
+
+    /// The status panel: a rule naming the match, then the face's lines.
+    pub fn panel(&mut self, title: &str, lines: &[String]) {
+        self.say(&rule(title));
+        for l in lines {
+            self.say(&format!("  {}", cut(l, WIDTH - 2)));
+        }
+    }
+
+    /// The clock line, then the prompt (the cursor stays after it).
+    pub fn prompt(&mut self, clock: Option<&str>) {
+        if let Some(c) = clock {
+            self.say(c);
+        }
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "{PROMPT}");
+        let _ = out.flush();
+        self.at_prompt = true;
+    }
+
+    /// Redraws the clock line above the prompt in place, on a terminal only (the
+    /// person's typing on the prompt line is left as it is).
+    pub fn tick(&mut self, clock: &str) {
+        if !(self.tty && self.at_prompt) {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        // Save the cursor, go up one line, rewrite it, restore the cursor.
+        let _ = write!(out, "\x1b7\x1b[1A\r\x1b[2K{clock}\x1b8");
+        let _ = out.flush();
+    }
+
+    /// The person pressed Enter on `line` (`None`: the input closed). A terminal echoed
+    /// it and its newline; anything else (a pipe, a script) did not, so it is echoed here
+    /// and the output reads as a session would.
+    pub fn entered(&mut self, line: Option<&str>) {
+        if !self.tty && self.at_prompt {
+            println!("{}", cut(line.unwrap_or(""), WIDTH));
+        }
+        self.at_prompt = false;
+    }
+}
+
+/// A horizontal rule with `title` in it, 80 columns wide.
+pub fn rule(title: &str) -> String {
+    let title = cut(title, WIDTH - 8);
+    let lead = format!("-- {title} ");
+    let fill = WIDTH.saturating_sub(lead.chars().count());
+    format!("{lead}{}", "-".repeat(fill))
+}
+
+/// `d` as m:ss (h:mm:ss past an hour).
+pub fn mmss(d: Duration) -> String {
+    let s = d.as_secs() + u64::from(d.subsec_millis() > 0);
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// The clock line: whose move it is and the time left on it.
+pub fn clock_line(left: Duration, mine: bool, theirs: bool, names: &Names) -> String {
+    let other = names.me.map_or(1, |m| 1 - m);
+    let time = mmss(left);
+    let text = match (mine, theirs) {
+        (true, true) => {
+            format!("Clock: {time} left for both moves (yours and {})", names.poss(other))
+        }
+        (true, false) => format!("Clock: {time} left for your move"),
+        (false, true) => format!("Clock: {time} left for {} move", names.poss(other)),
+        (false, false) => format!("Clock: {time}"),
+    };
+    cut(&text, WIDTH)
+}
+
+/// The warning at `secs` seconds left for the viewer's own move.
+pub fn warning(secs: u64) -> String {
+    format!("  ! {secs} seconds left to move: type a move now (help lists them)")
+}
+
+/// The commands every game takes, for `help`.
+pub fn commands() -> Vec<String> {
+    vec![
+        "Commands: help (or ?), board, resign; ctrl-c leaves (your seat is kept)".into(),
+        "Anything else is read as a move (or as the move's JSON, {\"card\": 7}).".into(),
+    ]
+}
+
+/// What a typed line is, before the game reads it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Typed<'a> {
+    /// Nothing.
+    Empty,
+    /// `help` or `?`.
+    Help,
+    /// `board` (or `status`): the panel again.
+    Board,
+    /// `resign`.
+    Resign,
+    /// The move's JSON.
+    Json(&'a str),
+    /// A move for the face to read.
+    Move(&'a str),
+}
+
+/// Sorts a typed line into a command or a move (commands in any case).
+pub fn typed(line: &str) -> Typed<'_> {
+    let line = line.trim();
+    match line.to_ascii_lowercase().as_str() {
+        "" => Typed::Empty,
+        "help" | "?" | "h" => Typed::Help,
+        "board" | "status" => Typed::Board,
+        "resign" => Typed::Resign,
+        _ if line.starts_with('{') => Typed::Json(line),
+        _ => Typed::Move(line),
+    }
+}
+
+/// The end screen: the result and score, the final board, the seed.
+pub fn end_screen(
+    face: &dyn Face,
+    view: &v1::View,
+    outcome: &v1::Outcome,
+    names: &Names,
+) -> Vec<String> {
+    let result = face::result_text(outcome.winner, &outcome.reason, names);
+    let score = face.score(view).map(|s| {
+        let [a, b] = names.order();
+        format!(" {}-{}", s[a as usize], s[b as usize])
+    });
+    let other = names.me.map_or(1, |m| 1 - m);
+    let against =
+        if names.me.is_some() { format!(" against {}", names.obj(other)) } else { String::new() };
+    let why = face::reason_text(&outcome.reason, outcome.winner, names);
+    let mut out = vec![
+        "=".repeat(WIDTH),
+        cut(&format!("  {result}{}{against} ({why})", score.unwrap_or_default()), WIDTH),
+        "=".repeat(WIDTH),
+    ];
+    out.extend(face.final_board(view, names).into_iter().map(|l| cut(&format!("  {l}"), WIDTH)));
+    out.push(cut(&format!("  Seed (now public): {}", outcome.seed), WIDTH));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_words_in_any_case_and_the_rest_is_a_move() {
+        assert_eq!(typed("  HELP "), Typed::Help);
+        assert_eq!(typed("?"), Typed::Help);
+        assert_eq!(typed("Resign"), Typed::Resign);
+        assert_eq!(typed("board"), Typed::Board);
+        assert_eq!(typed(""), Typed::Empty);
+        assert_eq!(typed("{\"card\":3}"), Typed::Json("{\"card\":3}"));
+        assert_eq!(typed("k"), Typed::Move("k"));
+    }
+
+    #[test]
+    fn the_clock_reads_minutes_and_seconds_and_names_whose_move() {
+        assert_eq!(mmss(Duration::from_millis(42_300)), "0:43");
+        assert_eq!(mmss(Duration::from_secs(3725)), "1:02:05");
+        let names = Names::new(Some(0), "Ada");
+        assert_eq!(
+            clock_line(Duration::from_secs(9), true, false, &names),
+            "Clock: 0:09 left for your move"
+        );
+        assert_eq!(
+            clock_line(Duration::from_secs(61), false, true, &names),
+            "Clock: 1:01 left for Ada's move"
+        );
+        assert_eq!(rule("GOPS: you against Ada").chars().count(), WIDTH);
+    }
+}
