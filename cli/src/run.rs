@@ -38,13 +38,20 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         println!("  match-maker           : {}", cluster.match_maker_urls().join(", "));
         let tournaments = cluster.tournaments_urls().join(", ");
         println!("  tournaments           : {tournaments}");
+        // The tenant admin's address and secret, in a file named after this gateway's
+        // address so that clusters on other addresses keep theirs; removed at a clean stop.
+        let admin = crate::tenant::Admin {
+            url: cluster.tournaments_urls().first().cloned().unwrap_or_default(),
+            token: cluster.internal_token().expose().to_string(),
+        };
+        let mut admin_file = None;
         if let Some(dir) = crate::session::config_dir() {
-            let admin = crate::tenant::Admin {
-                url: cluster.tournaments_urls().first().cloned().unwrap_or_default(),
-                token: cluster.internal_token().expose().to_string(),
-            };
-            match crate::tenant::save_admin(&dir, &admin) {
-                Ok(()) => println!("  tenant admin          : colosseum tenant create --name NAME (secret in {})", crate::tenant::admin_path(&dir).display()),
+            match crate::tenant::save_admin(&dir, &url, &admin) {
+                Ok(path) => {
+                    println!("  tenant admin          : colosseum tenant create --name NAME{}", tenant_gateway_flag(&url));
+                    println!("                          (secret in {}, removed at exit)", path.display());
+                    admin_file = Some(dir);
+                }
                 Err(e) => eprintln!("  (tenant admin file not written: {e})"),
             }
         }
@@ -56,6 +63,32 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         println!("Stop with ctrl-c.");
         shutdown.cancelled().await;
         cluster.shutdown().await;
+        if let Some(dir) = admin_file {
+            crate::tenant::remove_admin(&dir, &url, &admin);
+        }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// What `colosseum tenant` needs to be told to find the admin file of the gateway at `url`:
+/// nothing for the default address, `--gateway` for another.
+fn tenant_gateway_flag(url: &str) -> String {
+    let key = crate::tenant::gateway_key;
+    if key(url) == key(crate::session::DEFAULT_GATEWAY) {
+        String::new()
+    } else {
+        format!(" --gateway {}", url.trim_start_matches("http://"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tenant_is_told_the_gateway_unless_it_is_the_default() {
+        assert_eq!(super::tenant_gateway_flag("http://127.0.0.1:50051"), "");
+        assert_eq!(
+            super::tenant_gateway_flag("http://127.0.0.1:50061"),
+            " --gateway 127.0.0.1:50061"
+        );
+    }
 }

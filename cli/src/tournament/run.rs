@@ -27,7 +27,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "http://127.0.0.1:50051")]
     url: String,
     /// The tenant's API key (or COLOSSEUM_API_KEY); without one, a tenant and key are made
-    /// through the tournament service `colosseum run` wrote to admin.json.
+    /// through the tenant admin file `colosseum run` wrote for the gateway at --url.
     #[arg(long)]
     key: Option<String>,
     /// swiss, round-robin, double-round-robin, knockout or arena.
@@ -120,8 +120,8 @@ fn page_url(gateway: &str, tid: &str) -> String {
     format!("{}/#/tournaments/{tid}", gateway.trim_end_matches('/'))
 }
 
-/// A key of a new tenant, through the admin `colosseum run` wrote.
-async fn new_key() -> Result<String, String> {
+/// A key of a new tenant, through the admin file `colosseum run` wrote for `gateway`.
+async fn new_key(gateway: &str) -> Result<String, String> {
     let out = |args: &[&str]| -> Result<String, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let o = std::process::Command::new(exe).args(args).output().map_err(|e| e.to_string())?;
@@ -130,8 +130,19 @@ async fn new_key() -> Result<String, String> {
         }
         Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
-    let tenant = out(&["tenant", "create", "--name", "colosseum tournament run"])?;
-    out(&["tenant", "key", "create", "--tenant", &tenant, "--label", "tournament run"])
+    let tenant =
+        out(&["tenant", "--gateway", gateway, "create", "--name", "colosseum tournament run"])?;
+    out(&[
+        "tenant",
+        "--gateway",
+        gateway,
+        "key",
+        "create",
+        "--tenant",
+        &tenant,
+        "--label",
+        "tournament run",
+    ])
 }
 
 fn fail(s: tonic::Status) -> String {
@@ -157,9 +168,9 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     let format = format_proto(&format_name, rounds, duration_ms, higher_seed)?;
     let key = match args.key.clone().or_else(|| std::env::var("COLOSSEUM_API_KEY").ok()) {
         Some(k) => k,
-        None => {
-            new_key().await.map_err(|e| format!("no --key, and no tenant could be made: {e}"))?
-        }
+        None => new_key(&args.url)
+            .await
+            .map_err(|e| format!("no --key, and no tenant could be made: {e}"))?,
     };
     let p = Platform::connect(&args.url, &key).map_err(|e| e.to_string())?;
     eprintln!("{n} bots join...");
