@@ -7,12 +7,16 @@ use crate::{refused, refused_at};
 use api::v1::{self, lobby_service_client::LobbyServiceClient};
 use clap::Args;
 use client::Client;
+use match_maker::accounts::{MAX_PASSWORD_BYTES, MIN_PASSWORD_BYTES};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 /// Where a script puts the password (nothing is asked then): a command line would show it
 /// in `ps`.
 const PASSWORD_VAR: &str = "COLOSSEUM_PASSWORD";
+
+/// How many times `register` asks again for a password that breaks the rule.
+const PASSWORD_TRIES: usize = 3;
 
 /// Options of `colosseum register`.
 #[derive(Args)]
@@ -56,7 +60,7 @@ pub fn register(args: RegisterArgs) -> Result<ExitCode, String> {
     let saved = session::load(&dir).ok().flatten();
     let gateway = session::gateway(args.gateway.as_deref(), saved.as_ref());
     let email = email(args.email)?;
-    let password = password(true)?;
+    let password = new_password()?;
     let runtime = runtime()?;
     let s = runtime.block_on(async {
         // The generated client, not Client::register: that one keeps the token to itself,
@@ -91,7 +95,7 @@ pub fn login(args: LoginArgs) -> Result<ExitCode, String> {
     let saved = session::load(&dir).ok().flatten();
     let gateway = session::gateway(args.gateway.as_deref(), saved.as_ref());
     let email = email(args.email)?;
-    let password = password(false)?;
+    let password = password()?;
     let runtime = runtime()?;
     let session = runtime.block_on(async {
         let (client, token) =
@@ -168,16 +172,59 @@ fn email(given: Option<String>) -> Result<String, String> {
     Ok(line)
 }
 
-/// The password: from [`PASSWORD_VAR`], else typed without echo (twice when `confirm`).
-fn password(confirm: bool) -> Result<String, String> {
+/// The password rule, as the match-maker enforces it at registration (its
+/// `check_new_password`, which stays the authority): said before the password is asked.
+fn password_rule() -> String {
+    format!(
+        "The password must be {MIN_PASSWORD_BYTES} to {MAX_PASSWORD_BYTES} bytes long (a \
+         letter, digit or ASCII sign is one byte; an accented letter two or more)."
+    )
+}
+
+/// What is wrong with `password` by [`password_rule`], if anything.
+fn password_problem(password: &str) -> Option<String> {
+    let n = password.len();
+    (!(MIN_PASSWORD_BYTES..=MAX_PASSWORD_BYTES).contains(&n))
+        .then(|| format!("that password is {n} bytes long. {}", password_rule()))
+}
+
+/// What `register` shows, in order, before the password is read: the rule, then the
+/// prompts.
+fn new_password_prompts() -> [String; 3] {
+    [password_rule(), "Password: ".into(), "Password again: ".into()]
+}
+
+/// The new account's password: from [`PASSWORD_VAR`], else typed without echo, twice, the
+/// rule said first; one that breaks it is refused here at once (asked again when typed).
+fn new_password() -> Result<String, String> {
+    if let Ok(p) = std::env::var(PASSWORD_VAR) {
+        return match password_problem(&p) {
+            Some(why) => Err(format!("{PASSWORD_VAR}: {why}")),
+            None => Ok(p),
+        };
+    }
+    let [rule, prompt, again] = new_password_prompts();
+    println!("{rule}");
+    for _ in 0..PASSWORD_TRIES {
+        let first = secret(&prompt)?;
+        if let Some(why) = password_problem(&first) {
+            println!("Not accepted: {why}");
+            continue;
+        }
+        if secret(&again)? != first {
+            return Err("the two passwords differ".into());
+        }
+        return Ok(first);
+    }
+    Err(format!("no password kept the rule in {PASSWORD_TRIES} tries"))
+}
+
+/// An existing account's password: from [`PASSWORD_VAR`], else typed without echo.
+fn password() -> Result<String, String> {
     if let Ok(p) = std::env::var(PASSWORD_VAR) {
         return Ok(p);
     }
-    let first = secret("Password: ")?;
-    if confirm && secret("Password again: ")? != first {
-        return Err("the two passwords differ".into());
-    }
-    Ok(first)
+    secret("Password: ")
 }
 
 /// A line typed on the terminal without echo; without a terminal (a pipe), a line of
@@ -199,4 +246,32 @@ fn read_line() -> Result<String, String> {
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).map_err(|e| e.to_string())?;
     Ok(line.trim_end_matches(['\r', '\n']).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_says_the_rule_before_it_asks_for_the_password() {
+        let [rule, first, again] = new_password_prompts();
+        assert!(
+            rule.contains(&format!("{MIN_PASSWORD_BYTES} to {MAX_PASSWORD_BYTES} bytes")),
+            "{rule}"
+        );
+        assert_eq!([first.as_str(), again.as_str()], ["Password: ", "Password again: "]);
+    }
+
+    #[test]
+    fn the_rule_is_the_match_makers() {
+        for p in ["", "short", "7 bytes", &"x".repeat(MAX_PASSWORD_BYTES + 1)] {
+            let why = password_problem(p).expect("refused here");
+            assert!(why.contains(&format!("{} bytes long", p.len())), "{why}");
+            assert!(match_maker::accounts::check_new_password("password", p).is_err(), "{p:?}");
+        }
+        for p in ["8 bytes!", "long enough", &"x".repeat(MAX_PASSWORD_BYTES)] {
+            assert_eq!(password_problem(p), None, "{p:?}");
+            assert!(match_maker::accounts::check_new_password("password", p).is_ok(), "{p:?}");
+        }
+    }
 }

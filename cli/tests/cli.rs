@@ -1,5 +1,6 @@
 //! The `colosseum` binary end to end: conformance lines, record then verify (and a
-//! tampered record refused with the place it differs), selfplay's summary, clear errors.
+//! tampered record refused with the place it differs), selfplay's summary, clear errors, a
+//! new password against the rule refused before it is sent.
 
 use serde_json::Value;
 use std::process::Command;
@@ -126,4 +127,22 @@ fn show_prints_the_final_board_of_a_record() {
             assert!(out.contains(m), "{script}: no {m:?} in\n{out}");
         }
     }
+}
+
+#[test]
+fn register_refuses_a_password_against_the_rule_before_sending_it() {
+    let dir = std::env::temp_dir().join(format!("colosseum-register-{}", std::process::id()));
+    // No gateway listens on port 1: a refusal naming the rule came from no server.
+    let out = Command::new(env!("CARGO_BIN_EXE_colosseum"))
+        .args(["register", "--email", "a@example.org", "--gateway", "http://127.0.0.1:1"])
+        .env("COLOSSEUM_CONFIG_DIR", &dir)
+        .env("COLOSSEUM_PASSWORD", "short")
+        .output()
+        .expect("the binary runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("that password is 5 bytes long"), "{err}");
+    assert!(err.contains("8 to 128 bytes"), "{err}");
+    assert!(!err.contains("Unavailable") && !err.contains("127.0.0.1:1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
