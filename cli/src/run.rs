@@ -56,6 +56,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             }
         }
         println!("  event store: {}", events::description_from_env());
+        if events::open::in_memory_from_env() {
+            for line in lost_at_exit() {
+                println!("{line}");
+            }
+        }
         println!();
         println!("Play in another terminal:  colosseum play --game gops --vs bot");
         println!("Two players:                colosseum play --game gops --vs open   (then --join MATCH_ID)");
@@ -81,8 +86,39 @@ fn tenant_gateway_flag(url: &str) -> String {
     }
 }
 
+/// The banner's lines under an in-memory store: everything it loses at exit
+/// ([`events::open::IN_MEMORY_LOSES`]), wrapped within 100 columns.
+fn lost_at_exit() -> Vec<String> {
+    const LEAD: &str = "  all lost at exit:";
+    let mut lines = vec![LEAD.to_string()];
+    for word in events::open::IN_MEMORY_LOSES.split_whitespace() {
+        let last = lines.last_mut().expect("a line");
+        if last.len() + 1 + word.len() > 100 {
+            lines.push(format!("{:width$}{word}", "", width = LEAD.len() + 1));
+        } else {
+            last.push(' ');
+            last.push_str(word);
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_in_memory_banner_says_all_that_is_lost_within_100_columns() {
+        let lines = super::lost_at_exit();
+        assert!(lines[0].starts_with("  all lost at exit: matches and their records"));
+        for l in &lines {
+            assert!(l.chars().count() <= 100, "{l:?}");
+        }
+        let said = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+        assert!(said.ends_with(events::open::IN_MEMORY_LOSES), "{said}");
+        for lost in ["accounts and sessions", "leaderboards", "tournaments", "API keys"] {
+            assert!(said.contains(lost), "{said}");
+        }
+    }
+
     #[test]
     fn tenant_is_told_the_gateway_unless_it_is_the_default() {
         assert_eq!(super::tenant_gateway_flag("http://127.0.0.1:50051"), "");

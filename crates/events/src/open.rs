@@ -30,6 +30,15 @@ use service_kit::config::list;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// What the in-memory store holds, all of it lost when the process exits (a restart
+/// starts empty): said by its warning and `colosseum run`'s banner.
+pub const IN_MEMORY_LOSES: &str = "matches and their records, accounts and sessions, ratings \
+     and leaderboards, queue tickets, tournaments, tenants, API keys and audit logs";
+
+/// [`description_from_env`] of the in-memory store.
+const IN_MEMORY: &str =
+    "embedded, in memory (for Redis: REDIS_URL, REDIS_SENTINEL_URLS or REDIS_CLUSTER_URLS)";
+
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
@@ -124,7 +133,9 @@ async fn open_plain() -> Result<Arc<dyn FullStore>, StoreError> {
         }
         None => {
             tracing::warn!(
-                "REDIS_URL is not set: using the in-memory event store (matches end with the process)"
+                "no Redis is set (REDIS_URL, REDIS_SENTINEL_URLS, REDIS_CLUSTER_URLS): using the \
+                 in-memory event store: everything in it is lost when the process exits \
+                 ({IN_MEMORY_LOSES})"
             );
             Ok(Arc::new(MemoryStore::new()))
         }
@@ -148,13 +159,34 @@ pub fn description_from_env() -> String {
     }
     match var("REDIS_URL") {
         Some(url) => format!("Redis at {url}"),
-        None => "embedded, in memory (set REDIS_URL, REDIS_SENTINEL_URLS or REDIS_CLUSTER_URLS for Redis)".into(),
+        None => IN_MEMORY.into(),
     }
+}
+
+/// Whether [`open_from_env`] opens the in-memory store: no Redis variable is set. (A
+/// refused Sentinel setting opens nothing, so it is not the in-memory store either.)
+pub fn in_memory_from_env() -> bool {
+    var("REDIS_CLUSTER_URLS").is_none()
+        && matches!(sentinel_from_env(), Ok(None))
+        && var("REDIS_URL").is_none()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_in_memory_banner_fits_and_names_what_is_lost() {
+        // `colosseum run` prints it after "  event store: ".
+        assert!(format!("  event store: {IN_MEMORY}").len() <= 100, "{IN_MEMORY}");
+        for lost in
+            ["matches", "records", "accounts", "sessions", "ratings", "leaderboards", "tickets"]
+                .into_iter()
+                .chain(["tournaments", "tenants", "API keys"])
+        {
+            assert!(IN_MEMORY_LOSES.contains(lost), "{lost}");
+        }
+    }
 
     #[test]
     fn cluster_seeds_are_split_on_commas() {
