@@ -115,8 +115,23 @@ fn main() -> ExitCode {
         Command::Tournament(args) => tournament::run(args),
         Command::Health(args) => health::run(args),
         Command::Games => {
+            // Each game on a line, its bots on the next (wrapped within 80 columns), the
+            // last named the default: the one `play --vs bot` picks without --bot.
+            const INDENT: &str = "                   ";
             for g in games::GAMES {
                 println!("{:<18} {:<10} {}", g.name, g.family, g.title);
+                let names = games::registry::bot_names(g.name);
+                let mut line = format!("{INDENT}bots:");
+                for (i, b) in names.iter().enumerate() {
+                    let last = i + 1 == names.len();
+                    let item = format!(" {b}{}", if last { " (default)" } else { "," });
+                    if line.len() + item.len() > 80 && line.len() > INDENT.len() + 5 {
+                        println!("{line}");
+                        line = format!("{INDENT}     ");
+                    }
+                    line.push_str(&item);
+                }
+                println!("{line}");
             }
             Ok(ExitCode::SUCCESS)
         }

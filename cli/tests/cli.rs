@@ -1,6 +1,7 @@
 //! The `colosseum` binary end to end: conformance lines, record then verify (and a
 //! tampered record refused with the place it differs), selfplay's summary, clear errors, a
-//! new password against the rule refused before it is sent.
+//! new password against the rule refused before it is sent, the games listed with their
+//! bots.
 
 use serde_json::Value;
 use std::process::Command;
@@ -125,6 +126,35 @@ fn show_prints_the_final_board_of_a_record() {
         assert_eq!(code, 0, "{err}");
         for m in marks {
             assert!(out.contains(m), "{script}: no {m:?} in\n{out}");
+        }
+    }
+}
+
+#[test]
+fn games_lists_every_game_with_its_bots_and_default() {
+    let (code, out, err) = colosseum(&["games"]);
+    assert_eq!(code, 0, "{err}");
+    for line in out.lines() {
+        assert!(line.chars().count() <= 80, "{} columns: {line:?}", line.chars().count());
+    }
+    for g in games::GAMES {
+        let at = out
+            .lines()
+            .position(|l| l.starts_with(&format!("{} ", g.name)))
+            .unwrap_or_else(|| panic!("no line for {}:\n{out}", g.name));
+        // Its bots: the lines under it up to the next game's.
+        let bots: String = out
+            .lines()
+            .skip(at + 1)
+            .take_while(|l| l.starts_with(' '))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let names = games::registry::bot_names(g.name);
+        let default = names.last().expect("every game has a bot");
+        assert!(bots.trim_start().starts_with("bots:"), "{}:\n{out}", g.name);
+        assert!(bots.contains(&format!("{default} (default)")), "{}:\n{out}", g.name);
+        for b in names {
+            assert!(bots.contains(&format!(" {b}")), "{} has no {b}:\n{out}", g.name);
         }
     }
 }
