@@ -20,6 +20,7 @@ use crate::model::{
 use crate::platform::{
     ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant, Unfinished,
 };
+use crate::presence::{Presence, PresenceFeed, PresenceStore, SeatChange};
 use crate::store::{EventStore, FullStore, HostStore};
 use async_trait::async_trait;
 use rules_core::Seat;
@@ -478,6 +479,38 @@ impl LobbyStore for Instrumented {
 
     async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
         timed("lifecycle_ack", self.inner.lifecycle_ack(group, ids)).await
+    }
+}
+
+#[async_trait]
+impl PresenceStore for Instrumented {
+    async fn mark_present(
+        &self,
+        id: MatchId,
+        seat: Seat,
+        holder: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+    ) -> Result<SeatChange, StoreError> {
+        timed("mark_present", self.inner.mark_present(id, seat, holder, now_ms, ttl_ms)).await
+    }
+
+    async fn unmark_present(
+        &self,
+        id: MatchId,
+        seat: Seat,
+        holder: &str,
+        now_ms: u64,
+    ) -> Result<SeatChange, StoreError> {
+        timed("unmark_present", self.inner.unmark_present(id, seat, holder, now_ms)).await
+    }
+
+    async fn presence(&self, id: MatchId, now_ms: u64) -> Result<Presence, StoreError> {
+        timed("presence", self.inner.presence(id, now_ms)).await
+    }
+
+    async fn presence_feed(&self) -> Result<PresenceFeed, StoreError> {
+        timed("presence_feed", self.inner.presence_feed()).await
     }
 }
 

@@ -20,6 +20,8 @@
 //! | `colosseum:session:<sha256-hex>` | hash | `player`: player id; `name`: display name |
 //! | `colosseum:player:<player-id>` | hash | `name`: display name. Written with each session: the players that exist |
 //! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::feed`]) |
+//! | `colosseum:{<match-id>}:presence:<seat>` | hash | a presence lease per holder: holder -> its expiry (Unix ms); expires with the longest lease (see [`crate::presence`]) |
+//! | `colosseum:presence` | pub/sub channel | `<match-id> <seat> <0\|1>` when a seat's presence changes (see [`crate::presence`]) |
 //! | `colosseum:{bots}:matches` | sorted set | member: `<match-id> <game> <bot>`, a live bot match; score: its position (see [`crate::bots`]) |
 //! | `colosseum:{bots}:seq` | string | the last position given to a bot match |
 //! | `colosseum:{player:<player-id>}:matches` | sorted set | member: match id; score: its creation (Unix ms). The player's matches, written before each seating (creation, claim), the newest 1,000 kept (see [`crate::lists`]). A hint |
@@ -153,6 +155,14 @@ pub const ANNOUNCING: &str = "colosseum:announcing";
 
 /// The pub/sub channel of the append feed.
 pub const APPENDED: &str = "colosseum:appended";
+
+/// The presence leases on one seat of a match: holder -> expiry (Unix ms).
+pub fn presence(id: MatchId, seat: rules_core::Seat) -> String {
+    format!("colosseum:{{{id}}}:presence:{}", seat.index())
+}
+
+/// The pub/sub channel of the presence feed.
+pub const PRESENCE_CHANGES: &str = "colosseum:presence";
 
 /// A session, by the SHA-256 of its token in lower-case hex (never the token itself).
 pub fn session(token_sha256_hex: &str) -> String {

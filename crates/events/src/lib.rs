@@ -25,14 +25,18 @@
 //! - [`platform`]: [`PlatformStore`], the tournament service's (tenants, API keys, audit
 //!   logs, idempotent requests, results streams); [`TenantStore`] is it with the lobby's
 //!   lease and lifecycle stream.
+//! - [`presence`]: [`PresenceStore`], the gateway's: whether each seat's player is
+//!   connected to a match, as leases its holders renew, and the feed of its changes.
 //! - [`memory`]: [`MemoryStore`]. [`redis_store`]: [`RedisStore`], with its Lua scripts in
-//!   `src/lua/`. Each keeps its lobby part in a `lobby.rs` of its own.
+//!   `src/lua/`. Each keeps its lobby part in a `lobby.rs` of its own (and its platform
+//!   and presence parts likewise).
 //! - [`keys`]: the Redis key layout (the table is there). [`codec`]: how records become
 //!   Redis fields.
 //! - [`feed`]: the append feed's stream type ([`AppendFeed`]) and notification format.
 //! - [`error`]: [`StoreError`], the one error type.
 //! - [`open`]: [`open_from_env`] (and [`open_host_store_from_env`] for the engine,
-//!   [`open_full_store_from_env`] for everything), the store a process's environment
+//!   [`open_presence_store_from_env`] for the gateway, [`open_full_store_from_env`] for
+//!   everything), the store a process's environment
 //!   names, wrapped in [`instrumented`]'s metrics.
 //! - [`instrumented`]: a store that times and counts every call of another, by operation.
 //!
@@ -95,6 +99,7 @@ pub mod memory;
 pub mod model;
 pub mod open;
 pub mod platform;
+pub mod presence;
 pub mod record;
 pub mod redis_store;
 mod sentinel;
@@ -117,10 +122,12 @@ pub use model::{
 };
 pub use open::{
     description_from_env, open_from_env, open_full_store_from_env, open_host_store_from_env,
+    open_presence_store_from_env,
 };
 pub use platform::{
     ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream as ResultsStream, StreamEntry,
     Tenant, Unfinished,
 };
+pub use presence::{Presence, PresenceFeed, PresenceNote, PresenceStore, SeatChange};
 pub use redis_store::RedisStore;
 pub use store::{EventStore, FullStore, HostStore, TenantStore};

@@ -1,11 +1,13 @@
 //! [`MemoryStore`]: the store in process memory, for `make run` without Redis and for pure
 //! unit tests. Same semantics as the Redis store (the same suite runs against both), no
-//! durability. The lobby's part ([`crate::LobbyStore`]) is in `memory/lobby.rs`.
+//! durability. The lobby's part ([`crate::LobbyStore`]) is in `memory/lobby.rs`, the seats'
+//! presence ([`crate::PresenceStore`]) in `memory/presence.rs`.
 
 mod bots;
 mod lists;
 mod lobby;
 mod platform;
+mod presence;
 
 use crate::bots::BotMatch;
 use crate::error::StoreError;
@@ -44,6 +46,8 @@ pub struct MemoryStore {
     ticket_feed: broadcast::Sender<PlayerId>,
     /// The results feed: the tenant of each results append, sent under the state lock.
     results_feed: broadcast::Sender<crate::ids::TenantId>,
+    /// The presence feed: each change of a seat's presence, sent under the state lock.
+    presence_feed: broadcast::Sender<crate::presence::PresenceNote>,
     /// Wakes the lifecycle readers waiting for an entry (`lifecycle_read`'s `block_ms`).
     finished: tokio::sync::Notify,
 }
@@ -69,6 +73,8 @@ struct State {
     bots: bots::Bots,
     /// The players' and the games' match lists.
     lists: lists::Lists,
+    /// The seats' presence leases.
+    presence: presence::Leases,
 }
 
 struct MatchState {
@@ -95,6 +101,7 @@ impl Default for MemoryStore {
             feed: broadcast::channel(FEED_CAPACITY).0,
             ticket_feed: broadcast::channel(FEED_CAPACITY).0,
             results_feed: broadcast::channel(FEED_CAPACITY).0,
+            presence_feed: broadcast::channel(FEED_CAPACITY).0,
             finished: tokio::sync::Notify::new(),
         }
     }

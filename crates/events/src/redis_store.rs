@@ -33,6 +33,7 @@
 //!
 //! The lobby's operations ([`crate::LobbyStore`]) are in `redis_store/lobby.rs`, with their
 //! own table: scripts on the `{lobby}` keys, and the lifecycle stream's consumer groups.
+//! The seats' presence ([`crate::PresenceStore`]) is in `redis_store/presence.rs`.
 //!
 //! # The deadline index
 //!
@@ -75,6 +76,7 @@ mod bots;
 mod lists;
 mod lobby;
 mod platform;
+mod presence;
 
 use crate::bots::BotMatch;
 use crate::codec;

@@ -12,6 +12,7 @@ use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
 use crate::platform::PlatformStore;
+use crate::presence::PresenceStore;
 use async_trait::async_trait;
 use rules_core::Seat;
 
@@ -421,6 +422,6 @@ impl<T: LobbyStore + PlatformStore + ?Sized> TenantStore for T {}
 
 /// Everything a store is: what `colosseum run` and the in-process cluster hand to every
 /// service (each takes the part it may use, by upcasting). Both stores are one.
-pub trait FullStore: HostStore + TenantStore {}
+pub trait FullStore: HostStore + TenantStore + PresenceStore {}
 
-impl<T: HostStore + TenantStore + ?Sized> FullStore for T {}
+impl<T: HostStore + TenantStore + PresenceStore + ?Sized> FullStore for T {}
