@@ -16,6 +16,6 @@ bin=${COLOSSEUM_BIN:-${CARGO_TARGET_DIR:-target}/release/colosseum}
 XDG_CONFIG_HOME="$cfg" REDIS_URL="redis://127.0.0.1:$port/" "$bin" run --addr "127.0.0.1:$gw" >"$cfg/run.log" 2>&1 &
 run=$!
 trap 'kill $run 2>/dev/null || true; redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$cfg"' EXIT
-for _ in $(seq 50); do [ -f "$cfg/colosseum/admin.json" ] && break; sleep 0.2; done
+for _ in $(seq 50); do [ -f "$cfg/colosseum/admin-127.0.0.1-$gw.json" ] && break; sleep 0.2; done
 XDG_CONFIG_HOME="$cfg" "$bin" tournament run --url "http://127.0.0.1:$gw" --format arena \
     --players "${PLAYERS:-1000}" --duration-ms "${DURATION_MS:-300000}" --game gops --stats | grep --line-buffered standings_lag_ms

@@ -147,7 +147,7 @@ impl Visit for Bots {
     }
 }
 
-/// The bot names of `game`, the default first (empty for an unknown game).
+/// The bot names of `game`, the default (its strongest) last (empty for an unknown game).
 pub fn bot_names(game: &str) -> &'static [&'static str] {
     visit(game, Bots).unwrap_or(&[])
 }
