@@ -6,11 +6,14 @@
 //!   the bots of each game, and `JsonBot` (bots by game name: `games::registry`).
 //! - [`selfplay`]: the loop that plays bot against bot, allocation-free per move.
 //! - [`gops`]: the strong GOPS bot (equilibrium endgames) and "bid the prize value".
+//! - [`dueling_monsters`]: the strong Dueling Monsters bot (each round's equilibrium,
+//!   valued by its chance of winning the bout).
 //! - [`cure_plague`]: the greedy Cure & Plague bot (best immediate score for its role).
 //! - [`hexspiel`]: the shortest-path-aware Hexspiel bot.
 //! - [`masterminds`]: the Masterminds Duel heuristic bot (expected turn result).
 
 pub mod cure_plague;
+pub mod dueling_monsters;
 pub mod gops;
 pub mod hexspiel;
 pub mod masterminds;
@@ -113,7 +116,8 @@ impl<G: Game> Bot<G> for RandomBot {
 
 /// The bots a game offers, by name.
 pub trait Roster: Game<View: serde::de::DeserializeOwned> + Sized {
-    /// The bot names, the first being the default.
+    /// The bot names, the last being the default (the strongest: `colosseum play` and
+    /// anything else that picks a bot for a game take the last).
     const BOTS: &'static [&'static str];
     /// A new bot of that name.
     fn bot(name: &str) -> Option<Box<dyn Bot<Self>>>;
@@ -132,10 +136,11 @@ impl Roster for Gops {
 }
 
 impl Roster for DuelingMonsters {
-    const BOTS: &'static [&'static str] = &["random"];
+    const BOTS: &'static [&'static str] = &["random", "strong"];
     fn bot(name: &str) -> Option<Box<dyn Bot<Self>>> {
         match name {
             "random" => Some(Box::new(RandomBot)),
+            "strong" => Some(Box::new(dueling_monsters::StrongBot::new())),
             _ => None,
         }
     }
