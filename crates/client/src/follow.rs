@@ -1,9 +1,40 @@
-//! What a player keeps while it follows a match: where its watch stream resumes after a
-//! break ([`Cursor`]), and which of the views the stream brings ask it for a move it has not
-//! made yet ([`Turns`]). Both start over when the stream says `resync` (the store lost its
-//! last writes, and versions are reissued).
+//! What a player keeps while it follows a match: what its watch asks for
+//! ([`WatchOptions`]), where its watch stream resumes after a break ([`Cursor`]), which of
+//! the views the stream brings ask it for a move it has not made yet ([`Turns`]), and who
+//! is connected ([`presence`]). The cursor and the turns start over when the stream says
+//! `resync` (the store lost its last writes, and versions are reissued); presence is no
+//! position in the match, and moves no cursor.
 
 use api::v1;
+
+/// What a watch asks for beside the match's events.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct WatchOptions {
+    /// The caller's view after each version (`include_views`).
+    pub views: bool,
+    /// The seats' presence, once caught up and at each change (`include_presence`).
+    pub presence: bool,
+}
+
+impl WatchOptions {
+    /// The events, with the caller's views when `views`, without presence.
+    pub const fn views(views: bool) -> WatchOptions {
+        WatchOptions { views, presence: false }
+    }
+
+    /// The events, the caller's views and the seats' presence: what a player's client
+    /// shows.
+    pub const ALL: WatchOptions = WatchOptions { views: true, presence: true };
+}
+
+/// The seats' presence `m` carries, by seat (`[seat 0, seat 1]`: whether each seat's
+/// player has a watch of the match open), if `m` is a presence message; `None` for any
+/// other message.
+pub fn presence(m: &v1::WatchMatchResponse) -> Option<[bool; 2]> {
+    let p = m.presence.as_ref()?;
+    let seat = |i: usize| p.connected.get(i).copied().unwrap_or(false);
+    Some([seat(0), seat(1)])
+}
 
 /// Where a watch resumes: after the last message received (its version, index and tag).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -26,11 +57,12 @@ impl Cursor {
     }
 
     /// The cursor once `m` is received: just after it, or, for a `resync`, where the
-    /// match is restated from.
+    /// match is restated from; a presence message leaves it where it was.
     #[must_use]
     pub fn next(self, m: &v1::WatchMatchResponse) -> Cursor {
         match &m.resync {
             Some(r) => Cursor::after_version(r.after_version),
+            None if m.presence.is_some() => self,
             None => Cursor { version: m.version, index: Some(m.index), tag: Some(m.tag) },
         }
     }
@@ -100,5 +132,28 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(at.next(&resync), Cursor::START);
+    }
+
+    #[test]
+    fn presence_is_read_and_moves_no_cursor() {
+        let p = |connected: Vec<bool>| v1::WatchMatchResponse {
+            version: 5,
+            index: 2,
+            tag: 9,
+            presence: Some(v1::SeatPresence { connected }),
+            ..Default::default()
+        };
+        assert_eq!(presence(&p(vec![false, true])), Some([false, true]));
+        assert_eq!(
+            presence(&p(vec![true])),
+            Some([true, false]),
+            "a seat not named: not connected"
+        );
+        let event = v1::WatchMatchResponse { version: 5, index: 2, tag: 9, ..Default::default() };
+        assert_eq!(presence(&event), None);
+        // Wherever the cursor stands (a version complete, the start), presence keeps it.
+        for at in [Cursor::START, Cursor::after_version(5), Cursor::START.next(&event)] {
+            assert_eq!(at.next(&p(vec![true, true])), at);
+        }
     }
 }

@@ -10,8 +10,9 @@
 //!   ([`unsent`]).
 //! - [`requests`]: the requests that take more than a match id ([`requests::create`], the
 //!   [`requests::opponent`]s).
-//! - [`follow`]: what a player keeps while it follows a match: where its watch resumes
-//!   ([`Cursor`]) and which views ask it for a move ([`Turns`]).
+//! - [`follow`]: what a player keeps while it follows a match: what its watch asks for
+//!   ([`WatchOptions`]), where it resumes ([`Cursor`]), which views ask it for a move
+//!   ([`Turns`]) and who is connected ([`presence`]).
 //! - [`lobby`]: accounts, tickets, seeks and leaderboards (LobbyService).
 //! - [`platform`]: the platform API (TournamentService) with a tenant's API key.
 //! - [`play`]: Play streams: many matches' watches and moves on one stream, raw
@@ -23,7 +24,7 @@ pub mod platform;
 pub mod play;
 pub mod requests;
 
-pub use follow::{Cursor, Turns};
+pub use follow::{Cursor, Turns, WatchOptions, presence};
 pub use play::{Feed, Play, PlayStream, resumable};
 
 use api::v1::{
@@ -332,13 +333,21 @@ impl Client {
         from: Cursor,
         include_views: bool,
     ) -> Result<Streaming<v1::WatchMatchResponse>, Status> {
-        let req = v1::WatchMatchRequest {
-            match_id: match_id.to_string(),
-            after_version: from.version,
-            include_views,
-            after_index: from.index,
-            after_tag: from.tag,
-        };
+        self.watch_with(match_id, from, WatchOptions::views(include_views)).await
+    }
+
+    /// WatchMatch from `from`, asking for what `options` names (the views, the seats'
+    /// presence: read a presence message with [`presence`]).
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn watch_with(
+        &self,
+        match_id: &str,
+        from: Cursor,
+        options: WatchOptions,
+    ) -> Result<Streaming<v1::WatchMatchResponse>, Status> {
+        let req = requests::watch(match_id, from, options);
         self.unary(req, |mut a, r| async move { a.watch_match(r).await }).await
     }
 

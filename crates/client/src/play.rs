@@ -4,7 +4,7 @@
 //! own [`Feed`], as the unary calls and WatchMatch do, reconnecting and resuming every
 //! watch where it stood when the stream breaks.
 
-use crate::{Client, Cursor};
+use crate::{Client, Cursor, WatchOptions};
 use api::v1::{self, play_answer, play_request, play_response};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -94,7 +94,21 @@ impl PlayStream {
         from: Cursor,
         include_views: bool,
     ) -> Result<u64, Status> {
-        self.send(play_request::Kind::Watch(watch_request(match_id, from, include_views))).await
+        self.watch_with(match_id, from, WatchOptions::views(include_views)).await
+    }
+
+    /// Watches `match_id` from `from`, asking for what `options` names.
+    ///
+    /// # Errors
+    /// UNAVAILABLE: the stream is closed.
+    pub async fn watch_with(
+        &mut self,
+        match_id: &str,
+        from: Cursor,
+        options: WatchOptions,
+    ) -> Result<u64, Status> {
+        let req = crate::requests::watch(match_id, from, options);
+        self.send(play_request::Kind::Watch(req)).await
     }
 
     /// Stops watching `match_id`.
@@ -142,16 +156,6 @@ impl PlayStream {
     pub fn close_requests(&mut self) {
         let (tx, _) = mpsc::channel(1);
         self.tx = tx;
-    }
-}
-
-fn watch_request(match_id: &str, from: Cursor, include_views: bool) -> v1::WatchMatchRequest {
-    v1::WatchMatchRequest {
-        match_id: match_id.to_string(),
-        after_version: from.version,
-        include_views,
-        after_index: from.index,
-        after_tag: from.tag,
     }
 }
 
@@ -232,7 +236,7 @@ struct FeedState {
     tx: mpsc::UnboundedSender<Result<v1::WatchMatchResponse, Status>>,
     /// Where the watch resumes.
     cursor: Cursor,
-    include_views: bool,
+    options: WatchOptions,
     /// The gateway answered the watch (a watch not yet answered is not resumed: its
     /// caller hears the failure).
     started: bool,
@@ -288,7 +292,7 @@ impl Shared {
     }
 
     /// Hands one message of the stream to whoever waits for it; the watches to resume.
-    fn dispatch(&self, m: v1::PlayResponse) -> Vec<(String, Cursor, bool)> {
+    fn dispatch(&self, m: v1::PlayResponse) -> Vec<(String, Cursor, WatchOptions)> {
         let mut st = self.lock();
         let mut resume = Vec::new();
         match m.kind {
@@ -330,7 +334,7 @@ impl Shared {
                     }
                 } else if resumable(&status) || status.code() == Code::ResourceExhausted {
                     if let Some(f) = st.feeds.get(&match_id) {
-                        resume.push((match_id, f.cursor, f.include_views));
+                        resume.push((match_id, f.cursor, f.options));
                     }
                 } else if let Some(f) = st.feeds.remove(&match_id) {
                     f.end(Err(status));
@@ -343,7 +347,7 @@ impl Shared {
 
     /// A new stream replaces the broken one: the requests in flight fail UNAVAILABLE (to
     /// be retried), the started watches are resumed where they stood (returned).
-    fn reopened(&self, tx: mpsc::Sender<v1::PlayRequest>) -> Vec<(String, Cursor, bool)> {
+    fn reopened(&self, tx: mpsc::Sender<v1::PlayRequest>) -> Vec<(String, Cursor, WatchOptions)> {
         self.reopens.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut st = self.lock();
         st.tx = Some(tx);
@@ -357,14 +361,15 @@ impl Shared {
         st.feeds
             .iter()
             .filter(|(_, f)| f.started)
-            .map(|(id, f)| (id.clone(), f.cursor, f.include_views))
+            .map(|(id, f)| (id.clone(), f.cursor, f.options))
             .collect()
     }
 
     /// Watches again each of `watches` from its cursor.
-    async fn resume(&self, watches: Vec<(String, Cursor, bool)>) {
-        for (match_id, cursor, include_views) in watches {
-            let kind = play_request::Kind::Watch(watch_request(&match_id, cursor, include_views));
+    async fn resume(&self, watches: Vec<(String, Cursor, WatchOptions)>) {
+        for (match_id, cursor, options) in watches {
+            let kind =
+                play_request::Kind::Watch(crate::requests::watch(&match_id, cursor, options));
             if let Ok((tx, req)) = self.register(kind, Pending::Resume(match_id)) {
                 // A stream that broke meanwhile is reopened, and these resumed again.
                 let _ = tx.send(req).await;
@@ -415,7 +420,7 @@ async fn run(shared: Arc<Shared>, client: Client, mut stream: PlayStream) {
 
 /// Resumes `watches` in a task of their own: their requests may wait for the gateway to
 /// read them, which waits for this stream's messages to be read.
-fn resume_apart(shared: &Arc<Shared>, watches: Vec<(String, Cursor, bool)>) {
+fn resume_apart(shared: &Arc<Shared>, watches: Vec<(String, Cursor, WatchOptions)>) {
     let shared = shared.clone();
     tokio::spawn(async move { shared.resume(watches).await });
 }
@@ -498,6 +503,21 @@ impl Play {
         from: Cursor,
         include_views: bool,
     ) -> Result<Feed, Status> {
+        self.watch_with(match_id, from, WatchOptions::views(include_views)).await
+    }
+
+    /// Watches `match_id` from `from` on the stream, asking for what `options` names (the
+    /// seats' presence too: read it with [`crate::presence`]); otherwise as [`Play::watch`].
+    /// A watch resumed after a break asks for the same.
+    ///
+    /// # Errors
+    /// As [`Play::watch`].
+    pub async fn watch_with(
+        &self,
+        match_id: &str,
+        from: Cursor,
+        options: WatchOptions,
+    ) -> Result<Feed, Status> {
         let (tx, rx) = mpsc::unbounded_channel();
         let end = Arc::new(Mutex::new(None));
         {
@@ -505,11 +525,10 @@ impl Play {
             if st.feeds.contains_key(match_id) {
                 return Err(Status::already_exists("this Play already watches the match"));
             }
-            let feed =
-                FeedState { tx, cursor: from, include_views, started: false, end: end.clone() };
+            let feed = FeedState { tx, cursor: from, options, started: false, end: end.clone() };
             st.feeds.insert(match_id.to_string(), feed);
         }
-        let kind = play_request::Kind::Watch(watch_request(match_id, from, include_views));
+        let kind = play_request::Kind::Watch(crate::requests::watch(match_id, from, options));
         match self.ask(kind).await {
             Ok(play_answer::Kind::Watch(_)) => {
                 Ok(Feed { rx, end, match_id: match_id.to_string(), play: self.clone() })
@@ -596,7 +615,7 @@ mod tests {
         let feed = FeedState {
             tx,
             cursor: Cursor::START,
-            include_views: true,
+            options: WatchOptions::ALL,
             started: true,
             end: end.clone(),
         };
@@ -608,6 +627,17 @@ mod tests {
         });
         assert!(shared.dispatch(v1::PlayResponse { kind: Some(m) }).is_empty());
         assert_eq!(rx.try_recv().unwrap().unwrap(), message);
+        // A presence message reaches the feed and leaves the cursor where it was.
+        let presence = v1::WatchMatchResponse {
+            presence: Some(v1::SeatPresence { connected: vec![false, true] }),
+            ..message.clone()
+        };
+        let p = play_response::Kind::MatchMessage(v1::MatchMessage {
+            match_id: "m".into(),
+            message: Some(presence.clone()),
+        });
+        assert!(shared.dispatch(v1::PlayResponse { kind: Some(p) }).is_empty());
+        assert_eq!(rx.try_recv().unwrap().unwrap(), presence);
         let ended = |code: Code| v1::PlayResponse {
             kind: Some(play_response::Kind::WatchEnded(v1::WatchEnded {
                 match_id: "m".into(),
@@ -616,7 +646,7 @@ mod tests {
         };
         let resume = shared.dispatch(ended(Code::ResourceExhausted));
         let at = Cursor { version: 3, index: Some(1), tag: Some(9) };
-        assert_eq!(resume, vec![("m".to_string(), at, true)]);
+        assert_eq!(resume, vec![("m".to_string(), at, WatchOptions::ALL)]);
         assert!(shared.dispatch(ended(Code::Ok)).is_empty());
         assert!(shared.lock().feeds.is_empty());
         assert!(matches!(*end.lock().unwrap(), Some(Ok(()))));

@@ -1,6 +1,7 @@
 //! The requests that take more than a match id, built in one place: who fills the other
-//! seat, and a CreateMatch.
+//! seat, a CreateMatch, and a WatchMatch (for WatchMatch itself and a Play stream's watch).
 
+use crate::{Cursor, WatchOptions};
 use api::v1;
 
 /// Who fills the other seat of a new match.
@@ -38,5 +39,17 @@ pub fn create(
         seat: 0,
         move_time_ms,
         idempotency_key: String::new(),
+    }
+}
+
+/// A WatchMatch of `match_id` resuming after `from`, asking for what `options` names.
+pub fn watch(match_id: &str, from: Cursor, options: WatchOptions) -> v1::WatchMatchRequest {
+    v1::WatchMatchRequest {
+        match_id: match_id.to_string(),
+        after_version: from.version,
+        include_views: options.views,
+        after_index: from.index,
+        after_tag: from.tag,
+        include_presence: options.presence,
     }
 }

@@ -3,7 +3,8 @@
 //! Stateless: sessions, match metadata and streams live in the event store, matches in
 //! the rules engines. The tower chain, outermost first: the authentication layer (a token
 //! becomes a `Caller`), then the service. One hub per gateway follows the store's append feed
-//! and fans new entries out to watchers. The bot runner lives here too, as a client of this
+//! and fans new entries out to watchers, and holds the presence of the seats its watchers
+//! play. The bot runner lives here too, as a client of this
 //! API: a duty every gateway runs and the holder of its lease performs.
 //!
 //! # Layout
@@ -11,7 +12,7 @@
 //! - [`forwarded`]: the trusted proxies, and the client's address they forward.
 //! - [`public`]: the handlers.
 //! - [`play`]: one Play stream: many matches' watches, moves and resignations.
-//! - [`hub`]: the fan-out of every watched match's new entries.
+//! - [`hub`]: the fan-out of every watched match's new entries and seats' presence.
 //! - [`limits`]: the bound of every request field.
 //! - [`lists`]: ListMyMatches and ListLiveMatches, from the store's match lists.
 //! - [`verify`]: VerifyRecord, a posted record replayed a few at a time.
@@ -45,7 +46,7 @@ pub mod watch;
 pub mod web;
 
 use api::v1;
-use events::EventStore;
+use events::PresenceStore;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -92,7 +93,7 @@ pub struct Backends {
 /// The server failed.
 pub async fn serve(
     listener: TcpListener,
-    store: Arc<dyn EventStore>,
+    store: Arc<dyn PresenceStore>,
     engines: engines::Engines,
     backends: Backends,
     proxies: forwarded::TrustedProxies,
@@ -103,6 +104,7 @@ pub async fn serve(
     let Backends { lobby, tournaments, web } = backends;
     let hub = hub::Hub::new(store.clone());
     tokio::spawn(hub.clone().run(shutdown.clone()));
+    let store: Arc<dyn events::EventStore> = store;
     let gateway = public::Gateway::new(store.clone(), engines, hub, shutdown.clone());
     // The bot runner plays through this gateway like any client, whenever this gateway
     // holds its lease (its calls wait for the server below to be up).

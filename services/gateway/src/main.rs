@@ -16,7 +16,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proxies = gateway::forwarded::TrustedProxies::from_env()?;
     let addr = service_kit::config::addr("GATEWAY_ADDR", "127.0.0.1:50051")?;
     let urls = engines::engine_urls()?;
-    let store = events::open_from_env().await?;
+    let store = events::open_presence_store_from_env().await?;
     let shutdown = service_kit::serve::shutdown_on_signal();
     let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
     service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;

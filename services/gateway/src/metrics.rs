@@ -18,6 +18,14 @@ pub const BOT_PLAYING: &str = "colosseum_gateway_bot_matches_playing";
 /// Bot matches resumed after their play failed (a stream or call broke, a service down).
 pub const BOT_RESUMES: &str = "colosseum_gateway_bot_resumes_total";
 
+/// Seats this gateway holds a presence lease on (a player of the seat watches the match
+/// here).
+pub const PRESENCE_SEATS: &str = "colosseum_gateway_presence_seats";
+/// Seat presence changes this gateway's leases made, by what the seat became.
+pub const PRESENCE_CHANGES: &str = "colosseum_gateway_presence_changes_total";
+/// Presence lease calls that failed, by operation.
+pub const PRESENCE_FAILURES: &str = "colosseum_gateway_presence_failures_total";
+
 /// Every metric of the gateway.
 pub const ALL: &[Desc] = &[
     Desc {
@@ -52,6 +60,21 @@ pub const ALL: &[Desc] = &[
         help: "Play requests answered, by kind (watch, unwatch, submit_move, resign, none) and status code",
     },
     Desc {
+        name: PRESENCE_SEATS,
+        kind: Kind::Gauge,
+        help: "Seats this gateway holds a presence lease on (their player watches the match here)",
+    },
+    Desc {
+        name: PRESENCE_CHANGES,
+        kind: Kind::Counter,
+        help: "Seat presence changes this gateway's leases made, by what the seat became (connected, left)",
+    },
+    Desc {
+        name: PRESENCE_FAILURES,
+        kind: Kind::Counter,
+        help: "Presence lease calls that failed, by operation (mark: take or renew; unmark)",
+    },
+    Desc {
         name: "colosseum_gateway_requests_total",
         kind: Kind::Counter,
         help: "Public API requests authenticated (or refused) by the auth layer",
@@ -69,7 +92,7 @@ pub const ALL: &[Desc] = &[
     Desc {
         name: "colosseum_gateway_feed_failures_total",
         kind: Kind::Counter,
-        help: "Times the hub lost the store's append feed and resubscribed",
+        help: "Times the hub lost the store's append feed or presence feed and resubscribed",
     },
     Desc {
         name: "colosseum_gateway_resyncs_total",

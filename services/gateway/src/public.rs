@@ -557,6 +557,7 @@ impl Gateway {
             include_views,
             after_index,
             after_tag,
+            include_presence,
         } = req;
         let id = match_id(&id)?;
         // A span per request, with the match id, for logs and traces.
@@ -570,9 +571,12 @@ impl Gateway {
         };
         let last = self.store.last_version(id).await?.unwrap_or(0);
         // Subscribe before backfilling, so nothing falls between the two.
-        let live = self.hub.subscribe(id, last);
+        let notes = self.hub.subscribe(id, last);
+        // A seated player's watch holds the seat (its presence) while it lives.
+        let hold = seat.map(|s| self.hub.hold(id, s));
+        let live = crate::watch::Live { notes, hub: self.hub.clone(), hold };
         let from = crate::watch::Cursor::resume(after_version, after_index);
-        let watch = crate::watch::Watch { viewer, include_views };
+        let watch = crate::watch::Watch { viewer, include_views, include_presence };
         let stream = crate::watch::stream(self.store.clone(), id, watch, from, after_tag, live);
         Ok(Watching { stream, seat })
     }

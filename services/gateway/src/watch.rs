@@ -10,13 +10,18 @@
 //! client already has. A resumed stream checks that the match still holds the client's
 //! last version (with its tag); if the store lost writes, the client gets a `resync` and
 //! the match from its start, as a live stream does when the hub finds the stream rewound.
+//!
+//! A stream of a seated player holds the seat while it lives ([`crate::hub::SeatHold`]);
+//! one that asked for presence sends the seats' presence as the hub knows it once caught
+//! up, then each change, at the position of the last message the client has (presence is
+//! no position in the match).
 
 use crate::error::Error;
-use crate::hub::Note;
+use crate::hub::{Hub, Note, SeatHold, SeatPresence};
 use api::v1;
-use events::{Entry, EventStore, MatchId, ViewerVersions};
+use events::{Entry, EventStore, MatchId, Presence, ViewerVersions};
 use prost::Message;
-use rules_core::{Audience, Viewer};
+use rules_core::{Audience, Seat, Viewer};
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -68,18 +73,33 @@ impl Cursor {
     }
 }
 
-/// What one watch stream sends: to whom, and whether views go with the events.
+/// What one watch stream sends: to whom, and whether views and presence go with the
+/// events.
 #[derive(Clone, Copy)]
 pub struct Watch {
     /// Who watches.
     pub viewer: Viewer,
     /// Whether the viewer's view follows each version's events.
     pub include_views: bool,
+    /// Whether the seats' presence is sent, once caught up and at each change.
+    pub include_presence: bool,
+}
+
+/// What a stream follows once caught up: the hub's notes of its match (subscribed before
+/// the backfill starts), the hub (for the presence it read last), and the seat the watch
+/// holds, if its viewer is seated (released when the stream goes).
+pub struct Live {
+    /// The hub's notes of the match.
+    pub notes: broadcast::Receiver<Note>,
+    /// The hub.
+    pub hub: Arc<Hub>,
+    /// The watcher's seat, held.
+    pub hold: Option<SeatHold>,
 }
 
 /// The messages of `entry` (the viewer's `version`) that `watch` may receive, numbered
 /// among themselves, past `sent`; whether the match ended with it; and how many events
-/// the viewer has of it (the index its view takes).
+/// the viewer has of it (the index its view takes, when the entry carries one).
 fn deliver(
     entry: &Entry,
     version: u64,
@@ -107,6 +127,7 @@ fn deliver(
                 view: None,
                 tag,
                 resync: None,
+                presence: None,
             });
         }
         index += 1;
@@ -151,7 +172,27 @@ fn view_message(
         view: Some(view),
         tag: at.tag,
         resync: None,
+        presence: None,
     })
+}
+
+/// The position of a message: its version, index and tag.
+#[derive(Clone, Copy, Default)]
+struct At {
+    version: u64,
+    index: u32,
+    tag: u64,
+}
+
+/// What a stream that asked for presence keeps of it.
+struct Presences {
+    hub: Arc<Hub>,
+    /// The hub's number of the last presence taken (older notes are skipped).
+    seq: u64,
+    /// The presence last sent.
+    sent: Option<Presence>,
+    /// The watcher's own seat: connected, by this very watch.
+    own: Option<Seat>,
 }
 
 /// Where a stream is.
@@ -182,6 +223,13 @@ struct State {
     phase: Phase,
     /// How many times this stream has resynchronized (a batch read before one is void).
     resyncs: u32,
+    /// The last message the client has: the last sent, or before any the last its resumed
+    /// cursor covers (where a presence message stands).
+    at: Option<At>,
+    /// The presence, when asked for.
+    presence: Option<Presences>,
+    /// Holds the watcher's seat while the stream lives.
+    _hold: Option<SeatHold>,
     /// Counts this stream among the open ones while it lives.
     _open: service_kit::metrics::Open,
     pending: VecDeque<Result<v1::WatchMatchResponse, Status>>,
@@ -206,6 +254,7 @@ impl State {
             // there with that version's tag and trace if it has not been.
             if let Some(m) = view_message(entry, &self.last_seen, self.watch, self.sent) {
                 self.sent = Some(Cursor { version: m.version, index: Some(m.index) });
+                self.at = Some(At { version: m.version, index: m.index, tag: m.tag });
                 self.pending.push_back(Ok(m));
             }
             return;
@@ -229,6 +278,19 @@ impl State {
         };
         if let Some(last) = out.last() {
             self.sent = Some(Cursor { version, index: Some(last.index) });
+            self.at = Some(At { version, index: last.index, tag: entry.tag });
+        } else {
+            // Nothing new: the client had this version, up to its cursor.
+            let view = self.watch.include_views && entry.view_for(self.watch.viewer).is_some();
+            let last = if view { Some(events) } else { events.checked_sub(1) };
+            let upto = match self.sent {
+                Some(Cursor { version: v, index: Some(i) }) if v == version => Some(i),
+                _ => None,
+            };
+            if let Some(last) = last {
+                let index = upto.map_or(last, |i| i.min(last));
+                self.at = Some(At { version, index, tag: entry.tag });
+            }
         }
         self.pending.extend(out.into_iter().map(Ok));
         if ended {
@@ -246,6 +308,35 @@ impl State {
         }
         self.verify = None;
         self.phase = Phase::Live;
+        // The presence as the hub read it last (none yet: its first read's note follows).
+        if let Some(p) = self.presence.as_ref().and_then(|w| w.hub.presence(self.id)) {
+            self.offer_presence(p);
+        }
+    }
+
+    /// Sends `p` if it is newer than what the stream took and differs from what it sent.
+    fn offer_presence(&mut self, p: SeatPresence) {
+        let Some(w) = self.presence.as_mut() else { return };
+        if p.seq <= w.seq {
+            return;
+        }
+        w.seq = p.seq;
+        let mut connected = p.connected;
+        if let Some(own) = w.own {
+            connected[own.index()] = true;
+        }
+        if w.sent == Some(connected) {
+            return;
+        }
+        w.sent = Some(connected);
+        let at = self.at.unwrap_or_default();
+        self.pending.push_back(Ok(v1::WatchMatchResponse {
+            version: at.version,
+            index: at.index,
+            tag: at.tag,
+            presence: Some(v1::SeatPresence { connected: connected.to_vec() }),
+            ..Default::default()
+        }));
     }
 
     /// Voids what was sent: the client is told, and the match follows from its start.
@@ -257,6 +348,7 @@ impl State {
         }));
         self.resyncs += 1;
         self.sent = None;
+        self.at = None;
         self.verify = None;
         self.next = 0;
         self.seen = ViewerVersions::default();
@@ -296,6 +388,7 @@ impl State {
             Phase::Live => match self.live.recv().await {
                 Ok(Note::Entry(entry)) => self.take(&entry),
                 Ok(Note::Rewound) => self.resync(),
+                Ok(Note::Presence(p)) => self.offer_presence(p),
                 Err(RecvError::Lagged(_)) => {
                     let hint = Cursor::hint(self.sent);
                     self.fail(Error::FellBehind { hint }.into());
@@ -322,8 +415,15 @@ pub fn stream(
     watch: Watch,
     from: Option<Cursor>,
     tag: Option<u64>,
-    live: broadcast::Receiver<Note>,
+    live: Live,
 ) -> WatchStream {
+    let Live { notes: live, hub, hold } = live;
+    let presence = watch.include_presence.then(|| Presences {
+        hub,
+        seq: 0,
+        sent: None,
+        own: hold.as_ref().and(watch.viewer.seat()),
+    });
     let state = State {
         store,
         id,
@@ -336,6 +436,9 @@ pub fn stream(
         live,
         phase: Phase::Backfill(0),
         resyncs: 0,
+        at: None,
+        presence,
+        _hold: hold,
         _open: service_kit::metrics::Open::new(crate::metrics::WATCH_STREAMS),
         pending: VecDeque::new(),
     };

@@ -97,6 +97,7 @@ async fn call(p: &Player, auth: Auth, rpc: Rpc, id: &str, card: i64) -> Result<(
                 include_views: true,
                 after_index: None,
                 after_tag: None,
+                include_presence: false,
             };
             api.watch_match(as_auth(p, auth, req)).await.map(drop)
         }

@@ -133,6 +133,7 @@ async fn a_redis_that_loses_its_last_writes_leaves_no_watcher_silent() {
             include_views: true,
             after_index: None,
             after_tag: tag,
+            include_presence: false,
         };
         let mut resumed = bob
             .client
@@ -152,6 +153,7 @@ async fn a_redis_that_loses_its_last_writes_leaves_no_watcher_silent() {
         include_views: true,
         after_index: None,
         after_tag: Some(new_tag_4),
+        include_presence: false,
     };
     let mut resumed =
         bob.client.api().watch_match(bob.client.request(req)).await.expect("watch").into_inner();
