@@ -224,6 +224,9 @@ export class MatchFeed {
 
   /** One message of the stream. */
   private take(m: WatchMatchResponse): void {
+    // Seat presence (sent only to a watch that asks, include_presence) is no position in
+    // the match: the cursor stays where the last event or view put it.
+    if (m.presence) return;
     if (m.resync) {
       // The history after `after_version` is void: drop it, the stream restates it.
       const after = m.resync.afterVersion;
