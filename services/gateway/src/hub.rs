@@ -16,10 +16,12 @@
 //! ([`Hub::hold`]): the first takes a presence lease in the store, renewed every
 //! [`PRESENCE_RENEW`] by one task for every seat held; a second after the last one closes
 //! (its [`SeatHold`] dropped, however the stream ended) the lease is given up. A gateway
-//! that dies leaves leases that lapse after [`PRESENCE_TTL`]. For its watched matches the
-//! hub follows the store's presence feed and reads a match's presence again on a note
-//! (and on every sweep, which catches a lapsed lease nobody announced), and hands the
-//! watchers [`Note::Presence`] when it changed. Nothing of it is on the path of a move.
+//! that dies leaves leases that lapse after [`PRESENCE_TTL`]. For its watched matches that
+//! a watcher wants the presence of ([`Hub::want_presence`]) the hub follows the store's
+//! presence feed and reads a match's presence again on a note (and on every sweep, which
+//! catches a lapsed lease nobody announced), and hands the watchers [`Note::Presence`]
+//! when it changed. Nothing of it is on the path of a move, and a match nobody here wants
+//! the presence of costs no read.
 
 use events::{Entry, MatchId, Presence, PresenceStore};
 use rules_core::Seat;
@@ -83,8 +85,13 @@ struct Watched {
     verify: bool,
     /// When this match was last read, in Unix ms.
     read_at_ms: u64,
-    /// The seats' presence as last read (`None` until the first read).
-    presence: Option<SeatPresence>,
+    /// The seats' presence as last read (`None` until the first read since a watcher
+    /// wanted it).
+    presence: Option<Presence>,
+    /// The hub's count of the presences it handed this match's watchers.
+    presence_seq: u64,
+    /// Watchers that want the presence ([`PresenceWanted`]s alive).
+    presence_wanted: usize,
     /// A read of the match's presence is under way.
     presence_reading: bool,
     /// A presence note came during that read: read once more when it ends.
@@ -155,6 +162,8 @@ impl Hub {
                     verify: true,
                     read_at_ms,
                     presence: None,
+                    presence_seq: 0,
+                    presence_wanted: 0,
                     presence_reading: false,
                     presence_again: false,
                     presence_read_at_ms: read_at_ms,
@@ -164,15 +173,33 @@ impl Hub {
             rx
         };
         // Entries appended between the caller's backfill and now sent their notes to
-        // nobody: read once to pick them up; and the presence, which nobody here knows.
+        // nobody: read once to pick them up.
         self.poke(id, None);
-        self.poke_presence(id);
         rx
     }
 
-    /// The seats' presence of `id` as last read, if the hub follows it and has read it.
+    /// Has the hub follow the presence of `id` (subscribed to first) while the answer
+    /// lives: read now if nobody wanted it, then again at each change.
+    pub fn want_presence(self: &Arc<Self>, id: MatchId) -> PresenceWanted {
+        let first = {
+            let mut w = self.watched.lock().expect("the hub lock");
+            w.get_mut(&id).is_some_and(|x| {
+                x.presence_wanted += 1;
+                x.presence_wanted == 1
+            })
+        };
+        if first {
+            self.poke_presence(id);
+        }
+        PresenceWanted { hub: self.clone(), id }
+    }
+
+    /// The seats' presence of `id` as last read, if the hub follows it and has read it
+    /// since a watcher wanted it.
     pub fn presence(&self, id: MatchId) -> Option<SeatPresence> {
-        self.watched.lock().expect("the hub lock").get(&id).and_then(|x| x.presence)
+        let w = self.watched.lock().expect("the hub lock");
+        let x = w.get(&id)?;
+        x.presence.map(|connected| SeatPresence { seq: x.presence_seq, connected })
     }
 
     /// Counts a watch of `seat` of `id` by its player until the answer is dropped: the
@@ -401,6 +428,7 @@ impl Hub {
                 .collect();
             let presences = w
                 .iter()
+                .filter(|(_, x)| x.presence_wanted > 0)
                 .filter(|(_, x)| quiet(x.presence_read_at_ms, presence_ms))
                 .map(|(id, _)| *id)
                 .collect();
@@ -414,12 +442,12 @@ impl Hub {
         }
     }
 
-    /// `id`'s presence may have changed: read it, unless a read is under way, which then
-    /// reads once more.
+    /// `id`'s presence may have changed: read it (if a watcher wants it), unless a read is
+    /// under way, which then reads once more.
     fn poke_presence(self: &Arc<Self>, id: MatchId) {
         {
             let mut w = self.watched.lock().expect("the hub lock");
-            let Some(x) = w.get_mut(&id) else { return };
+            let Some(x) = w.get_mut(&id).filter(|x| x.presence_wanted > 0) else { return };
             if x.presence_reading {
                 x.presence_again = true;
                 return;
@@ -438,10 +466,10 @@ impl Hub {
             let Some(x) = w.get_mut(&id) else { return };
             x.presence_read_at_ms = service_kit::time::now_ms();
             match read {
-                Ok(connected) if x.presence.is_none_or(|p| p.connected != connected) => {
-                    let seq = x.presence.map_or(1, |p| p.seq + 1);
-                    let p = SeatPresence { seq, connected };
-                    x.presence = Some(p);
+                Ok(connected) if x.presence_wanted > 0 && x.presence != Some(connected) => {
+                    x.presence_seq += 1;
+                    x.presence = Some(connected);
+                    let p = SeatPresence { seq: x.presence_seq, connected };
                     let _ = x.tx.send(Note::Presence(p));
                 }
                 Ok(_) => {}
@@ -450,7 +478,7 @@ impl Hub {
                     tracing::warn!(match_id = %id, error = %e, "presence read failed");
                 }
             }
-            if x.tx.receiver_count() == 0 {
+            if x.tx.receiver_count() == 0 || x.presence_wanted == 0 {
                 x.presence_reading = false;
                 return;
             }
@@ -549,6 +577,26 @@ impl Hub {
     }
 }
 
+/// A watcher's wish for a match's presence ([`Hub::want_presence`]): the hub follows it
+/// while any lives.
+pub struct PresenceWanted {
+    hub: Arc<Hub>,
+    id: MatchId,
+}
+
+impl Drop for PresenceWanted {
+    fn drop(&mut self) {
+        let mut w = self.hub.watched.lock().expect("the hub lock");
+        if let Some(x) = w.get_mut(&self.id) {
+            x.presence_wanted = x.presence_wanted.saturating_sub(1);
+            if x.presence_wanted == 0 {
+                // What is read next is fresh: nobody kept it up to date meanwhile.
+                x.presence = None;
+            }
+        }
+    }
+}
+
 /// One watch of a seat by its player, counted by the hub while it lives ([`Hub::hold`]):
 /// dropping it (the watch stream ended or was dropped, however) releases the seat.
 pub struct SeatHold {
@@ -589,6 +637,7 @@ mod tests {
         let hub = Hub::new(store.clone());
         let id = MatchId::random();
         let mut notes = hub.subscribe(id, 0);
+        let wanted = hub.want_presence(id);
         let (first, second) = (hub.hold(id, Seat::ONE), hub.hold(id, Seat::ONE));
         until(&store, id, [false, true]).await;
         // The watchers hear of it; the hub keeps it for watchers that come later.
@@ -600,6 +649,9 @@ mod tests {
             }
         };
         assert_eq!(hub.presence(id), Some(heard));
+        // Nobody wants it any more: the hub forgets it.
+        drop(wanted);
+        assert_eq!(hub.presence(id), None);
         let mut feed = store.presence_feed().await.expect("subscribe");
         // One of two watches closed: still held, nothing announced.
         drop(first);

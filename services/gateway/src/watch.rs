@@ -17,7 +17,7 @@
 //! no position in the match).
 
 use crate::error::Error;
-use crate::hub::{Hub, Note, SeatHold, SeatPresence};
+use crate::hub::{Hub, Note, PresenceWanted, SeatHold, SeatPresence};
 use api::v1;
 use events::{Entry, EventStore, MatchId, Presence, ViewerVersions};
 use prost::Message;
@@ -187,6 +187,8 @@ struct At {
 /// What a stream that asked for presence keeps of it.
 struct Presences {
     hub: Arc<Hub>,
+    /// Has the hub follow the match's presence while the stream lives.
+    _wanted: PresenceWanted,
     /// The hub's number of the last presence taken (older notes are skipped).
     seq: u64,
     /// The presence last sent.
@@ -419,6 +421,7 @@ pub fn stream(
 ) -> WatchStream {
     let Live { notes: live, hub, hold } = live;
     let presence = watch.include_presence.then(|| Presences {
+        _wanted: hub.want_presence(id),
         hub,
         seq: 0,
         sent: None,
