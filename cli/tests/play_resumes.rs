@@ -58,16 +58,19 @@ async fn play_goes_on_to_its_record_when_the_gateway_restarts_mid_match() {
         }
     });
     let mut out = Output { rx, text: String::new() };
-    // At each new prompt, the first card of the player's hand (the last view shown); the
-    // gateway restarts after the third move, while the client waits for the bot's bid.
-    let mut prompts = 0;
+    // At each new round's panel (one per round: a prompt repeated while the bot seals
+    // asks nothing new), the first card of the player's hand; the gateway restarts after
+    // the third move, while the client waits for the bot's bid.
+    let mut panels = 0;
     let mut moves = 0;
     while !out.text.contains("Record saved: match-") {
         let until = Instant::now() + Duration::from_secs(60);
         loop {
-            let now = out.text.matches("your move>").count();
-            if now > prompts || out.text.contains("Record saved: match-") {
-                prompts = now;
+            let now = out.text.matches("Your hand:").count();
+            let prompted =
+                out.text.rsplit("Your hand:").next().is_some_and(|t| t.contains("your move>"));
+            if (now > panels && prompted) || out.text.contains("Record saved: match-") {
+                panels = now;
                 break;
             }
             assert!(Instant::now() < until, "the client stalled; the output:\n{}", out.text);

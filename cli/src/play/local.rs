@@ -54,7 +54,7 @@ pub fn play(args: &PlayArgs) -> Result<(), String> {
         "{} against the {bot_name} bot, on this machine. You are seat 0.",
         info.title
     ));
-    screen.say(&format!("  {}; `help` lists your moves.", face.how_to_move()));
+    screen.note(&format!("{}. Type help for your legal moves.", face.how_to_move()));
     screen.say(&format!("  Seed commitment: {}", m.commitment().to_hex()));
     let mut seen = 0;
     let stdin = std::io::stdin();
@@ -81,7 +81,7 @@ pub fn play(args: &PlayArgs) -> Result<(), String> {
         // The bot moves whenever it owes a move; in simultaneous games it seals first,
         // which tells you only that it has moved.
         if owing.contains(it) {
-            let view = m.view(Viewer::Seat(it)).to_string();
+            let view = m.view(Viewer::Seat(it))["game"].to_string();
             let legal = m.legal_moves(it);
             let mv = bot.choose(it, &view, &legal)?;
             m.step(&Step::Move { seat: it, mv }).map_err(|e| e.to_string())?;
@@ -104,7 +104,7 @@ pub fn play(args: &PlayArgs) -> Result<(), String> {
             Typed::Empty | Typed::Board => continue,
             Typed::Help => {
                 for l in face.help(&out.legal).into_iter().chain(screen::commands()) {
-                    screen.say(&format!("  {l}"));
+                    screen.say(&l);
                 }
                 continue;
             }

@@ -249,11 +249,8 @@ async fn paired(client: &Client, match_id: &str, seat: u32, game: &str, rated: b
         _ => None,
     };
     let kind = if rated { "rated" } else { "casual" };
-    println!(
-        "Paired with {}{} in a {kind} match: you are seat {seat} (match {match_id}).",
-        opp.name,
-        rating.unwrap_or_default()
-    );
+    println!("Paired with {}{} in a {kind} match.", opp.name, rating.unwrap_or_default());
+    println!("You are seat {seat} in match {match_id}.");
 }
 
 /// Prints the player's rating in `game` once the match has counted (its `games` grew),

@@ -325,16 +325,14 @@ async fn create(
     let created = client.create(req).await.map_err(|s| format!("no match: {}", words(&s)))?;
     let title = games::registry::info(&args.game).map_or("", |g| g.title);
     match &bot {
-        Some(b) => screen.say(&format!("{title} against the {b} bot: match {}.", created.match_id)),
+        Some(b) => {
+            screen.say(&format!("{title} against the {b} bot."));
+            screen.say(&format!("Match {}", created.match_id));
+        }
         None => {
-            screen.say(&format!(
-                "{title}: match {} created; you are seat {}.",
-                created.match_id, created.seat
-            ));
-            screen.say(&format!(
-                "The other player joins with:  colosseum play --join {}",
-                created.match_id
-            ));
+            screen.say(&format!("{title}: a match for two; you are seat {}.", created.seat));
+            screen.say("Your opponent joins with:");
+            screen.say(&format!("  colosseum play --join {}", created.match_id));
         }
     }
     Ok((created.match_id, bot))
@@ -401,22 +399,39 @@ pub async fn play_match(
     let title = games::registry::info(game).map_or(game, |g| g.title);
     if let Some(seat) = first.seat {
         let back = if opening.rejoin { "Welcome back: " } else { "" };
-        screen.say(&format!(
+        screen.wrapped(&format!(
             "{back}you are seat {seat} in {title}, against {}.",
             names.obj(1 - seat)
         ));
     }
-    screen.say(&format!("  {}; `help` lists your moves.", face::capitalized(face.how_to_move())));
+    screen.note(&format!(
+        "{}. Type help for your legal moves.",
+        face::capitalized(face.how_to_move())
+    ));
     if let Some(pid) = first.player_ids.get(first.seat.map_or(1, |s| 1 - s) as usize)
         && opp.bot.is_none()
         && !pid.is_empty()
     {
         opp.player_id = Some(pid.clone());
     }
+    // ctrl-c from here on is this loop's to answer (a signal that comes while it awaits
+    // something else waits for it).
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| format!("cannot listen for ctrl-c: {e}"))?;
     let mut watch = watch(client, match_id).await?;
     // On a rejoin, what happened before is told briefly (the face still reads all of it).
-    let mut history = opening.rejoin.then(|| (first.version, Vec::<String>::new()));
-    let mut view: Option<v1::GetViewResponse> = None;
+    let mut story = Story {
+        history: opening.rejoin.then(|| (first.version, Vec::new())),
+        presence: None,
+        bot: opening.bot.is_some(),
+    };
+    // The match's story so far comes before the first panel: its first message (or a
+    // second's wait), then whatever else has come.
+    if let Ok(m) = tokio::time::timeout(Duration::from_secs(1), watch.recv()).await {
+        told(m, &mut watch, &mut story, face.as_mut(), &names, &mut screen);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut view = Some(first.clone());
     let mut dirty = true;
     let mut prompted_at: Option<u64> = None;
     // The legal moves the person was last asked to choose from.
@@ -429,12 +444,12 @@ pub async fn play_match(
         if dirty && watch.is_empty() {
             dirty = false;
             let v = answered(&mut screen, || client.view(match_id)).await.map_err(|s| words(&s))?;
-            if let Some((_, lines)) = history.take() {
-                if !lines.is_empty() {
-                    screen.say("  Recently:");
-                    for l in &lines[lines.len().saturating_sub(RECENT)..] {
-                        screen.event(l);
-                    }
+            if let Some((_, lines)) = story.history.take()
+                && !lines.is_empty()
+            {
+                screen.say("  Recently:");
+                for l in &lines[lines.len().saturating_sub(RECENT)..] {
+                    screen.event(l);
                 }
             }
             if names.opponent == "Your opponent" && v.player_ids.iter().all(|p| !p.is_empty()) {
@@ -471,7 +486,7 @@ pub async fn play_match(
             view = Some(v);
         }
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {
+            _ = interrupt.recv() => {
                 leave(&mut screen, match_id);
                 return Ok(Ending::Left);
             }
@@ -488,23 +503,10 @@ pub async fn play_match(
                     asked_for.clear();
                 }
             }
-            m = watch.recv() => match m {
-                Some(Watched::Message(m)) => {
-                    let Some(event) = &m.event else { continue };
-                    if let Some(l) = face::line(face.as_mut(), event, &names) {
-                        match &mut history {
-                            Some((upto, past)) if m.version <= *upto => past.push(l),
-                            _ => screen.event(&l),
-                        }
-                    }
-                    dirty = true;
-                }
-                Some(Watched::Ended(why)) => {
-                    screen.say(&format!("  (the live events stopped: {why}; moves still work)"));
-                    watch = Watch::none();
-                }
-                None => dirty = true,
-            },
+            m = watch.recv() => {
+                told(m, &mut watch, &mut story, face.as_mut(), &names, &mut screen);
+                dirty = true;
+            }
             _ = tick.tick() => {
                 if let Some((at, mine, _)) = deadline {
                     let left = at.saturating_duration_since(Instant::now());
@@ -528,6 +530,67 @@ pub async fn play_match(
                 }
             }
         }
+    }
+}
+
+/// What the loop remembers of the watch's messages.
+struct Story {
+    /// On a rejoin, until the first panel: the version the person came back at, and the
+    /// lines of the events up to it (told briefly, not one by one).
+    history: Option<(u64, Vec<String>)>,
+    /// The seats' presence as last told.
+    presence: Option<[bool; 2]>,
+    /// The other seat is a built-in bot (its presence is not news).
+    bot: bool,
+}
+
+/// Tells a message of the watch: an event's line (kept for later while it is history),
+/// the opponent leaving or coming back, or that the watch stopped.
+fn told(
+    m: Option<Watched>,
+    watch: &mut Watch,
+    story: &mut Story,
+    face: &mut dyn Face,
+    names: &Names,
+    screen: &mut Screen,
+) {
+    match m {
+        Some(Watched::Message(m)) => {
+            if let Some(now) = client::presence(&m) {
+                if let Some(l) = presence_line(story.presence, now, names).filter(|_| !story.bot) {
+                    screen.event(&l);
+                }
+                story.presence = Some(now);
+                return;
+            }
+            let Some(event) = &m.event else { return };
+            if let Some(l) = face::line(face, event, names) {
+                match &mut story.history {
+                    Some((upto, past)) if m.version <= *upto => past.push(l),
+                    _ => screen.event(&l),
+                }
+            }
+        }
+        Some(Watched::Ended(why)) => {
+            screen.say(&format!("  (the live events stopped: {why}; moves still work)"));
+            *watch = Watch::none();
+        }
+        None => {}
+    }
+}
+
+/// What changed in the opponent's presence, in words: gone, back, or (at first) away.
+fn presence_line(before: Option<[bool; 2]>, now: [bool; 2], names: &Names) -> Option<String> {
+    let other = names.me.map(|m| 1 - m)?;
+    let (was, is) = (before.map(|b| b[other as usize]), now[other as usize]);
+    let who = names.subj(other);
+    match (was, is) {
+        (Some(true), false) => Some(format!("{who} left the match; their clock keeps running.")),
+        (Some(false), true) => Some(format!("{who} is back.")),
+        (None, false) if names.opponent != "Your opponent" => {
+            Some(format!("{who} is not connected right now."))
+        }
+        (None, false | true) | (Some(true), true) | (Some(false), false) => None,
     }
 }
 
@@ -582,11 +645,11 @@ async fn typed_line(
                 screen.say("  You have no move to make now: wait for the other seat.");
             } else {
                 for l in face.help(&v.legal_moves) {
-                    screen.say(&format!("  {l}"));
+                    screen.say(&l);
                 }
             }
             for l in screen::commands() {
-                screen.say(&format!("  {l}"));
+                screen.say(&l);
             }
             reprompt(screen);
             return Ok(false);
@@ -647,7 +710,8 @@ async fn finish(
     match answered(screen, || client.record(match_id)).await {
         Ok(record) => match std::fs::write(&path, record) {
             Ok(()) => {
-                screen.say(&format!("  Record saved: {path}  (check it: colosseum verify {path})"))
+                screen.say(&format!("  Record saved: {path}"));
+                screen.say(&format!("  Check it:     colosseum verify {path}"));
             }
             Err(e) => screen.say(&format!("  Could not save the record to {path}: {e}")),
         },
@@ -675,7 +739,14 @@ async fn rematch(
         (None, None) => return Ok(None),
     };
     screen.say(&format!("  {offer}"));
-    let Some(line) = lines.next().await else { return Ok(None) };
+    // ctrl-c leaves here too (the match's loop took the signal over from the default).
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| format!("cannot listen for ctrl-c: {e}"))?;
+    let line = tokio::select! {
+        line = lines.next() => line,
+        _ = interrupt.recv() => None,
+    };
+    let Some(line) = line else { return Ok(None) };
     if !matches!(line.trim().to_ascii_lowercase().as_str(), "rematch" | "r" | "y" | "yes") {
         return Ok(None);
     }
@@ -688,11 +759,8 @@ async fn rematch(
     let req = requests::create(game, &args.options, opponent, move_time_ms(&rules).unwrap_or(0));
     let created = client.create(req).await.map_err(|s| format!("no rematch: {}", words(&s)))?;
     if opp.bot.is_none() {
-        screen.say(&format!(
-            "  Rematch offered: {} joins with  colosseum play --join {}",
-            uncap(&opp.name),
-            created.match_id
-        ));
+        screen.say(&format!("  Rematch offered: {} joins with", uncap(&opp.name)));
+        screen.say(&format!("  colosseum play --join {}", created.match_id));
     }
     Ok(Some((created.match_id, opp.bot.clone())))
 }
@@ -732,7 +800,7 @@ impl Watch {
 /// Opens the watch of `match_id` from its start.
 async fn watch(client: &Client, match_id: &str) -> Result<Watch, String> {
     let mut screen = Screen::default();
-    let first = answered(&mut screen, || client.watch(match_id, Cursor::START, false))
+    let first = answered(&mut screen, || open_watch(client, match_id, Cursor::START))
         .await
         .map_err(|s| words(&s))?;
     let (tx, rx) = mpsc::unbounded_channel();
@@ -759,7 +827,7 @@ async fn watch(client: &Client, match_id: &str) -> Result<Watch, String> {
                 return;
             }
             let mut screen = Screen::default();
-            stream = match answered(&mut screen, || client.watch(&match_id, at, false)).await {
+            stream = match answered(&mut screen, || open_watch(&client, &match_id, at)).await {
                 Ok(w) => w,
                 Err(s) => {
                     let _ = tx.send(Watched::Ended(words(&s)));
@@ -769,4 +837,22 @@ async fn watch(client: &Client, match_id: &str) -> Result<Watch, String> {
         }
     });
     Ok(Watch(Some(rx)))
+}
+
+/// WatchMatch of `match_id` from `from`, with the seats' presence (no views: the loop
+/// reads the view when it needs it).
+async fn open_watch(
+    client: &Client,
+    match_id: &str,
+    from: Cursor,
+) -> Result<tonic::Streaming<v1::WatchMatchResponse>, Status> {
+    let req = v1::WatchMatchRequest {
+        match_id: match_id.to_string(),
+        after_version: from.version,
+        include_views: false,
+        after_index: from.index,
+        after_tag: from.tag,
+        include_presence: true,
+    };
+    Ok(client.api().watch_match(client.request(req)).await?.into_inner())
 }

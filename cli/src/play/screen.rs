@@ -47,11 +47,27 @@ impl Screen {
         }
     }
 
+    /// A note for the person, indented, wrapped at [`WIDTH`] columns.
+    pub fn note(&mut self, text: &str) {
+        let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        for l in face::wrap("  ", &words, " ") {
+            self.say(&l);
+        }
+    }
+
+    /// `text` wrapped at [`WIDTH`] columns.
+    pub fn wrapped(&mut self, text: &str) {
+        let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        for l in face::wrap("", &words, " ") {
+            self.say(&l);
+        }
+    }
+
     /// The status panel: a rule naming the match, then the face's lines.
     pub fn panel(&mut self, title: &str, lines: &[String]) {
         self.say(&rule(title));
         for l in lines {
-            self.say(&format!("  {}", cut(l, WIDTH - 2)));
+            self.say(&cut(l, WIDTH));
         }
     }
 
@@ -130,7 +146,7 @@ pub fn warning(secs: u64) -> String {
 /// The commands every game takes, for `help`.
 pub fn commands() -> Vec<String> {
     vec![
-        "Commands: help (or ?), board, resign; ctrl-c leaves (your seat is kept)".into(),
+        "Commands: help (or ?), board, resign; ctrl-c leaves (your seat is kept).".into(),
         "Anything else is read as a move (or as the move's JSON, {\"card\": 7}).".into(),
     ]
 }
@@ -175,7 +191,13 @@ pub fn end_screen(
     let result = face::result_text(outcome.winner, &outcome.reason, names);
     let score = face.score(view).map(|s| {
         let [a, b] = names.order();
-        format!(" {}-{}", s[a as usize], s[b as usize])
+        let (x, y) = (&s[a as usize], &s[b as usize]);
+        // Numbers read as a score line, "65-26"; anything else names whose it is.
+        if x.parse::<f64>().is_ok() && y.parse::<f64>().is_ok() {
+            format!(" {x}-{y}")
+        } else {
+            format!(" ({}: {x}; {}: {y})", names.obj(a), names.obj(b))
+        }
     });
     let other = names.me.map_or(1, |m| 1 - m);
     let against =
@@ -186,8 +208,10 @@ pub fn end_screen(
         cut(&format!("  {result}{}{against} ({why})", score.unwrap_or_default()), WIDTH),
         "=".repeat(WIDTH),
     ];
-    out.extend(face.final_board(view, names).into_iter().map(|l| cut(&format!("  {l}"), WIDTH)));
-    out.push(cut(&format!("  Seed (now public): {}", outcome.seed), WIDTH));
+    out.extend(face.final_board(view, names).into_iter().map(|l| cut(&l, WIDTH)));
+    // Whole, on a line of its own (64 hex digits): anyone checks the commitment with it.
+    out.push("  Seed (now public):".into());
+    out.push(format!("  {}", outcome.seed));
     out
 }
 

@@ -6,7 +6,9 @@
 //! A move is typed as a black then a white: `2 9`, `2,9`, `29`, or tagged in any order:
 //! `b2 w9`, `w9 b2`, `black 2 white 9`.
 
-use super::{Face, Names, WIDTH, cut, of_seat, plural, values};
+use super::{
+    Face, Names, WIDTH, both, both_labels, capitalized, cut, fit, mine, of_seat, plural, values,
+};
 use api::v1;
 use v1::dueling_monsters_event::Kind;
 
@@ -68,61 +70,6 @@ fn row<T: ToString>(ns: &[T]) -> String {
         return "none".into();
     }
     ns.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
-}
-
-/// `lines` fitted to [`WIDTH`]: a longer line is wrapped at spaces, its continuation
-/// lines indented by two (a long name must not cut a sentence short).
-fn fit(lines: Vec<String>) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in lines {
-        if line.chars().count() <= WIDTH {
-            out.push(line);
-            continue;
-        }
-        let mut cur = String::new();
-        for word in line.split(' ') {
-            let len = cur.chars().count();
-            if !cur.trim().is_empty() && len + 1 + word.chars().count() > WIDTH {
-                out.push(cut(&std::mem::take(&mut cur), WIDTH));
-                cur.push_str("  ");
-            }
-            if !cur.trim().is_empty() {
-                cur.push(' ');
-            }
-            cur.push_str(word);
-        }
-        out.push(cut(&cur, WIDTH));
-    }
-    out
-}
-
-/// "your" -> "Your", "Ada's" stays.
-fn first_up(s: &str) -> String {
-    let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
-}
-
-/// A seat's as a pronoun standing alone: "yours", "Ada's".
-fn mine(names: &Names, seat: u32) -> String {
-    if names.is_me(seat) { "yours".into() } else { names.poss(seat) }
-}
-
-/// "you 5, Ada 8": a seat pair inside a sentence, the viewer first.
-fn both(p: Option<&v1::SeatPair>, names: &Names) -> String {
-    let [a, b] = names.order();
-    format!("{} {}, {} {}", names.obj(a), of_seat(p, a), names.obj(b), of_seat(p, b))
-}
-
-/// The same in a panel: "You 5, Ada 8".
-fn both_labels(p: Option<&v1::SeatPair>, names: &Names) -> String {
-    // A spectator's labels end in a digit: "Seat 0: 1" keeps the two numbers apart.
-    let one = |seat: u32| {
-        let label = names.label(seat);
-        let colon = if label.ends_with(|c: char| c.is_ascii_digit()) { ":" } else { "" };
-        format!("{label}{colon} {}", of_seat(p, seat))
-    };
-    let [a, b] = names.order();
-    format!("{}, {}", one(a), one(b))
 }
 
 fn submissions_word(s: i32) -> &'static str {
@@ -279,7 +226,7 @@ impl Face for DuelingMonsters {
             if !names.is_me(seat) && !shown[seat as usize].is_empty() {
                 out.push(format!(
                     "{} weapons seen spent this bout: {} (the rest stayed hidden)",
-                    first_up(&names.poss(seat)),
+                    capitalized(&names.poss(seat)),
                     row(shown[seat as usize])
                 ));
             }
@@ -547,7 +494,7 @@ impl Face for DuelingMonsters {
             if !monsters.is_empty() {
                 out.push(format!(
                     "{} unplayed cards: monsters {}; {whites}",
-                    first_up(&names.poss(seat)),
+                    capitalized(&names.poss(seat)),
                     row(monsters)
                 ));
             }

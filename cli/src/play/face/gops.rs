@@ -79,7 +79,7 @@ fn ties_word(ties: i32) -> &'static str {
 }
 
 impl Gops {
-    fn hands<'a>(v: &'a v1::GopsView) -> [&'a [u32]; 2] {
+    fn hands(v: &v1::GopsView) -> [&[u32]; 2] {
         [values(v.hand0.as_ref()), values(v.hand1.as_ref())]
     }
 

@@ -10,7 +10,7 @@
 //! others south-west and north-west; `west` the mirror). The name alone (`c3 d4 ring`)
 //! does when only one such pattern is complete, and the full list of cells does too.
 
-use super::{Face, Names, WIDTH, cut, of_seat, plural, values, wrap};
+use super::{Face, Names, WIDTH, both, cut, of_seat, plural, values, wrap};
 use api::v1;
 use v1::HexspielPatternKind as Pk;
 use v1::hexspiel_event::Kind;
@@ -308,11 +308,6 @@ fn row_of(cards: &[u32]) -> String {
         return "none".into();
     }
     cards.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
-}
-
-fn pair(p: Option<&v1::SeatPair>, names: &Names) -> String {
-    let [a, b] = names.order();
-    format!("{} {}, {} {}", names.obj(a), of_seat(p, a), names.obj(b), of_seat(p, b))
 }
 
 /// The board: column letters above and below, row 8 on top and each row shifted half a
@@ -749,9 +744,9 @@ impl Face for Hexspiel {
         out.extend(Self::bids_line(v, names));
         let mut notes = legend(names, true);
         notes.push(String::new());
-        notes.push(format!("AP: {}", pair(v.ap.as_ref(), names)));
+        notes.push(format!("AP: {}", both(v.ap.as_ref(), names)));
         notes.push(format!("(keep at most {} unless placing 2)", v.ap_cap));
-        notes.push(format!("Worth this set: {}", pair(v.worth.as_ref(), names)));
+        notes.push(format!("Worth this set: {}", both(v.worth.as_ref(), names)));
         notes.push(format!("(the higher wins {} AP at its end)", v.set_bonus));
         out.extend(board(v, names, true, &notes));
         let played = |s: u32| values(if s == 0 { v.played0.as_ref() } else { v.played1.as_ref() });
@@ -868,7 +863,7 @@ impl Face for Hexspiel {
                     bids(a),
                     names.obj(b),
                     bids(b),
-                    pair(r.ap.as_ref(), names)
+                    both(r.ap.as_ref(), names)
                 ))
             }
             Kind::SetBonus(s) => {
@@ -1039,7 +1034,7 @@ impl Face for Hexspiel {
             names.obj(b),
             stones(b)
         ));
-        notes.push(format!("AP left: {}", pair(v.ap.as_ref(), names)));
+        notes.push(format!("AP left: {}", both(v.ap.as_ref(), names)));
         notes.push(format!("Set {}, round {} of {ROUNDS}", v.set, v.round));
         let mut out = board(v, names, false, &notes);
         for s in names.order() {

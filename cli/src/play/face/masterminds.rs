@@ -7,7 +7,9 @@
 //! ten starts with its own letter: `k` is Kill, `w` or `wt` Warp Time); a Bluff is typed
 //! with the card it is shown as: `bluff fireball`, `b f`, `b as warp time`.
 
-use super::{Face, Names, WIDTH, cut, of_seat, plural, wrap};
+use super::{
+    Face, Names, WIDTH, both, both_labels, capitalized, cut, fit, mine, of_seat, plural, wrap,
+};
 use api::v1;
 use v1::MastermindsCard as Card;
 use v1::masterminds_event::Kind;
@@ -124,32 +126,6 @@ fn seen(c: Option<&v1::MastermindsSeenCard>) -> String {
     c.map_or_else(|| "a card".into(), |c| played(card(c.card), card(c.shown_as)))
 }
 
-/// `lines` fitted to [`WIDTH`]: a longer line is wrapped at spaces, its continuation
-/// lines indented by two (a long name must not cut a sentence short).
-fn fit(lines: Vec<String>) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in lines {
-        if line.chars().count() <= WIDTH {
-            out.push(line);
-            continue;
-        }
-        let mut cur = String::new();
-        for word in line.split(' ') {
-            let len = cur.chars().count();
-            if !cur.trim().is_empty() && len + 1 + word.chars().count() > WIDTH {
-                out.push(cut(&std::mem::take(&mut cur), WIDTH));
-                cur.push_str("  ");
-            }
-            if !cur.trim().is_empty() {
-                cur.push(' ');
-            }
-            cur.push_str(word);
-        }
-        out.push(cut(&cur, WIDTH));
-    }
-    out
-}
-
 /// `items` after `lead`, comma-separated and wrapped to [`WIDTH`] (each comma stays with
 /// its item, so no line grows past the width by its separator).
 fn listed(lead: &str, items: &[String]) -> Vec<String> {
@@ -160,35 +136,6 @@ fn listed(lead: &str, items: &[String]) -> Vec<String> {
         .map(|(i, s)| if i + 1 < n { format!("{s},") } else { s.clone() })
         .collect();
     wrap(lead, &items, " ")
-}
-
-/// "your" -> "Your".
-fn first_up(s: &str) -> String {
-    let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
-}
-
-/// A seat's as a pronoun standing alone: "yours", "Ada's".
-fn mine(names: &Names, seat: u32) -> String {
-    if names.is_me(seat) { "yours".into() } else { names.poss(seat) }
-}
-
-/// "you 5, Ada 3": a seat pair inside a sentence, the viewer first.
-fn both(p: Option<&v1::SeatPair>, names: &Names) -> String {
-    let [a, b] = names.order();
-    format!("{} {}, {} {}", names.obj(a), of_seat(p, a), names.obj(b), of_seat(p, b))
-}
-
-/// The same in a panel: "You 5, Ada 3".
-fn both_labels(p: Option<&v1::SeatPair>, names: &Names) -> String {
-    // A spectator's labels end in a digit: "Seat 0: 1" keeps the two numbers apart.
-    let one = |seat: u32| {
-        let label = names.label(seat);
-        let colon = if label.ends_with(|c: char| c.is_ascii_digit()) { ":" } else { "" };
-        format!("{label}{colon} {}", of_seat(p, seat))
-    };
-    let [a, b] = names.order();
-    format!("{}, {}", one(a), one(b))
 }
 
 /// Letters and digits only, lower case: "Warp-Time" -> "warptime".
@@ -523,7 +470,7 @@ impl Face for Masterminds {
                 };
                 Some(format!(
                     "{} card in turn {} is outed as a Bluff{claim}.",
-                    first_up(&names.poss(o.seat)),
+                    capitalized(&names.poss(o.seat)),
                     o.turn
                 ))
             }

@@ -164,7 +164,8 @@ pub fn wrap(lead: &str, items: &[String], sep: &str) -> Vec<String> {
     let mut first = true;
     for item in items {
         let piece = if first { item.clone() } else { format!("{sep}{item}") };
-        let width = line.chars().count() + piece.chars().count();
+        // The line must still take the separator kept at its end if the next item breaks.
+        let width = line.chars().count() + piece.chars().count() + sep.trim_end().len();
         if !first && width > WIDTH {
             lines.push(format!("{}{}", line, sep.trim_end()));
             line = format!("{indent}{item}");
@@ -223,6 +224,55 @@ pub fn result_text(winner: Option<u32>, reason: &str, names: &Names) -> String {
         (Some(_), Some(_)) => "You lost".into(),
         (Some(w), None) => format!("Seat {w} won"),
     }
+}
+
+/// A seat's as a pronoun standing alone: "yours", "Ada's".
+pub fn mine(names: &Names, seat: u32) -> String {
+    if names.is_me(seat) { "yours".into() } else { names.poss(seat) }
+}
+
+/// "you 5, Ada 8": a seat pair inside a sentence, the viewer first.
+pub fn both(p: Option<&v1::SeatPair>, names: &Names) -> String {
+    let [a, b] = names.order();
+    format!("{} {}, {} {}", names.obj(a), of_seat(p, a), names.obj(b), of_seat(p, b))
+}
+
+/// The same in a panel: "You 5, Ada 8".
+pub fn both_labels(p: Option<&v1::SeatPair>, names: &Names) -> String {
+    // A spectator's labels end in a digit: "Seat 0: 1" keeps the two numbers apart.
+    let one = |seat: u32| {
+        let label = names.label(seat);
+        let colon = if label.ends_with(|c: char| c.is_ascii_digit()) { ":" } else { "" };
+        format!("{label}{colon} {}", of_seat(p, seat))
+    };
+    let [a, b] = names.order();
+    format!("{}, {}", one(a), one(b))
+}
+
+/// `lines` fitted to [`WIDTH`]: a longer line is wrapped at spaces, its continuation
+/// lines indented by two (a long name must not cut a sentence short).
+pub fn fit(lines: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in lines {
+        if line.chars().count() <= WIDTH {
+            out.push(line);
+            continue;
+        }
+        let mut cur = String::new();
+        for word in line.split(' ') {
+            let len = cur.chars().count();
+            if !cur.trim().is_empty() && len + 1 + word.chars().count() > WIDTH {
+                out.push(cut(&std::mem::take(&mut cur), WIDTH));
+                cur.push_str("  ");
+            }
+            if !cur.trim().is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+        }
+        out.push(cut(&cur, WIDTH));
+    }
+    out
 }
 
 /// A match-level event in plain words; `None` for a game's own event (its face's).
