@@ -100,6 +100,14 @@ impl Pty {
         }
     }
 
+    /// Waits at most `within` until `done` holds of the text (no failure if it does not).
+    fn wait_some(&mut self, done: impl Fn(&str) -> bool, within: Duration) {
+        let until = Instant::now() + within;
+        while !done(&self.text()) && Instant::now() < until {
+            self.pump(Duration::from_millis(50));
+        }
+    }
+
     /// Waits until one of `needles` shows past byte `from` of the text; which one.
     fn wait_any(&mut self, needles: &[&str], from: usize) -> usize {
         let until = Instant::now() + PATIENCE;
@@ -253,23 +261,36 @@ async fn bot_match_to_its_end(game: &str) {
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         }
-        // As a person would: the move is typed once the prompt for it is up.
-        pty.wait_for("your move> ", prompts + 1);
+        // As a person would: the move is typed once the prompt for it is up (a prompt
+        // the client printed before it read the last move counts too, so this waits at
+        // most a moment), and typed again if the client was not ready for it (it says
+        // what was wrong and sends nothing, so a move is never made twice).
+        pty.wait_some(|t| t.matches("your move> ").count() > prompts, Duration::from_secs(5));
         prompts = pty.text().matches("your move> ").count();
-        let mv =
-            games::registry::move_to_json(game, &view.legal_moves[moves % view.legal_moves.len()])
-                .expect("a legal move as JSON");
-        pty.type_line(&mv.to_string());
-        moves += 1;
         let until = Instant::now() + PATIENCE;
-        loop {
-            let v = player.view(&match_id).await.expect("a view");
-            if v.version > view.version || v.outcome.is_some() {
-                break;
+        let mut view = view;
+        'typed: loop {
+            let mv = games::registry::move_to_json(
+                game,
+                &view.legal_moves[moves % view.legal_moves.len()],
+            )
+            .expect("a legal move as JSON");
+            pty.type_line(&mv.to_string());
+            let retry = Instant::now() + Duration::from_secs(5);
+            loop {
+                let v = player.view(&match_id).await.expect("a view");
+                if v.version > view.version || v.outcome.is_some() {
+                    break 'typed;
+                }
+                assert!(Instant::now() < until, "{game}: the move was not made:\n{}", pty.text());
+                if Instant::now() > retry && !v.legal_moves.is_empty() {
+                    view = v;
+                    continue 'typed;
+                }
+                pty.pump(Duration::from_millis(50));
             }
-            assert!(Instant::now() < until, "{game}: the move was not made:\n{}", pty.text());
-            pty.pump(Duration::from_millis(50));
         }
+        moves += 1;
         if moves == 2 && !rejoined {
             let at = pty.text().len();
             pty.interrupt();

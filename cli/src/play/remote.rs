@@ -31,6 +31,16 @@ const RECENT: usize = 4;
 /// A refusal or failure in words for the person: the gateway's message, without the
 /// protocol's names for it.
 pub fn words(s: &Status) -> String {
+    // A rules refusal carries its conformance code too ("illegal_move: ..."): the person
+    // reads the rules' reason alone.
+    if let Some((code, message)) = service_kit::status::rules_refusal_of(s) {
+        let lead = match code {
+            "not_your_turn" => "not your move now: ",
+            "game_over" => "the match is over: ",
+            _ => "",
+        };
+        return face::cut(&format!("{lead}{message}"), 300);
+    }
     match s.code() {
         Code::Unavailable | Code::DeadlineExceeded => {
             "the cluster is not answering (is `colosseum run` still running?)".into()
@@ -496,6 +506,12 @@ pub async fn play_match(
                     leave(&mut screen, match_id);
                     return Ok(Ending::Left);
                 };
+                // A line typed while the match moved on is read against the match as
+                // it is now, not the view last shown.
+                if dirty {
+                    let v = answered(&mut screen, || client.view(match_id)).await.map_err(|s| words(&s))?;
+                    view = Some(v);
+                }
                 let Some(v) = &view else { continue };
                 if typed_line(client, match_id, face.as_ref(), v, &names, &line, &mut screen, title).await? {
                     dirty = true;
@@ -855,4 +871,68 @@ async fn open_watch(
         include_presence: true,
     };
     Ok(client.api().watch_match(client.request(req)).await?.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use service_kit::status::{Reason, rules_refusal};
+
+    #[test]
+    fn a_refusal_reads_as_words_without_codes() {
+        let s = rules_refusal(
+            Code::FailedPrecondition,
+            Reason::IllegalMove,
+            "illegal_move",
+            "you have no black 3 left this bout",
+        );
+        assert_eq!(words(&s), "you have no black 3 left this bout");
+        let s =
+            rules_refusal(Code::FailedPrecondition, Reason::NotYourTurn, "not_your_turn", "wait");
+        assert_eq!(words(&s), "not your move now: wait");
+        assert!(words(&Status::unavailable("x")).contains("not answering"));
+        assert_eq!(words(&Status::unauthenticated("x")), "the session is no longer valid");
+    }
+
+    #[test]
+    fn presence_news_is_the_opponents_change() {
+        let names = Names::new(Some(0), "Ada");
+        assert_eq!(presence_line(None, [true, true], &names), None);
+        assert_eq!(
+            presence_line(None, [true, false], &names).as_deref(),
+            Some("Ada is not connected right now.")
+        );
+        assert_eq!(
+            presence_line(Some([true, true]), [true, false], &names).as_deref(),
+            Some("Ada left the match; their clock keeps running.")
+        );
+        assert_eq!(
+            presence_line(Some([true, false]), [true, true], &names).as_deref(),
+            Some("Ada is back.")
+        );
+        // The viewer's own seat is not news.
+        assert_eq!(presence_line(Some([true, true]), [false, true], &names), None);
+    }
+
+    #[test]
+    fn move_time_is_in_seconds_and_left_out_where_the_rules_fix_it() {
+        let args = |game: &str, t: Option<u64>| PlayArgs {
+            game: game.into(),
+            vs: "bot".into(),
+            bot: None,
+            options: "{}".into(),
+            join: None,
+            gateway: None,
+            move_time: t,
+            local: false,
+            queue: false,
+            casual: false,
+            seed: None,
+        };
+        assert_eq!(move_time_ms(&args("gops", None)), Ok(60_000));
+        assert_eq!(move_time_ms(&args("gops", Some(5))), Ok(5_000));
+        assert!(move_time_ms(&args("gops", Some(0))).unwrap_err().contains("in seconds"));
+        assert_eq!(move_time_ms(&args("hexspiel", None)), Ok(0));
+        assert!(move_time_ms(&args("hexspiel", Some(30))).unwrap_err().contains("leave out"));
+    }
 }

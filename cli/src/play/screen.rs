@@ -189,25 +189,34 @@ pub fn end_screen(
     names: &Names,
 ) -> Vec<String> {
     let result = face::result_text(outcome.winner, &outcome.reason, names);
-    let score = face.score(view).map(|s| {
-        let [a, b] = names.order();
-        let (x, y) = (&s[a as usize], &s[b as usize]);
-        // Numbers read as a score line, "65-26"; anything else names whose it is.
-        if x.parse::<f64>().is_ok() && y.parse::<f64>().is_ok() {
-            format!(" {x}-{y}")
-        } else {
-            format!(" ({}: {x}; {}: {y})", names.obj(a), names.obj(b))
-        }
-    });
+    let [a, b] = names.order();
+    let score = face.score(view).map(|s| (s[a as usize].clone(), s[b as usize].clone()));
     let other = names.me.map_or(1, |m| 1 - m);
     let against =
         if names.me.is_some() { format!(" against {}", names.obj(other)) } else { String::new() };
     let why = face::reason_text(&outcome.reason, outcome.winner, names);
-    let mut out = vec![
-        "=".repeat(WIDTH),
-        cut(&format!("  {result}{}{against} ({why})", score.unwrap_or_default()), WIDTH),
-        "=".repeat(WIDTH),
-    ];
+    // Numbers read as a score line, "You won 65-26"; other scores get a line naming whose.
+    let (inline, apart) = match score {
+        Some((x, y)) if x.parse::<f64>().is_ok() && y.parse::<f64>().is_ok() => {
+            (format!(" {x}-{y}"), None)
+        }
+        Some((x, y)) => (
+            String::new(),
+            Some(format!("Final score: {} {x}; {} {y}", names.obj(a), names.obj(b))),
+        ),
+        None => (String::new(), None),
+    };
+    let words: Vec<String> = format!("{result}{inline}{against} ({why})")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let mut out = vec!["=".repeat(WIDTH)];
+    out.extend(face::wrap("  ", &words, " "));
+    out.push("=".repeat(WIDTH));
+    if let Some(line) = apart {
+        let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        out.extend(face::wrap("", &words, " "));
+    }
     out.extend(face.final_board(view, names).into_iter().map(|l| cut(&l, WIDTH)));
     // Whole, on a line of its own (64 hex digits): anyone checks the commitment with it.
     out.push("  Seed (now public):".into());
@@ -244,5 +253,40 @@ mod tests {
             "Clock: 1:01 left for Ada's move"
         );
         assert_eq!(rule("GOPS: you against Ada").chars().count(), WIDTH);
+    }
+
+    #[test]
+    fn the_end_screen_says_the_result_and_score_from_the_viewers_side() {
+        let face = face::of("gops").expect("a face");
+        let view = v1::View {
+            game: Some(v1::view::Game::Gops(v1::GopsView {
+                cards: 13,
+                round: 13,
+                score_halves: Some(v1::SeatPair { seat0: 52, seat1: 130 }),
+                ..Default::default()
+            })),
+        };
+        let outcome =
+            v1::Outcome { winner: Some(1), reason: "completed".into(), seed: "ab".repeat(32) };
+        let lines = end_screen(face.as_ref(), &view, &outcome, &Names::new(Some(1), "Ada"));
+        assert_eq!(lines[1], "  You won 65-26 against Ada (played to its end)");
+        assert!(lines.contains(&format!("  {}", "ab".repeat(32))), "the seed whole: {lines:?}");
+        assert!(lines.iter().all(|l| l.chars().count() <= WIDTH));
+        let lines = end_screen(face.as_ref(), &view, &outcome, &Names::new(Some(0), "Ada"));
+        assert_eq!(lines[1], "  You lost 26-65 against Ada (played to its end)");
+        // A score that is not a number gets its own line.
+        let face = face::of("dueling-monsters").expect("a face");
+        let view = v1::View {
+            game: Some(v1::view::Game::DuelingMonsters(v1::DuelingMonstersView {
+                bouts_to_win: 2,
+                bout_wins: Some(v1::SeatPair { seat0: 2, seat1: 1 }),
+                ..Default::default()
+            })),
+        };
+        let outcome =
+            v1::Outcome { winner: Some(0), reason: "completed".into(), seed: "cd".repeat(32) };
+        let lines = end_screen(face.as_ref(), &view, &outcome, &Names::new(Some(0), "Ada"));
+        assert_eq!(lines[1], "  You won against Ada (played to its end)");
+        assert!(lines[3].starts_with("Final score: you 2"), "{lines:?}");
     }
 }

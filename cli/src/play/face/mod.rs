@@ -125,9 +125,9 @@ impl Names {
         }
     }
 
-    /// A short label for a panel's column: "You", "Ada" (cut to fit 16 columns).
+    /// A short label for a panel's column: "You", "Ada" (cut to fit 20 columns).
     pub fn label(&self, seat: u32) -> String {
-        cut(&self.subj(seat), 16)
+        cut(&self.subj(seat), 20)
     }
 }
 
