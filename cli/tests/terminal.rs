@@ -153,23 +153,42 @@ impl Drop for Pty {
     }
 }
 
-/// `s` without ANSI escape sequences (CSI `ESC [ ... letter`, `ESC 7`, `ESC 8`) and `\r`.
+/// `s` as a terminal shows it, near enough: without ANSI escape sequences (CSI
+/// `ESC [ ... letter`; a redraw elsewhere between `ESC 7` and `ESC 8`), a carriage
+/// return starting its line over.
 fn plain(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             // ESC 7 and ESC 8 are two characters; a CSI runs to its final letter.
-            '\x1b' => {
-                if chars.next() == Some('[') {
+            '\x1b' => match chars.next() {
+                Some('[') => {
                     for c in chars.by_ref() {
                         if c.is_ascii_alphabetic() {
                             break;
                         }
                     }
                 }
+                // ESC 7 ... ESC 8 redraws another line (the clock above the prompt) and
+                // puts the cursor back: this line is as it was.
+                Some('7') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\x1b' && chars.peek() == Some(&'8') {
+                            chars.next();
+                            break;
+                        }
+                    }
+                }
+                Some(_) | None => {}
+            },
+            // A carriage return not ending a line goes back to its start (a spinner
+            // redraws its line so): what follows is the line from there.
+            '\r' => {
+                if chars.peek() != Some(&'\n') {
+                    out.truncate(out.rfind('\n').map_or(0, |i| i + 1));
+                }
             }
-            '\r' => {}
             c => out.push(c),
         }
     }
@@ -384,6 +403,62 @@ async fn the_opponent_is_told_when_a_player_leaves_and_comes_back() {
     a.type_line("resign");
     a.wait_for("You lost", 1);
     b.wait_for("You won", 1);
+    for (who, pty) in [("ada", &a), ("bob", &b)] {
+        check_lines(&pty.text(), who);
+    }
+    env.cluster.shutdown().await;
+    let _ = std::fs::remove_dir_all(&ada);
+    let _ = std::fs::remove_dir_all(&bob);
+}
+
+/// `colosseum register` in `dir` (its config directory keeps the session).
+fn register(dir: &Path, url: &str, name: &str) {
+    let out = Command::new(env!("CARGO_BIN_EXE_colosseum"))
+        .args([
+            "register",
+            "--gateway",
+            url,
+            "--email",
+            &format!("{name}@example.org"),
+            "--name",
+            name,
+        ])
+        .env("COLOSSEUM_CONFIG_DIR", dir.join("config"))
+        .env("COLOSSEUM_PASSWORD", "correct horse battery")
+        .output()
+        .expect("register runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_pairing_names_the_opponent_and_rating_and_a_left_seat_is_taken_back() {
+    let env = env().await;
+    let url = env.cluster.gateway_url();
+    let (ada, bob) = (fresh_dir("q-ada"), fresh_dir("q-bob"));
+    register(&ada, &url, "Ada");
+    register(&bob, &url, "Bob");
+    let queue = ["play", "--queue", "--game", "gops"];
+    let mut a = Pty::spawn(&queue, &ada);
+    let mut b = Pty::spawn(&queue, &bob);
+    a.wait_for("Paired with Bob (rated 1500, provisional) in a rated match.", 1);
+    b.wait_for("Paired with Ada (rated 1500, provisional) in a rated match.", 1);
+    a.wait_for("your move> ", 1);
+    // Ada leaves, and takes her seat back with the account session kept for it.
+    let (match_id, _) = kept_seat(&ada);
+    let at = b.text().len();
+    a.interrupt();
+    a.wait_for("Come back with:  colosseum play --join", 1);
+    assert_eq!(a.exit_code(), Some(130), "{}", a.text());
+    b.wait_any(&["Ada left the match"], at);
+    let mut a = Pty::spawn(&["play", "--join", &match_id], &ada);
+    a.wait_for("Welcome back: you are seat", 1);
+    a.wait_for("your move> ", 1);
+    a.type_line("resign");
+    a.wait_for("You lost", 1);
+    b.wait_for("You won", 1);
+    // The winner's new rating, once the match-maker has counted the match.
+    b.type_line("");
+    b.wait_for("Rating: 1500 -> ", 1);
     for (who, pty) in [("ada", &a), ("bob", &b)] {
         check_lines(&pty.text(), who);
     }

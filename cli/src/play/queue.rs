@@ -6,6 +6,7 @@
 
 use super::args::PlayArgs;
 use super::remote;
+use super::seats::{self, Held, Seats};
 
 use crate::session::{self, Session};
 use crate::{refused, refused_at};
@@ -31,7 +32,7 @@ const ATTEMPTS: u32 = 5;
 pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
-        let (client, gateway, account) = open(args).await?;
+        let (client, gateway, account, held) = open(args).await?;
         let mut watch = client.watch_tickets().await.map_err(|s| refused_session(s, &gateway))?;
         let spec = v1::QueueSpec {
             game: args.game.clone(),
@@ -55,6 +56,12 @@ pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
         };
         let game = remote::join(&client, &match_id).await?;
         paired(&client, &match_id, seat, &game, !args.casual).await;
+        // Kept, so that a player who leaves (ctrl-c) takes the seat back with --join.
+        if let Some(dir) = session::config_dir() {
+            let mut seats = Seats::load(&dir);
+            seats.remember(seats::Seat { match_id: match_id.clone(), game: game.clone(), held });
+            let _ = seats.save(&dir);
+        }
         let mut lines = remote::Lines::stdin();
         let opening = remote::Opening { rejoin: false, bot: None };
         let ending = remote::play_match(&client, &match_id, &game, &opening, &mut lines).await?;
@@ -71,7 +78,7 @@ pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
 
 /// The session to queue with: the saved account's, or for a casual queue without one a
 /// fresh guest's; the gateway it lives on; the account, if it is one.
-async fn open(args: &PlayArgs) -> Result<(Client, String, Option<Session>), String> {
+async fn open(args: &PlayArgs) -> Result<(Client, String, Option<Session>, Held), String> {
     let saved = match session::config_dir() {
         Some(dir) => session::load(&dir)?,
         None => None,
@@ -83,15 +90,22 @@ async fn open(args: &PlayArgs) -> Result<(Client, String, Option<Session>), Stri
             let client =
                 Client::with_token(channel, &s.token, &s.player_id).map_err(|e| e.to_string())?;
             println!("Queueing as {} ({}).", s.display_name, s.player_id);
-            Ok((client, gateway, Some(s)))
+            let held = Held {
+                gateway: gateway.clone(),
+                token: s.token.clone(),
+                player_id: s.player_id.clone(),
+            };
+            Ok((client, gateway, Some(s), held))
         }
         None if args.casual => {
-            let client = Client::guest(&gateway, "player").await.map_err(|e| match e {
-                client::Error::Api(s) => refused_at(s, &gateway),
-                e => e.to_string(),
-            })?;
-            println!("Queueing as a guest ({}).", client.player_id());
-            Ok((client, gateway, None))
+            // The guest this machine plays this gateway as (kept in play.json).
+            let mut seats = session::config_dir().as_deref().map(Seats::load).unwrap_or_default();
+            let player = remote::player(&gateway, &mut seats).await?;
+            if let Some(dir) = session::config_dir() {
+                let _ = seats.save(&dir);
+            }
+            println!("Queueing as a guest ({}).", player.client.player_id());
+            Ok((player.client, gateway, None, player.held))
         }
         None => Err("a rated queue needs an account: colosseum register or colosseum login first \
                      (or --casual to play as a guest)"
@@ -155,7 +169,7 @@ async fn wait(
     gateway: &str,
 ) -> Result<Option<(String, u32)>, String> {
     let kind = if args.casual { "casual" } else { "rated" };
-    println!("Waiting on ticket {} ({}, {kind}); ctrl-c cancels it.", ticket.ticket_id, args.game);
+    println!("Waiting for an opponent in the {kind} {} queue; ctrl-c cancels.", args.game);
     let spinner = ProgressBar::new_spinner();
     spinner.set_style(
         ProgressStyle::with_template("{spinner} waiting for an opponent {elapsed} {msg}")
