@@ -13,7 +13,7 @@ use super::seats::{self, Seats};
 use crate::session::{self, DEFAULT_GATEWAY};
 use api::v1;
 use client::requests::{self, opponent};
-use client::{Client, Cursor};
+use client::{Client, Cursor, WatchOptions};
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,6 +25,9 @@ use tonic::{Code, Status};
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// What a process that was left with ctrl-c exits with (128 + SIGINT).
 pub const INTERRUPTED: u8 = 130;
+/// What the match's watch asks for besides its events: the seats' presence (the opponent
+/// leaving and coming back is news), not the views (the loop reads the view it needs).
+const PRESENCE: WatchOptions = WatchOptions { views: false, presence: true };
 /// How many past events a player who comes back is shown.
 const RECENT: usize = 4;
 
@@ -816,7 +819,7 @@ impl Watch {
 /// Opens the watch of `match_id` from its start.
 async fn watch(client: &Client, match_id: &str) -> Result<Watch, String> {
     let mut screen = Screen::default();
-    let first = answered(&mut screen, || open_watch(client, match_id, Cursor::START))
+    let first = answered(&mut screen, || client.watch_with(match_id, Cursor::START, PRESENCE))
         .await
         .map_err(|s| words(&s))?;
     let (tx, rx) = mpsc::unbounded_channel();
@@ -843,34 +846,17 @@ async fn watch(client: &Client, match_id: &str) -> Result<Watch, String> {
                 return;
             }
             let mut screen = Screen::default();
-            stream = match answered(&mut screen, || open_watch(&client, &match_id, at)).await {
-                Ok(w) => w,
-                Err(s) => {
-                    let _ = tx.send(Watched::Ended(words(&s)));
-                    return;
-                }
-            };
+            stream =
+                match answered(&mut screen, || client.watch_with(&match_id, at, PRESENCE)).await {
+                    Ok(w) => w,
+                    Err(s) => {
+                        let _ = tx.send(Watched::Ended(words(&s)));
+                        return;
+                    }
+                };
         }
     });
     Ok(Watch(Some(rx)))
-}
-
-/// WatchMatch of `match_id` from `from`, with the seats' presence (no views: the loop
-/// reads the view when it needs it).
-async fn open_watch(
-    client: &Client,
-    match_id: &str,
-    from: Cursor,
-) -> Result<tonic::Streaming<v1::WatchMatchResponse>, Status> {
-    let req = v1::WatchMatchRequest {
-        match_id: match_id.to_string(),
-        after_version: from.version,
-        include_views: false,
-        after_index: from.index,
-        after_tag: from.tag,
-        include_presence: true,
-    };
-    Ok(client.api().watch_match(client.request(req)).await?.into_inner())
 }
 
 #[cfg(test)]
