@@ -255,6 +255,70 @@ impl Engines {
     }
 }
 
+/// A match for [`Engines::create_match`]: its id (derived by the caller, so a retry names
+/// the same match), game, options, who holds each seat, time per move, and whether it goes
+/// on its game's public live list.
+#[derive(Clone, Debug)]
+pub struct NewMatch {
+    /// The match id.
+    pub id: MatchId,
+    /// The game's name.
+    pub game: String,
+    /// The options as JSON text (empty: the defaults).
+    pub options_json: String,
+    /// Who holds each seat (or is awaited in it).
+    pub seats: [events::SeatHolder; 2],
+    /// The host's time per move, in ms (0: the rules' own).
+    pub move_time_ms: u64,
+    /// Whether the match is on its game's live list (ListLiveMatches).
+    pub listed: bool,
+}
+
+/// What creating a match came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Created {
+    /// Created now: its seed commitment (hex).
+    New {
+        /// SHA-256 of the seed, hex.
+        seed_commitment: String,
+    },
+    /// A match with that id was there already (a retry's, or another request's: the
+    /// caller tells which from what it knows of its ids).
+    Exists,
+}
+
+impl Engines {
+    /// Creates `m` in the engine that hosts it, `metadata` sent with the call (a trace
+    /// context): every caller's one way to make a match.
+    ///
+    /// # Errors
+    /// The engine refused the match (options, a game it does not host) or did not answer.
+    pub async fn create_match(
+        &self,
+        m: NewMatch,
+        metadata: tonic::metadata::MetadataMap,
+    ) -> Result<Created, CallError> {
+        let engine = self.for_match(&m.game, m.id)?;
+        let [s0, s1] = &m.seats;
+        let req = api::internal::CreateMatchRequest {
+            match_id: m.id.to_string(),
+            game: m.game,
+            options_json: m.options_json,
+            seat0: fields::holder_to_proto(s0),
+            seat1: fields::holder_to_proto(s1),
+            move_time_ms: m.move_time_ms,
+            listed: m.listed,
+        };
+        let mut request = tonic::Request::new(req);
+        *request.metadata_mut() = metadata;
+        match engine.clone().create_match(request).await.map_err(CallError::from) {
+            Ok(r) => Ok(Created::New { seed_commitment: r.into_inner().seed_commitment }),
+            Err(CallError::Exists(_)) => Ok(Created::Exists),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// A rules-engine client over one channel that authenticates its calls (the services use
 /// [`Engines`], which also picks the replica; this is for a direct call).
 pub type DirectEngineClient = RulesEngineServiceClient<InterceptedService<Channel, Stamp>>;

@@ -7,9 +7,9 @@ use crate::error::{Error, relay};
 use crate::hub::Hub;
 use api::internal::{self, apply_step_request, apply_step_response};
 use api::v1::{self, colosseum_service_server as srv, opponent, submit_move_response};
-use engines::{CallError, Engines};
+use engines::{CallError, Created, Engines};
 use events::{EventStore, MatchId, MatchMeta, PlayerId, SeatHolder};
-use fields::{holder_to_proto, match_id, seat as seat_number};
+use fields::{match_id, seat as seat_number};
 use rules_core::{Seat, Viewer};
 use service_kit::telemetry::TraceContext;
 use std::sync::Arc;
@@ -182,7 +182,8 @@ impl srv::ColosseumService for Gateway {
         check_key(&key)?;
         // A retry with the same key names the same match, so the store finds it taken.
         let id = if key.is_empty() { MatchId::random() } else { match_for_key(me, &key) };
-        let engine = self.engines.for_match(&game, id)?;
+        // An unknown game, or none hosting it, is refused before anything else is checked.
+        self.engines.for_match(&game, id)?;
         let seat = seat_number(seat).map_err(Error::from)?;
         let move_time_ms = if move_time_ms == 0 { DEFAULT_MOVE_TIME_MS } else { move_time_ms };
         if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
@@ -219,27 +220,28 @@ impl srv::ColosseumService for Gateway {
         let span = tracing::info_span!("create_match", match_id = %id, game = %game, trace_id = %trace.trace_hex());
         // The span joins the caller's trace; the engine's span will hang under it.
         let trace = service_kit::telemetry::adopt(&span, &trace);
-        let created = engine
-            .clone()
-            .create_match(traced(
-                internal::CreateMatchRequest {
-                    match_id: id.to_string(),
+        let mut metadata = tonic::metadata::MetadataMap::new();
+        trace.inject(&mut metadata);
+        let created = self
+            .engines
+            .create_match(
+                engines::NewMatch {
+                    id,
                     game: game.clone(),
                     options_json,
-                    seat0: holder_to_proto(&s0),
-                    seat1: holder_to_proto(&s1),
+                    seats: [s0, s1],
                     move_time_ms,
                     // A casual match (against a bot or a person): on its game's live list.
                     listed: true,
                 },
-                &trace,
-            ))
+                metadata,
+            )
             .instrument(span)
             .await
-            .map_err(relay);
+            .map_err(Error::Engine);
         let seed_commitment = match created {
-            Ok(resp) => resp.into_inner().seed_commitment,
-            Err(Error::Engine(CallError::Exists(_))) if !key.is_empty() => {
+            Ok(Created::New { seed_commitment }) => seed_commitment,
+            Ok(Created::Exists) if !key.is_empty() => {
                 let meta = self.store.meta(id).await.map_err(Error::from)?;
                 let meta = meta.ok_or(Error::MetaMissing(id))?;
                 let same = meta.game == game
@@ -259,6 +261,11 @@ impl srv::ColosseumService for Gateway {
                     }
                 }
                 meta.commitment_hex.clone()
+            }
+            // A random id taken: not a retry's, so it is refused as it was.
+            Ok(Created::Exists) => {
+                let taken = format!("match {id} already exists");
+                return Err(Error::Engine(CallError::Exists(taken)).into());
             }
             Err(e) => return Err(e.into()),
         };

@@ -8,8 +8,7 @@
 use crate::error::Error;
 use crate::metrics;
 use crate::queues::pairing_of;
-use api::internal;
-use engines::{CallError, Engines};
+use engines::{CallError, Created, Engines};
 use events::{LobbyStore, MatchId, Pairing, Queue, SeatHolder, Ticket, TicketId};
 use ladder::pairing::Candidate;
 use service_kit::time::now_ms;
@@ -244,24 +243,19 @@ impl Matcher {
     /// # Errors
     /// The engine or the store failed: the pairing stays pending, to be finished later.
     pub async fn finish(&self, p: &Pairing) -> Result<(), Error> {
-        let engine = self.engines.for_match(&p.queue.game, p.match_id)?;
-        let seat = |i: usize| fields::holder_to_proto(&SeatHolder::Player(p.players[i]));
-        let created = engine
-            .clone()
-            .create_match(internal::CreateMatchRequest {
-                match_id: p.match_id.to_string(),
-                game: p.queue.game.clone(),
-                options_json: p.queue.options_json.clone(),
-                seat0: seat(0),
-                seat1: seat(1),
-                move_time_ms: p.queue.move_time_ms,
-                // A lobby match (a queue's pairing or an accepted seek): live-listed.
-                listed: true,
-            })
-            .await
-            .map_err(CallError::from);
+        let new = engines::NewMatch {
+            id: p.match_id,
+            game: p.queue.game.clone(),
+            options_json: p.queue.options_json.clone(),
+            seats: p.players.map(SeatHolder::Player),
+            move_time_ms: p.queue.move_time_ms,
+            // A lobby match (a queue's pairing or an accepted seek): live-listed.
+            listed: true,
+        };
+        let created = self.engines.create_match(new, tonic::metadata::MetadataMap::new()).await;
         match created {
-            Ok(_) | Err(CallError::Exists(_)) => {}
+            // A match already there is this pairing's (its id is derived from the tickets).
+            Ok(Created::New { .. } | Created::Exists) => {}
             Err(
                 e @ (CallError::Invalid(_)
                 | CallError::BadField { .. }

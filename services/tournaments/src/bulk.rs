@@ -9,7 +9,7 @@
 use crate::error::Error;
 use crate::records::{Envelope, Event, GameSpec, OwnedMatch, State, derived_id};
 use api::{internal, v1};
-use engines::{CallError, Engines};
+use engines::{CallError, Created, Engines};
 use events::{
     Append, Begin, Begun, MatchId, PlayerId, ResultsStream, SeatHolder, TenantId, TenantStore,
 };
@@ -139,25 +139,17 @@ pub async fn create_in_engine(
     m: &OwnedMatch,
     listed: bool,
 ) -> Result<String, Error> {
-    let engine = engines.for_match(&m.game.game, m.match_id)?;
-    let seat = |i: usize| fields::holder_to_proto(&SeatHolder::Player(m.players[i]));
-    let created = engine
-        .clone()
-        .create_match(internal::CreateMatchRequest {
-            match_id: m.match_id.to_string(),
-            game: m.game.game.clone(),
-            options_json: m.game.options_json.clone(),
-            seat0: seat(0),
-            seat1: seat(1),
-            move_time_ms: m.game.move_time_ms,
-            listed,
-        })
-        .await
-        .map_err(CallError::from);
-    match created {
-        Ok(r) => Ok(r.into_inner().seed_commitment),
-        Err(CallError::Exists(_)) => commitment_of(engines, m).await,
-        Err(e) => Err(e.into()),
+    let new = engines::NewMatch {
+        id: m.match_id,
+        game: m.game.game.clone(),
+        options_json: m.game.options_json.clone(),
+        seats: m.players.map(SeatHolder::Player),
+        move_time_ms: m.game.move_time_ms,
+        listed,
+    };
+    match engines.create_match(new, tonic::metadata::MetadataMap::new()).await? {
+        Created::New { seed_commitment } => Ok(seed_commitment),
+        Created::Exists => commitment_of(engines, m).await,
     }
 }
 
