@@ -5,6 +5,7 @@
 //! - [`config`]: environment variables read with defaults (strings, numbers, addresses,
 //!   URL lists).
 //! - [`internal`]: the shared secret of internal calls, sent and checked.
+//! - [`lease`]: the leased loop: a duty one replica at a time performs, on a tick.
 //! - [`telemetry`]: structured logs and W3C trace context carried in gRPC metadata.
 //! - [`status`]: the mechanics of every error status (reasons, details, bounded
 //!   messages); each service's one error match calls them.
@@ -16,6 +17,7 @@
 
 pub mod config;
 pub mod internal;
+pub mod lease;
 pub mod metrics;
 pub mod serve;
 pub mod status;

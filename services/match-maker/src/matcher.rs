@@ -77,35 +77,14 @@ impl Matcher {
 
     /// Passes until `shutdown`, whenever this process holds the lease.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let mut tick = tokio::time::interval(PASS_EVERY);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut leading = false;
-        loop {
-            tokio::select! {
-                _ = shutdown.cancelled() => return,
-                _ = tick.tick() => {}
-            }
-            match self.store.lease(LEASE, &self.holder, LEASE_TTL_MS).await {
-                Ok(now) => {
-                    if now != leading {
-                        tracing::info!(holder = %self.holder, leading = now, "matcher lease");
-                        leading = now;
-                        service_kit::metrics::set(metrics::LEADER, i64::from(now));
-                    }
-                }
-                Err(e) => {
-                    // Not renewed: it may run out; another replica may hold it by now.
-                    tracing::warn!(error = %e, "matcher lease not renewed");
-                    if leading {
-                        leading = false;
-                        service_kit::metrics::set(metrics::LEADER, 0);
-                    }
-                    continue;
-                }
-            }
-            if !leading {
-                continue;
-            }
+        let duty = service_kit::lease::Duty {
+            name: "matcher",
+            holder: self.holder.clone(),
+            every: PASS_EVERY,
+            leader_gauge: metrics::LEADER,
+        };
+        let renew = || self.store.lease(LEASE, &self.holder, LEASE_TTL_MS);
+        let pass = || async {
             let timer = service_kit::metrics::Timer::start(metrics::PASS_SECONDS, &[]);
             match self.clone().pass().await {
                 Ok(p) => {
@@ -116,7 +95,8 @@ impl Matcher {
                 }
                 Err(e) => tracing::warn!(error = %e, "matching pass failed"),
             }
-        }
+        };
+        service_kit::lease::run(duty, shutdown, renew, pass).await;
     }
 
     /// One pass over every queue. Public for the benchmark and tests.

@@ -44,24 +44,19 @@ pub async fn run(
     shutdown: CancellationToken,
 ) {
     let holder = format!("{name}/{}", uuid::Uuid::new_v4());
-    let mut tick = tokio::time::interval(PASS_EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut leading = false;
-    loop {
-        tokio::select! {
-            _ = shutdown.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        let now_leading = store.lease(LEASE, &holder, LEASE_TTL_MS).await.unwrap_or(false);
-        if now_leading != leading {
-            tracing::info!(holder, leading = now_leading, "tournament driver lease");
-            leading = now_leading;
-            service_kit::metrics::set(metrics::LEADER, i64::from(leading));
-        }
-        if leading && let Err(e) = pass(&store, &bulk, &tournaments).await {
+    let duty = service_kit::lease::Duty {
+        name: "tournament driver",
+        holder: holder.clone(),
+        every: PASS_EVERY,
+        leader_gauge: metrics::LEADER,
+    };
+    let renew = || store.lease(LEASE, &holder, LEASE_TTL_MS);
+    let pass = || async {
+        if let Err(e) = pass(&store, &bulk, &tournaments).await {
             tracing::warn!(error = %e, "driver pass failed");
         }
-    }
+    };
+    service_kit::lease::run(duty, shutdown, renew, pass).await;
 }
 
 /// One pass. Public for tests.
