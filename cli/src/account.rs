@@ -146,6 +146,8 @@ pub fn logout() -> Result<ExitCode, String> {
         }
     })?;
     session::remove(&dir)?;
+    // The seats `play` kept for this session hold its token: it goes with them.
+    crate::play::forget_session(&dir, &s.token)?;
     if ended {
         println!("Logged out {} ({}).", s.display_name, s.player_id);
     } else {

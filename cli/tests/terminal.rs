@@ -265,8 +265,20 @@ async fn bot_match_to_its_end(game: &str) {
     pty.type_line("help");
     pty.wait_any(&["Commands: help"], before);
     pty.wait_for("your move> ", 2);
-    let help = pty.text()[before..].to_string();
-    assert!(help.lines().filter(|l| !l.trim().is_empty()).count() >= 3, "{game} help:\n{help}");
+    // Help names the moves this game has now, in its own words.
+    let legal = player.view(&match_id).await.expect("a view").legal_moves;
+    assert!(!legal.is_empty(), "{game}: help was asked on a turn with moves");
+    let text = pty.text();
+    let help = text.get(before..).unwrap_or_default();
+    let lists = match game {
+        "gops" => "Your cards (type one): ",
+        "dueling-monsters" => "Monsters (black) you can play: ",
+        "hexspiel" => "Your cards (type one to bid): ",
+        "cure-plague" => "Cure cells (",
+        "masterminds" => "Your cards (type a name",
+        other => panic!("no help marker for {other}"),
+    };
+    assert!(help.contains(lists), "{game} help lists no moves:\n{help}");
     let mut moves = 0;
     let mut rejoined = false;
     // The prompts seen so far (the help's own prompt included).
@@ -465,4 +477,37 @@ async fn a_rated_pairing_names_the_opponent_and_rating_and_a_left_seat_is_taken_
     env.cluster.shutdown().await;
     let _ = std::fs::remove_dir_all(&ada);
     let _ = std::fs::remove_dir_all(&bob);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clock_counts_down_in_place_warns_and_a_missed_deadline_loses() {
+    let env = env().await;
+    let url = env.cluster.gateway_url();
+    let dir = fresh_dir("clock");
+    let args = ["play", "--gateway", &url, "--game", "gops", "--vs", "bot", "--move-time", "7"];
+    let mut pty = Pty::spawn(&args, &dir);
+    pty.wait_for("your move> ", 1);
+    // Nothing typed: the warnings come, then the rules play a card for the seat.
+    pty.wait_for("seconds left to move", 1);
+    pty.wait_for("You missed the deadline, which loses the match.", 1);
+    pty.wait_for("You lost 0-0 against the strong bot (you missed a move deadline)", 1);
+    // The clock line above the prompt was redrawn in place (save the cursor, up a line,
+    // rewrite it, restore), each second with less time on it.
+    let raw = String::from_utf8_lossy(&pty.raw).into_owned();
+    let redrawn: Vec<&str> = raw
+        .split("\x1b7\x1b[1A\r\x1b[2K")
+        .skip(1)
+        .filter_map(|r| r.split("\x1b8").next())
+        .collect();
+    assert!(redrawn.len() >= 3, "the clock was not redrawn: {redrawn:?}");
+    let distinct: std::collections::BTreeSet<&str> = redrawn.iter().copied().collect();
+    assert!(distinct.len() >= 3, "the clock did not count down: {redrawn:?}");
+    assert!(redrawn.iter().all(|c| c.starts_with("Clock: 0:0")), "{redrawn:?}");
+    check_lines(&pty.text(), "clock");
+    // ctrl-c at the rematch question leaves, as Enter does.
+    pty.wait_for("Rematch the strong bot?", 1);
+    pty.interrupt();
+    assert_eq!(pty.exit_code(), Some(0), "{}", pty.text());
+    env.cluster.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
 }

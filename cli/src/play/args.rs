@@ -43,3 +43,26 @@ pub struct PlayArgs {
     #[arg(long)]
     pub seed: Option<String>,
 }
+
+impl PlayArgs {
+    /// The bot to play: the one asked for, else the game's default (its strongest).
+    ///
+    /// # Errors
+    /// The game has no such bot (or none at all).
+    pub fn bot_name(&self) -> Result<String, String> {
+        let bots = games::registry::bot_names(&self.game);
+        match &self.bot {
+            Some(b) if bots.contains(&b.as_str()) => Ok(b.clone()),
+            Some(b) => Err(format!(
+                "{} has no bot {:?}; its bots: {}",
+                self.game,
+                rules_core::clip(b),
+                bots.join(", ")
+            )),
+            None => bots
+                .last()
+                .map(|b| (*b).to_string())
+                .ok_or_else(|| format!("{} has no bot", self.game)),
+        }
+    }
+}

@@ -31,18 +31,7 @@ pub fn play(args: &PlayArgs) -> Result<(), String> {
         Some(s) => Seed::parse(s).map_err(|e| format!("--seed: {e}"))?,
         None => Seed::from_array(os_seed()),
     };
-    let bots = games::registry::bot_names(game);
-    let bot_name = match &args.bot {
-        Some(b) if bots.contains(&b.as_str()) => b.clone(),
-        Some(b) => {
-            return Err(format!(
-                "{game} has no bot {:?}; its bots: {}",
-                face::cut(b, 32),
-                bots.join(", ")
-            ));
-        }
-        None => bots.last().map(|b| (*b).to_string()).ok_or("the game has no bot")?,
-    };
+    let bot_name = args.bot_name()?;
     let mut bot = games::registry::json_bot(game, &bot_name, os_seed())
         .ok_or_else(|| format!("no bot {bot_name}"))?;
     let mut m = games::start(game, &options, seed).map_err(|e| e.to_string())?;

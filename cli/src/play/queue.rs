@@ -58,9 +58,10 @@ pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
         paired(&client, &match_id, seat, &game, !args.casual).await;
         // Kept, so that a player who leaves (ctrl-c) takes the seat back with --join.
         if let Some(dir) = session::config_dir() {
-            let mut seats = Seats::load(&dir);
-            seats.remember(seats::Seat { match_id: match_id.clone(), game: game.clone(), held });
-            let _ = seats.save(&dir);
+            let seat = seats::Seat { match_id: match_id.clone(), game: game.clone(), held };
+            if let Err(e) = Seats::update(&dir, |s| s.remember(seat)) {
+                println!("  (the seat is not kept for a rejoin: {e})");
+            }
         }
         let mut lines = remote::Lines::stdin();
         let opening = remote::Opening { rejoin: false, bot: None };
@@ -101,9 +102,6 @@ async fn open(args: &PlayArgs) -> Result<(Client, String, Option<Session>, Held)
             // The guest this machine plays this gateway as (kept in play.json).
             let mut seats = session::config_dir().as_deref().map(Seats::load).unwrap_or_default();
             let player = remote::player(&gateway, &mut seats).await?;
-            if let Some(dir) = session::config_dir() {
-                let _ = seats.save(&dir);
-            }
             println!("Queueing as a guest ({}).", player.client.player_id());
             Ok((player.client, gateway, None, player.held))
         }

@@ -16,6 +16,8 @@ use client::requests::{self, opponent};
 use client::{Client, Cursor, WatchOptions};
 use std::collections::BTreeSet;
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -67,15 +69,45 @@ where
         match call().await {
             Err(s) if client::resumable(&s) => {
                 if !said {
-                    screen.say("  (the cluster is not answering; trying again)");
+                    screen.say("  (the cluster is not answering; trying again; ctrl-c leaves)");
                     said = true;
                 }
+                RETRYING.store(true, Ordering::SeqCst);
                 tokio::time::sleep(wait).await;
+                RETRYING.store(false, Ordering::SeqCst);
                 wait = (wait * 2).min(MAX_BACKOFF);
             }
             done => return done,
         }
     }
+}
+
+/// Whether [`answered`] is waiting to try a call again (then ctrl-c leaves at once).
+static RETRYING: AtomicBool = AtomicBool::new(false);
+/// The match being played, for the word on how to come back.
+static PLAYING: Mutex<Option<String>> = Mutex::new(None);
+
+/// Leaves at ctrl-c while a call is being tried again (the loop, which answers ctrl-c
+/// otherwise, is waiting on that call): says how to come back and exits 130.
+fn leave_while_retrying() {
+    tokio::spawn(async {
+        let Ok(mut interrupt) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        else {
+            return;
+        };
+        while interrupt.recv().await.is_some() {
+            if RETRYING.load(Ordering::SeqCst) {
+                let playing = PLAYING.lock().map(|p| p.clone()).unwrap_or_default();
+                let mut screen = Screen::default();
+                match playing {
+                    Some(id) => leave(&mut screen, &id),
+                    None => screen.say("\nLeft."),
+                }
+                std::process::exit(INTERRUPTED.into());
+            }
+        }
+    });
 }
 
 /// The lines typed, read on a thread of their own for the whole run (the match's loop,
@@ -123,6 +155,8 @@ pub enum Ending {
 /// The other seat, as a rematch needs it.
 #[derive(Clone, Debug, Default)]
 pub struct Opponent {
+    /// The finished match's options (JSON, from its record), for a rematch of the same.
+    pub options_json: String,
     /// Its name as the terminal says it ("Ada", "The strong bot").
     pub name: String,
     /// The built-in bot's name, when it is one.
@@ -166,13 +200,13 @@ pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
         };
         let mut rejoin = args.join.is_some();
         loop {
-            seats.remember(seats::Seat {
+            let seat = seats::Seat {
                 match_id: match_id.clone(),
                 game: game.clone(),
                 held: player.held.clone(),
-            });
+            };
             if let Some(dir) = &dir
-                && let Err(e) = seats.save(dir)
+                && let Err(e) = Seats::update(dir, |s| s.remember(seat))
             {
                 screen.say(&format!("  (the seat is not kept for a rejoin: {e})"));
             }
@@ -241,6 +275,12 @@ pub async fn player(gateway: &str, seats: &mut Seats) -> Result<Player, String> 
     let client = Client::with_token(channel, &s.token, &s.player_id).map_err(|e| e.to_string())?;
     let held = seats::Held { gateway: gateway.to_string(), token: s.token, player_id: s.player_id };
     seats.set_guest(held.clone());
+    // Kept at once: the next `play` on this gateway is the same guest.
+    if let Some(dir) = session::config_dir()
+        && let Err(e) = Seats::update(&dir, |s| s.set_guest(held.clone()))
+    {
+        eprintln!("(the guest session is not kept: {e})");
+    }
     Ok(Player { client, held })
 }
 
@@ -292,26 +332,6 @@ fn move_time_ms(args: &PlayArgs) -> Result<u64, String> {
     }
 }
 
-/// The bot to play: the one asked for, else the game's default (its strongest).
-///
-/// # Errors
-/// No such bot for the game.
-fn bot_name(args: &PlayArgs) -> Result<String, String> {
-    let bots = games::registry::bot_names(&args.game);
-    match &args.bot {
-        Some(b) if bots.contains(&b.as_str()) => Ok(b.clone()),
-        Some(b) => Err(format!(
-            "{} has no bot {:?}; its bots: {}",
-            args.game,
-            face::cut(b, 32),
-            bots.join(", ")
-        )),
-        None => {
-            bots.last().map(|b| (*b).to_string()).ok_or_else(|| format!("{} has no bot", args.game))
-        }
-    }
-}
-
 /// Creates the match `args` ask for, in seat 0, and says how to join it; its id and bot.
 async fn create(
     client: &Client,
@@ -328,14 +348,18 @@ async fn create(
     let move_time = move_time_ms(args)?;
     let (opponent, bot) = match args.vs.as_str() {
         "bot" => {
-            let b = bot_name(args)?;
+            let b = args.bot_name()?;
             (opponent::bot(&b), Some(b))
         }
         "open" => (opponent::open(), None),
         other => return Err(format!("--vs is bot or open, not {:?}", face::cut(other, 32))),
     };
-    let req = requests::create(&args.game, &args.options, opponent, move_time);
-    let created = client.create(req).await.map_err(|s| format!("no match: {}", words(&s)))?;
+    let mut req = requests::create(&args.game, &args.options, opponent, move_time);
+    // Tried again with the same key while the cluster does not answer: one match made.
+    req.idempotency_key = uuid::Uuid::new_v4().to_string();
+    let created = answered(screen, || client.create(req.clone()))
+        .await
+        .map_err(|s| format!("no match: {}", words(&s)))?;
     let title = games::registry::info(&args.game).map_or("", |g| g.title);
     match &bot {
         Some(b) => {
@@ -366,7 +390,7 @@ pub async fn opponent_of(client: &Client, match_id: &str, bot: Option<&str>) -> 
         return Opponent {
             name: format!("The {b} bot"),
             bot: Some(b.to_string()),
-            player_id: None,
+            ..Opponent::default()
         };
     }
     let mine = my_matches(client, v1::MyMatchState::Unspecified, 20).await.unwrap_or_default();
@@ -377,7 +401,7 @@ pub async fn opponent_of(client: &Client, match_id: &str, bot: Option<&str>) -> 
         Opponent {
             name: format!("The {} bot", m.opponent_name),
             bot: Some(m.opponent_name),
-            player_id: None,
+            ..Opponent::default()
         }
     } else if m.opponent_name.is_empty() {
         Opponent { name: "Your opponent".into(), ..Opponent::default() }
@@ -427,8 +451,13 @@ pub async fn play_match(
     {
         opp.player_id = Some(pid.clone());
     }
+    if let Ok(mut p) = PLAYING.lock() {
+        *p = Some(match_id.to_string());
+    }
+    static LISTENING: std::sync::Once = std::sync::Once::new();
+    LISTENING.call_once(leave_while_retrying);
     // ctrl-c from here on is this loop's to answer (a signal that comes while it awaits
-    // something else waits for it).
+    // something else waits for it; while a call is tried again, it leaves at once).
     let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
         .map_err(|e| format!("cannot listen for ctrl-c: {e}"))?;
     let mut watch = watch(client, match_id).await?;
@@ -436,7 +465,7 @@ pub async fn play_match(
     let mut story = Story {
         history: opening.rejoin.then(|| (first.version, Vec::new())),
         presence: None,
-        bot: opening.bot.is_some(),
+        bot: opp.bot.is_some(),
     };
     // The match's story so far comes before the first panel: its first message (or a
     // second's wait), then whatever else has come.
@@ -445,6 +474,7 @@ pub async fn play_match(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let mut view = Some(first.clone());
+    let mut named = names.opponent != "Your opponent";
     let mut dirty = true;
     let mut prompted_at: Option<u64> = None;
     // The legal moves the person was last asked to choose from.
@@ -465,26 +495,37 @@ pub async fn play_match(
                     screen.event(l);
                 }
             }
-            if names.opponent == "Your opponent" && v.player_ids.iter().all(|p| !p.is_empty()) {
+            // Named once both seats are held (asked once: a guest's name does not change).
+            if !named && v.player_ids.iter().all(|p| !p.is_empty()) {
+                named = true;
                 opp = opponent_of(client, match_id, opening.bot.as_deref()).await;
                 names.opponent.clone_from(&opp.name);
                 opp.player_id = v.player_ids.get(v.seat.map_or(1, |s| 1 - s) as usize).cloned();
             }
             if let Some(o) = &v.outcome {
-                finish(client, match_id, face.as_ref(), &v, o, &names, &mut screen).await;
+                let options =
+                    finish(client, match_id, face.as_ref(), &v, o, &names, &mut screen).await;
+                opp.options_json = options.unwrap_or_default();
                 return Ok(Ending::Over(opp));
             }
             let mine = !v.legal_moves.is_empty();
             let other = v.seat.map_or(1, |s| 1 - s);
+            let was = deadline.map(|(at, ..)| at);
             deadline = v.deadline_in_ms.map(|ms| {
                 (Instant::now() + Duration::from_millis(ms), mine, v.to_move.contains(&other))
             });
+            // Another deadline (a new round, a restart) warns afresh.
+            let moved = |a: Instant, b: Instant| a.max(b) - a.min(b) > Duration::from_secs(1);
+            if let (Some(a), Some((b, ..))) = (was, deadline)
+                && moved(a, b)
+            {
+                warned.clear();
+            }
             if mine && prompted_at != Some(v.version) {
                 prompted_at = Some(v.version);
                 // The same moves asked for again (the other seat sealed its own meanwhile):
                 // the prompt again, not the whole panel.
                 if asked_for != v.legal_moves {
-                    warned.clear();
                     show(&mut screen, face.as_ref(), &v, &names, title);
                     asked_for.clone_from(&v.legal_moves);
                 }
@@ -509,11 +550,19 @@ pub async fn play_match(
                     leave(&mut screen, match_id);
                     return Ok(Ending::Left);
                 };
-                // A line typed while the match moved on is read against the match as
-                // it is now, not the view last shown.
+                // A move typed while the match moved on is not sent: the person chose it
+                // for a position that is gone (the deadline played for them, a round ended).
                 if dirty {
                     let v = answered(&mut screen, || client.view(match_id)).await.map_err(|s| words(&s))?;
+                    let a_move = matches!(screen::typed(&line), Typed::Move(_) | Typed::Json(_));
+                    let gone = !asked_for.is_empty() && v.legal_moves != asked_for;
                     view = Some(v);
+                    if a_move && gone {
+                        screen.say("  ! the match moved on before that move was sent: look again");
+                        prompted_at = None;
+                        asked_for.clear();
+                        continue;
+                    }
                 }
                 let Some(v) = &view else { continue };
                 if typed_line(client, match_id, face.as_ref(), v, &names, &line, &mut screen, title).await? {
@@ -532,14 +581,9 @@ pub async fn play_match(
                     if let Some(c) = clock(deadline, &names) {
                         screen.tick(&c);
                     }
-                    if mine {
-                        for w in screen::WARNINGS {
-                            if left <= Duration::from_secs(w) && left > Duration::ZERO && warned.insert(w) {
-                                screen.say(&screen::warning(w));
-                                screen.prompt(clock(deadline, &names).as_deref());
-                                break;
-                            }
-                        }
+                    if mine && let Some(secs) = screen::due_warning(left, &mut warned) {
+                        screen.say(&screen::warning(secs));
+                        screen.prompt(clock(deadline, &names).as_deref());
                     }
                     if left.is_zero() && view.as_ref().is_some_and(|v| v.outcome.is_none()) {
                         // The deadline passed: the clock service steps the match on.
@@ -679,8 +723,21 @@ async fn typed_line(
             return Ok(false);
         }
         Typed::Resign => {
-            answered(screen, || client.resign(match_id)).await.map_err(|s| words(&s))?;
-            return Ok(true);
+            // A retried resignation whose first try was applied hears the match is over.
+            return match answered(screen, || client.resign(match_id)).await {
+                Ok(_) => Ok(true),
+                Err(s)
+                    if service_kit::status::rules_refusal_of(&s)
+                        .is_some_and(|(c, _)| c == "game_over") =>
+                {
+                    Ok(true)
+                }
+                Err(s) => {
+                    screen.say(&format!("  ! {}", words(&s)));
+                    reprompt(screen);
+                    Ok(false)
+                }
+            };
         }
         Typed::Json(json) => serde_json::from_str(json)
             .map_err(|_| "that is not JSON".to_string())
@@ -711,7 +768,8 @@ async fn typed_line(
     }
 }
 
-/// The end screen, and the record saved so anyone can replay and verify the match.
+/// The end screen, and the record saved so anyone can replay and verify the match; the
+/// match's options, read from its record.
 async fn finish(
     client: &Client,
     match_id: &str,
@@ -720,13 +778,18 @@ async fn finish(
     o: &v1::Outcome,
     names: &Names,
     screen: &mut Screen,
-) {
+) -> Option<String> {
     let view = v.view.clone().unwrap_or_default();
     for l in screen::end_screen(face, &view, o, names) {
         screen.say(&l);
     }
     let path = format!("match-{match_id}.json");
-    match answered(screen, || client.record(match_id)).await {
+    let record = answered(screen, || client.record(match_id)).await;
+    // Its options, for a rematch of the same game.
+    let options = record.as_ref().ok().and_then(|r| {
+        serde_json::from_str::<serde_json::Value>(r).ok().map(|j| j["options"].to_string())
+    });
+    match record {
         Ok(record) => match std::fs::write(&path, record) {
             Ok(()) => {
                 screen.say(&format!("  Record saved: {path}"));
@@ -736,6 +799,7 @@ async fn finish(
         },
         Err(s) => screen.say(&format!("  No record: {}", words(&s))),
     }
+    options
 }
 
 /// Offers a rematch and, if the person wants one, makes it: the new match and its bot.
@@ -753,14 +817,18 @@ async fn rematch(
     let offer = match (&opp.bot, &opp.player_id) {
         (Some(b), _) => format!("Rematch the {b} bot? Type `rematch` (or r); Enter leaves."),
         (None, Some(_)) => {
-            format!("Offer {} a rematch? Type `rematch` (or r); Enter leaves.", uncap(&opp.name))
+            format!(
+                "Offer {} a rematch? Type `rematch` (or r); Enter leaves.",
+                face::uncapitalized(&opp.name)
+            )
         }
         (None, None) => return Ok(None),
     };
-    screen.say(&format!("  {offer}"));
-    // ctrl-c leaves here too (the match's loop took the signal over from the default).
+    // ctrl-c leaves here too (the match's loop took the signal over from the default),
+    // listened for before the question is asked.
     let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
         .map_err(|e| format!("cannot listen for ctrl-c: {e}"))?;
+    screen.say(&format!("  {offer}"));
     let line = tokio::select! {
         line = lines.next() => line,
         _ = interrupt.recv() => None,
@@ -775,17 +843,18 @@ async fn rematch(
         (None, None) => return Ok(None),
     };
     let rules = PlayArgs { game: game.to_string(), ..args.clone() };
-    let req = requests::create(game, &args.options, opponent, move_time_ms(&rules).unwrap_or(0));
-    let created = client.create(req).await.map_err(|s| format!("no rematch: {}", words(&s)))?;
+    let options = if opp.options_json.is_empty() { &args.options } else { &opp.options_json };
+    let mut req = requests::create(game, options, opponent, move_time_ms(&rules).unwrap_or(0));
+    // Tried again with the same key while the cluster does not answer: one match made.
+    req.idempotency_key = uuid::Uuid::new_v4().to_string();
+    let created = answered(&mut screen, || client.create(req.clone()))
+        .await
+        .map_err(|s| format!("no rematch: {}", words(&s)))?;
     if opp.bot.is_none() {
-        screen.say(&format!("  Rematch offered: {} joins with", uncap(&opp.name)));
+        screen.say(&format!("  Rematch offered: {} joins with", face::uncapitalized(&opp.name)));
         screen.say(&format!("  colosseum play --join {}", created.match_id));
     }
     Ok(Some((created.match_id, opp.bot.clone())))
-}
-
-fn uncap(name: &str) -> String {
-    name.strip_prefix("The ").map_or_else(|| name.to_string(), |r| format!("the {r}"))
 }
 
 /// The match's watch, run in a task: its messages in order, resumed after a break from

@@ -18,11 +18,13 @@ pub const WARNINGS: [u64; 3] = [30, 10, 5];
 pub struct Screen {
     tty: bool,
     at_prompt: bool,
+    /// The line above the prompt is the clock (only then is it redrawn).
+    clock_above: bool,
 }
 
 impl Default for Screen {
     fn default() -> Self {
-        Screen { tty: std::io::stdout().is_terminal(), at_prompt: false }
+        Screen { tty: std::io::stdout().is_terminal(), at_prompt: false, clock_above: false }
     }
 }
 
@@ -76,6 +78,7 @@ impl Screen {
         if let Some(c) = clock {
             self.say(c);
         }
+        self.clock_above = clock.is_some();
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{PROMPT}");
         let _ = out.flush();
@@ -85,7 +88,7 @@ impl Screen {
     /// Redraws the clock line above the prompt in place, on a terminal only (the
     /// person's typing on the prompt line is left as it is).
     pub fn tick(&mut self, clock: &str) {
-        if !(self.tty && self.at_prompt) {
+        if !(self.tty && self.at_prompt && self.clock_above) {
             return;
         }
         let mut out = std::io::stdout().lock();
@@ -136,6 +139,24 @@ pub fn clock_line(left: Duration, mine: bool, theirs: bool, names: &Names) -> St
         (false, false) => format!("Clock: {time}"),
     };
     cut(&text, WIDTH)
+}
+
+/// The warning due with `left` on the viewer's clock, in whole seconds, if one is: the
+/// first time the time left falls to a threshold of [`WARNINGS`] or below it. Every
+/// threshold at or above the time left is then warned of (a clock that starts at 8 s
+/// warns once, of 8 s).
+pub fn due_warning(left: Duration, warned: &mut std::collections::BTreeSet<u64>) -> Option<u64> {
+    if left.is_zero() {
+        return None;
+    }
+    let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+    let due: Vec<u64> =
+        WARNINGS.into_iter().filter(|w| secs <= *w && !warned.contains(w)).collect();
+    if due.is_empty() {
+        return None;
+    }
+    warned.extend(due);
+    Some(secs)
 }
 
 /// The warning at `secs` seconds left for the viewer's own move.
@@ -237,6 +258,21 @@ mod tests {
         assert_eq!(typed(""), Typed::Empty);
         assert_eq!(typed("{\"card\":3}"), Typed::Json("{\"card\":3}"));
         assert_eq!(typed("k"), Typed::Move("k"));
+    }
+
+    #[test]
+    fn a_warning_says_the_time_left_once_per_threshold() {
+        let mut warned = std::collections::BTreeSet::new();
+        assert_eq!(due_warning(Duration::from_secs(45), &mut warned), None);
+        assert_eq!(due_warning(Duration::from_millis(29_400), &mut warned), Some(30));
+        assert_eq!(due_warning(Duration::from_secs(20), &mut warned), None);
+        // Below two thresholds at once (a slow tick): one warning, the real time left.
+        assert_eq!(due_warning(Duration::from_secs(4), &mut warned), Some(4));
+        assert_eq!(due_warning(Duration::from_secs(3), &mut warned), None);
+        // A clock that starts below every threshold warns once, of what is left.
+        let mut fresh = std::collections::BTreeSet::new();
+        assert_eq!(due_warning(Duration::from_secs(8), &mut fresh), Some(8));
+        assert_eq!(due_warning(Duration::ZERO, &mut fresh), None);
     }
 
     #[test]

@@ -14,7 +14,7 @@ const FILE: &str = "play.json";
 const KEPT: usize = 50;
 
 /// A session as the gateway gave it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Held {
     /// The gateway it lives on.
     pub gateway: String,
@@ -22,6 +22,16 @@ pub struct Held {
     pub token: String,
     /// Its player id.
     pub player_id: String,
+}
+
+// The token is a secret: a debug print names the session by its player alone.
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held")
+            .field("gateway", &self.gateway)
+            .field("player_id", &self.player_id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A match played from here, and the session that holds its seat.
@@ -47,13 +57,40 @@ pub struct Seats {
 }
 
 impl Seats {
-    /// What `dir` holds (nothing if the file is missing or unreadable: a seat not kept
-    /// is a seat that cannot be rejoined, never an error that stops a match).
+    /// What `dir` holds: nothing if the file is missing; a file that is not seats is
+    /// moved aside (`play.json.broken`, said on stderr) and read as nothing. A seat not
+    /// kept cannot be rejoined, but it never stops a match.
     pub fn load(dir: &Path) -> Seats {
-        std::fs::read(dir.join(FILE))
-            .ok()
-            .and_then(|t| serde_json::from_slice(&t).ok())
-            .unwrap_or_default()
+        let path = dir.join(FILE);
+        let Ok(text) = std::fs::read(&path) else { return Seats::default() };
+        serde_json::from_slice(&text).unwrap_or_else(|_| {
+            let aside = dir.join(format!("{FILE}.broken"));
+            let _ = std::fs::rename(&path, &aside);
+            eprintln!("{} was not readable: moved to {}", path.display(), aside.display());
+            Seats::default()
+        })
+    }
+
+    /// Whether `dir` keeps seats at all.
+    pub fn kept_in(dir: &Path) -> bool {
+        dir.join(FILE).exists()
+    }
+
+    /// Reads `dir`'s seats afresh, applies `change`, writes them back: another `play`
+    /// may have kept a seat since this one read the file.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn update(dir: &Path, change: impl FnOnce(&mut Seats)) -> Result<(), String> {
+        let mut seats = Seats::load(dir);
+        change(&mut seats);
+        seats.save(dir)
+    }
+
+    /// Forgets every seat and guest session held with `token` (a session that ended).
+    pub fn forget_token(&mut self, token: &str) {
+        self.guests.retain(|g| g.token != token);
+        self.matches.retain(|s| s.held.token != token);
     }
 
     /// Writes it back to `dir`.
@@ -119,6 +156,20 @@ mod tests {
     }
 
     #[test]
+    fn a_debug_print_never_shows_the_token_and_an_ended_session_is_forgotten() {
+        let h = held("g", "secret-token");
+        assert!(!format!("{h:?}").contains("secret-token"));
+        let mut s = Seats::default();
+        s.set_guest(held("g", "t1"));
+        s.remember(Seat { match_id: "m1".into(), game: "gops".into(), held: held("g", "t1") });
+        s.remember(Seat { match_id: "m2".into(), game: "gops".into(), held: held("g", "t2") });
+        s.forget_token("t1");
+        assert!(s.guest("g").is_none());
+        assert!(s.seat("m1").is_none());
+        assert!(s.seat("m2").is_some());
+    }
+
+    #[test]
     fn a_saved_file_reads_back_and_a_broken_one_reads_as_none() {
         let dir = std::env::temp_dir().join(format!("colosseum-seats-{}", uuid::Uuid::new_v4()));
         let mut s = Seats::default();
@@ -127,6 +178,8 @@ mod tests {
         assert_eq!(Seats::load(&dir), s);
         std::fs::write(dir.join(FILE), "not json").expect("written");
         assert_eq!(Seats::load(&dir), Seats::default());
+        // Moved aside, not lost.
+        assert_eq!(std::fs::read(dir.join("play.json.broken")).expect("kept aside"), b"not json");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

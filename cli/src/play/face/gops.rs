@@ -200,11 +200,11 @@ impl Face for Gops {
                     s(b)
                 ))
             }
+            // A missed deadline loses the match, as a resignation does; both late, a draw.
             Kind::Late(l) => Some(match l.seats.as_slice() {
-                [s] => {
-                    format!("{} missed the deadline: a card is played at random.", names.subj(*s))
-                }
-                _ => "Both players missed the deadline: cards are played at random.".into(),
+                [] => return None,
+                [s] => format!("{} missed the deadline, which loses the match.", names.subj(*s)),
+                [..] => "Both players missed the deadline: the match is drawn.".into(),
             }),
         }
     }

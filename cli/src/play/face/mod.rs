@@ -137,7 +137,8 @@ pub fn capitalized(s: &str) -> String {
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
-fn uncapitalized(s: &str) -> String {
+/// `s` inside a sentence: "The strong bot" reads "the strong bot"; a name stays.
+pub fn uncapitalized(s: &str) -> String {
     // "The strong bot" reads "the strong bot" inside a sentence; a name stays as it is.
     match s.strip_prefix("The ") {
         Some(rest) => format!("the {rest}"),
