@@ -22,6 +22,8 @@
 //! - [`bots`]: [`BotMatch`], the live matches a built-in bot plays (the bot runner's).
 //! - [`lobby`]: [`LobbyStore`], the match-maker's (accounts, tickets, ratings, the
 //!   lifecycle stream's consumer side), and its model.
+//! - [`consumer`]: the one consumer of the lifecycle stream ([`consumer::consume`]), for
+//!   the services that read finished matches through a consumer group.
 //! - [`platform`]: [`PlatformStore`], the tournament service's (tenants, API keys, audit
 //!   logs, idempotent requests, results streams); [`TenantStore`] is it with the lobby's
 //!   lease and lifecycle stream.
@@ -88,6 +90,7 @@
 
 pub mod bots;
 pub mod codec;
+pub mod consumer;
 pub mod error;
 pub mod feed;
 pub mod ids;

@@ -16,7 +16,6 @@ use events::{
 use ladder::glicko;
 use service_kit::time::now_ms;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// The consumer group of the ratings on the lifecycle stream.
@@ -71,41 +70,21 @@ impl Ratings {
         Arc::new(Ratings { store, consumer: uuid::Uuid::new_v4().to_string() })
     }
 
-    /// Reads and rates until `shutdown`. The blocking read is never raced against other
-    /// work: entries it was handed when dropped would sit pending until claimed. Claiming
-    /// runs in a task of its own.
+    /// Reads and rates until `shutdown` (entries a dead replica left are claimed).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let claimer = {
-            let (me, shutdown) = (self.clone(), shutdown.clone());
-            tokio::spawn(async move {
-                let mut tick = tokio::time::interval(Duration::from_secs(10));
-                loop {
-                    tokio::select! {
-                        _ = shutdown.cancelled() => return,
-                        _ = tick.tick() => {}
-                    }
-                    match me.store.lifecycle_claim(GROUP, &me.consumer, CLAIM_IDLE_MS, BATCH).await
-                    {
-                        Ok(d) => me.handle(d).await,
-                        Err(e) => tracing::warn!(error = %e, "lifecycle entries not claimed"),
-                    }
-                }
-            })
+        let consumer = events::consumer::Consumer {
+            group: GROUP,
+            name: self.consumer.clone(),
+            batch: BATCH,
+            block_ms: BLOCK_MS,
+            claim_idle_ms: CLAIM_IDLE_MS,
         };
-        loop {
-            let read = tokio::select! {
-                _ = shutdown.cancelled() => break,
-                r = self.store.lifecycle_read(GROUP, &self.consumer, BATCH, BLOCK_MS) => r,
-            };
-            match read {
-                Ok(d) => self.handle(d).await,
-                Err(e) => {
-                    tracing::warn!(error = %e, "lifecycle stream unreadable");
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                }
-            }
-        }
-        claimer.abort();
+        let me = self.clone();
+        let handle = move |d| {
+            let me = me.clone();
+            async move { me.handle(d).await }
+        };
+        events::consumer::consume(self.store.clone(), consumer, shutdown, handle).await;
     }
 
     /// Rates what was delivered and acknowledges what is done; the rest stays pending,

@@ -92,44 +92,21 @@ impl Results {
         })
     }
 
-    /// Reads and records until `shutdown`; entries a dead replica left are claimed in a
-    /// task of its own.
+    /// Reads and records until `shutdown` (entries a dead replica left are claimed).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let claimer = self.clone();
-        let stop = shutdown.clone();
-        let claims = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis(CLAIM_IDLE_MS / 3));
-            loop {
-                tokio::select! {
-                    _ = stop.cancelled() => return,
-                    _ = tick.tick() => {}
-                }
-                match claimer
-                    .store
-                    .lifecycle_claim(GROUP, &claimer.consumer, CLAIM_IDLE_MS, BATCH)
-                    .await
-                {
-                    Ok(d) => claimer.handle(d).await,
-                    Err(e) => tracing::warn!(error = %e, "lifecycle claim failed"),
-                }
-            }
-        });
-        loop {
-            if shutdown.is_cancelled() {
-                break;
-            }
-            match self.store.lifecycle_read(GROUP, &self.consumer, BATCH, BLOCK_MS).await {
-                Ok(d) => self.handle(d).await,
-                Err(e) => {
-                    tracing::warn!(error = %e, "lifecycle read failed");
-                    tokio::select! {
-                        _ = shutdown.cancelled() => break,
-                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-                    }
-                }
-            }
-        }
-        claims.abort();
+        let consumer = events::consumer::Consumer {
+            group: GROUP,
+            name: self.consumer.clone(),
+            batch: BATCH,
+            block_ms: BLOCK_MS,
+            claim_idle_ms: CLAIM_IDLE_MS,
+        };
+        let me = self.clone();
+        let handle = move |d| {
+            let me = me.clone();
+            async move { me.handle(d).await }
+        };
+        events::consumer::consume(self.store.clone(), consumer, shutdown, handle).await;
     }
 
     /// Records a read's entries and acknowledges those stored: each tournament's results
