@@ -6,6 +6,8 @@
 //!   URL lists).
 //! - [`internal`]: the shared secret of internal calls, sent and checked.
 //! - [`lease`]: the leased loop: a duty one replica at a time performs, on a tick.
+//! - [`binary`]: the one shape of a service binary's `main` (logs, secret, address,
+//!   signals, metrics and health, the listener).
 //! - [`telemetry`]: structured logs and W3C trace context carried in gRPC metadata.
 //! - [`status`]: the mechanics of every error status (reasons, details, bounded
 //!   messages); each service's one error match calls them.
@@ -15,6 +17,7 @@
 //! - [`metrics`]: counters, gauges and histograms with labels, process metrics, and
 //!   `/metrics`, `/healthz`, `/readyz` over HTTP.
 
+pub mod binary;
 pub mod config;
 pub mod internal;
 pub mod lease;

@@ -2,20 +2,21 @@
 //! `ENGINE_GOOFSPIEL_URL`...), reading them from Redis at `REDIS_URL`; health on `CLOCK_ADDR`.
 //! Engine calls carry the secret of `INTERNAL_TOKEN` or `INTERNAL_TOKEN_FILE` (or `INTERNAL_AUTH=off`).
 
+/// The clock binary.
+const SERVICE: service_kit::binary::Service = service_kit::binary::Service {
+    name: "clock",
+    addr_var: "CLOCK_ADDR",
+    default_addr: "127.0.0.1:50071",
+};
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    service_kit::telemetry::init("clock");
-    let token = service_kit::internal::from_env()?;
-    let addr = service_kit::config::addr("CLOCK_ADDR", "127.0.0.1:50071")?;
+    let (token, addr) = SERVICE.begin()?;
     let urls = engines::engine_urls()?;
     let store = events::open_from_env().await?;
-    let shutdown = service_kit::serve::shutdown_on_signal();
-    let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
-    service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
+    let up = SERVICE.up(addr, store.clone(), |s| async move { s.ping().await }).await?;
     let clock = clock::Clock::new(store, &urls, token.as_ref())?;
-    tokio::spawn(clock.run(shutdown.clone()));
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    tracing::info!(%addr, "clock running");
-    clock::serve_health(listener, shutdown).await?;
+    tokio::spawn(clock.run(up.shutdown.clone()));
+    clock::serve_health(up.listener, up.shutdown).await?;
     Ok(())
 }

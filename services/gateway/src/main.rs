@@ -9,17 +9,20 @@
 //! (web/dist) and gRPC-Web at the same address; `WEB_ORIGINS` lists other origins whose
 //! pages may call cross-origin.
 
+/// The gateway binary.
+const SERVICE: service_kit::binary::Service = service_kit::binary::Service {
+    name: "gateway",
+    addr_var: "GATEWAY_ADDR",
+    default_addr: "127.0.0.1:50051",
+};
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    service_kit::telemetry::init("gateway");
-    let token = service_kit::internal::from_env()?;
+    let (token, addr) = SERVICE.begin()?;
     let proxies = gateway::forwarded::TrustedProxies::from_env()?;
-    let addr = service_kit::config::addr("GATEWAY_ADDR", "127.0.0.1:50051")?;
     let urls = engines::engine_urls()?;
     let store = events::open_presence_store_from_env().await?;
-    let shutdown = service_kit::serve::shutdown_on_signal();
-    let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
-    service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
+    let up = SERVICE.up(addr, store.clone(), |s| async move { s.ping().await }).await?;
     let engines = engines::Engines::new(&urls, token.as_ref())?;
     let lobby = match service_kit::config::optional("MATCHMAKER_URL") {
         Some(v) => {
@@ -41,15 +44,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             None
         }
     };
-    let listener = tokio::net::TcpListener::bind(addr).await?;
     let public = service_kit::config::string("GATEWAY_PUBLIC_URL", &format!("http://{addr}"));
-    tracing::info!(%addr, "gateway listening");
     let web = gateway::web::Web::from_env()?;
     match web.root() {
         Some(dir) => tracing::info!(dir = %dir.display(), "serving the web client"),
         None => tracing::info!("WEB_ROOT is not set and no web/dist was found: the API alone"),
     }
     let backends = gateway::Backends { lobby, tournaments, web };
-    gateway::serve(listener, store, engines, backends, proxies, public, shutdown).await?;
+    gateway::serve(up.listener, store, engines, backends, proxies, public, up.shutdown).await?;
     Ok(())
 }

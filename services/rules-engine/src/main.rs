@@ -32,11 +32,16 @@ fn families(value: &str) -> Result<Vec<Family>, ConfigError> {
     Ok(families)
 }
 
+/// The rules engine binary.
+const SERVICE: service_kit::binary::Service = service_kit::binary::Service {
+    name: "rules-engine",
+    addr_var: "ENGINE_ADDR",
+    default_addr: "127.0.0.1:50061",
+};
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    service_kit::telemetry::init("rules-engine");
-    let token = service_kit::internal::from_env()?;
-    let addr = service_kit::config::addr("ENGINE_ADDR", "127.0.0.1:50061")?;
+    let (token, addr) = SERVICE.begin()?;
     let all = Family::ALL.map(Family::as_str).join(",");
     let families = families(&service_kit::config::string("FAMILIES", &all))?;
     let idle_ms = service_kit::config::number("ENGINE_IDLE_MS", 120_000)?;
@@ -47,9 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Fault injection for tests only: never set in a deployment.
     let announce_delay_ms = service_kit::config::number("COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS", 0)?;
     let store = events::open_host_store_from_env().await?;
-    let shutdown = service_kit::serve::shutdown_on_signal();
-    let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
-    service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
+    let up = SERVICE.up(addr, store.clone(), |s| async move { s.ping().await }).await?;
     let engine = Arc::new(
         Engine::new(store, families.clone(), idle_ms)
             .with_max_hot_matches(usize::try_from(max_hot).unwrap_or(usize::MAX))
@@ -62,10 +65,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         engine.hold_announcements(announce_delay_ms);
     }
-    let listener = tokio::net::TcpListener::bind(addr).await?;
     let names = families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
-    tracing::info!(%addr, families = %names, "rules engine listening");
-    rules_engine::serve(listener, engine, token, shutdown).await?;
+    tracing::info!(families = %names, "rules engine serving");
+    rules_engine::serve(up.listener, engine, token, up.shutdown).await?;
     Ok(())
 }
 
