@@ -2,6 +2,7 @@
 //! only (no game, store or rules type appears here), so each concept lives in one place.
 //!
 //! # Layout
+//! - [`cache`]: the one bounded cache of what a service read from its store.
 //! - [`config`]: environment variables read with defaults (strings, numbers, addresses,
 //!   URL lists).
 //! - [`internal`]: the shared secret of internal calls, sent and checked.
@@ -18,6 +19,7 @@
 //!   `/metrics`, `/healthz`, `/readyz` over HTTP.
 
 pub mod binary;
+pub mod cache;
 pub mod config;
 pub mod internal;
 pub mod lease;

@@ -12,10 +12,10 @@ use crate::error::Error;
 use crate::forwarded::{ClientAddress, TrustedProxies};
 use events::{EventStore, PlayerId};
 use fields::text::bearer;
-use std::collections::BTreeMap;
+use service_kit::cache::Bounded;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use tonic::body::Body;
 use tonic::codegen::http;
@@ -88,7 +88,7 @@ fn refuse(e: Error) -> http::Response<Body> {
 /// Sessions already looked up, with when: a token's player never changes, but a session
 /// can end (Logout), so each gateway trusts what it looked up for [`KNOWN_FOR_MS`] only
 /// (bounded; cleared when full).
-type Known = Arc<Mutex<BTreeMap<String, (PlayerId, u64)>>>;
+type Known = Arc<Bounded<String, PlayerId>>;
 
 /// How many sessions a gateway remembers.
 const KNOWN_CAP: usize = 100_000;
@@ -112,7 +112,11 @@ pub struct AuthLayer {
 impl AuthLayer {
     /// Sessions are looked up in `store`; no proxy is trusted.
     pub fn new(store: Arc<dyn EventStore>) -> Self {
-        AuthLayer { store, known: Known::default(), proxies: Arc::default() }
+        AuthLayer {
+            store,
+            known: Arc::new(Bounded::new(KNOWN_CAP, Some(KNOWN_FOR_MS))),
+            proxies: Arc::default(),
+        }
     }
 
     /// The same layer taking the client's address from `x-forwarded-for` on calls from
@@ -210,15 +214,10 @@ where
             let key = token_key(&token);
             let now = service_kit::time::now_ms();
             let cached = if req.uri().path() == LOGOUT {
-                known.lock().expect("the session cache lock").remove(&key);
+                known.remove(&key);
                 None
             } else {
-                known
-                    .lock()
-                    .expect("the session cache lock")
-                    .get(&key)
-                    .filter(|(_, at)| now.saturating_sub(*at) < KNOWN_FOR_MS)
-                    .map(|(p, _)| *p)
+                known.get(&key, now)
             };
             if let Some(player_id) = cached {
                 req.extensions_mut().insert(Caller { player_id });
@@ -227,11 +226,7 @@ where
             match store.session(&key).await {
                 Ok(Some(session)) => {
                     if req.uri().path() != LOGOUT {
-                        let mut k = known.lock().expect("the session cache lock");
-                        if k.len() >= KNOWN_CAP {
-                            k.clear();
-                        }
-                        k.insert(key, (session.player_id, now));
+                        known.insert(key, session.player_id, now);
                     }
                     req.extensions_mut().insert(Caller { player_id: session.player_id });
                     inner.call(req).await

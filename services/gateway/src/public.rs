@@ -32,7 +32,7 @@ pub struct Gateway {
     hub: Arc<Hub>,
     /// Metadata of matches whose seats are all held: it never changes again, so it is
     /// kept instead of read from the store on every request (bounded; cleared when full).
-    settled: Arc<std::sync::Mutex<std::collections::BTreeMap<MatchId, Arc<MatchMeta>>>>,
+    settled: Arc<service_kit::cache::Bounded<MatchId, Arc<MatchMeta>>>,
     /// Cancelled when the gateway stops: Play streams stop reading and end.
     shutdown: CancellationToken,
     /// VerifyRecord's replays, a few at a time.
@@ -54,7 +54,7 @@ impl Gateway {
             store,
             engines,
             hub,
-            settled: Arc::default(),
+            settled: Arc::new(service_kit::cache::Bounded::new(SETTLED_CAP, None)),
             shutdown,
             verifier: crate::verify::Verifier::default(),
         }
@@ -77,17 +77,14 @@ impl Gateway {
     }
 
     async fn meta(&self, id: MatchId) -> Result<Arc<MatchMeta>, Error> {
-        if let Some(m) = self.settled.lock().expect("the meta cache lock").get(&id) {
-            return Ok(m.clone());
+        let now = service_kit::time::now_ms();
+        if let Some(m) = self.settled.get(&id, now) {
+            return Ok(m);
         }
         let meta = Arc::new(self.store.meta(id).await?.ok_or(Error::NoSuchMatch(id))?);
-        let settled = meta.all_seated();
-        if settled {
-            let mut cache = self.settled.lock().expect("the meta cache lock");
-            if cache.len() >= SETTLED_CAP {
-                cache.clear();
-            }
-            cache.insert(id, meta.clone());
+        // Only a match with both seats held is kept: its meta no longer changes.
+        if meta.all_seated() {
+            self.settled.insert(id, meta.clone(), now);
         }
         Ok(meta)
     }

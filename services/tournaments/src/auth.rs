@@ -5,9 +5,9 @@
 
 use crate::error::Error;
 use events::{ApiKey, PlatformStore, TenantId, token_digest};
+use service_kit::cache::Bounded;
 use service_kit::time::now_ms;
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tonic::metadata::MetadataMap;
 
 /// The scope of CreateMatches.
@@ -81,7 +81,7 @@ fn key_id_of(key: &str) -> Option<&str> {
 }
 
 /// Keys read from the store (or known missing), by key id, with when they were read.
-type Cache = Arc<Mutex<BTreeMap<String, (Option<ApiKey>, u64)>>>;
+type Cache = Arc<Bounded<String, Option<ApiKey>>>;
 
 /// Checks API keys against the store, with a short cache.
 #[derive(Clone)]
@@ -93,7 +93,7 @@ pub struct Keys {
 impl Keys {
     /// Keys over `store`.
     pub fn new(store: Arc<dyn PlatformStore>) -> Keys {
-        Keys { store, cache: Arc::default() }
+        Keys { store, cache: Arc::new(Bounded::new(CACHED_KEYS, Some(KNOWN_FOR_MS))) }
     }
 
     /// The caller a request's `authorization` names.
@@ -109,22 +109,11 @@ impl Keys {
             .ok_or(Error::BadKey)?;
         let key_id = key_id_of(sent).ok_or(Error::BadKey)?;
         let now = now_ms();
-        let cached = self
-            .cache
-            .lock()
-            .expect("the key cache lock")
-            .get(key_id)
-            .filter(|(_, at)| now.saturating_sub(*at) < KNOWN_FOR_MS)
-            .map(|(k, _)| k.clone());
-        let kept = match cached {
+        let kept = match self.cache.get(key_id, now) {
             Some(k) => k,
             None => {
                 let k = self.store.api_key(key_id).await?;
-                let mut cache = self.cache.lock().expect("the key cache lock");
-                if cache.len() >= CACHED_KEYS {
-                    cache.clear();
-                }
-                cache.insert(key_id.to_string(), (k.clone(), now));
+                self.cache.insert(key_id.to_string(), k.clone(), now);
                 k
             }
         };
@@ -142,7 +131,7 @@ impl Keys {
 
     /// Forgets a key at once (this replica revoked it).
     pub fn forget(&self, key_id: &str) {
-        self.cache.lock().expect("the key cache lock").remove(key_id);
+        self.cache.remove(key_id);
     }
 }
 
