@@ -205,7 +205,6 @@ pub fn move_from_json(game: &str, mv: &serde_json::Value) -> Result<v1::Move, St
         .unwrap_or_else(|| Err(format!("unknown game {:?}", rules_core::clip(game))))
 }
 
-
 /// The time per move fixed by the rules of `game`, if they fix it: `Some(Fixed {
 /// move_ms, reserve_ms })` for Dueling Monsters, Cure & Plague and Hexspiel; `None` for
 /// GOPS and Masterminds (the host's `move_time_ms` applies) and for an unknown game.
