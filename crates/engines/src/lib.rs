@@ -1,5 +1,5 @@
 //! The rules engines, by family, as gRPC clients for the services that call them (the
-//! gateway, the clock): every address a family was given (`ENGINE_URL` may list
+//! gateway, the clock, the match-maker, the tournament service): every address a family was given (`ENGINE_URL` may list
 //! several), each match on one of them, and on the next in its order while that one is
 //! down (a call to it failed to connect). One place, so every caller picks alike.
 //!

@@ -3,6 +3,7 @@
 //! # Layout
 //! - [`gops`]: Goofspiel (rules text 003).
 //! - [`dueling_monsters`]: 1,2,3 Goofspiel / Dueling Monsters (rules text 000).
+//! - [`hexspiel`]: Hexspiel, Goofspiel bids for turns on a hex board (rules text 004).
 //! - [`points`]: half-point scores for split ties.
 
 pub mod dueling_monsters;
