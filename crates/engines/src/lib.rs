@@ -1,7 +1,7 @@
 //! The rules engines, by family, as gRPC clients for the services that call them (the
-//! gateway, the clock, the match-maker, the tournament service): every address a family was given (`ENGINE_URL` may list
-//! several), each match on one of them, and on the next in its order while that one is
-//! down (a call to it failed to connect). One place, so every caller picks alike.
+//! gateway, the clock, the match-maker, the tournament service): every address a family
+//! was given (`ENGINE_URL` may list several), each match on one of them, and on the next
+//! in its order while that one is down. One place, so every caller picks alike.
 //!
 //! # Layout
 //! - this file: the clients, by family, with the replica each match goes to.
