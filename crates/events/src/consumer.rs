@@ -29,6 +29,38 @@ pub struct Consumer {
     pub claim_idle_ms: u64,
 }
 
+impl Consumer {
+    /// A consumer of `group` named afresh (a random UUID: each process its own name).
+    pub fn new(group: &'static str, batch: usize, block_ms: u64, claim_idle_ms: u64) -> Self {
+        Consumer { group, name: uuid::Uuid::new_v4().to_string(), batch, block_ms, claim_idle_ms }
+    }
+}
+
+/// What a service does with the entries it is handed: records them, and acknowledges those
+/// it finished (the rest stay pending, to be claimed and handed again).
+#[async_trait::async_trait]
+pub trait Handler: Send + Sync + 'static {
+    /// Handles one read's (or claim's) entries.
+    async fn handle(&self, deliveries: Vec<Delivery>);
+}
+
+/// [`consume`] with a [`Handler`].
+pub async fn consume_with<S, H>(
+    store: Arc<S>,
+    consumer: Consumer,
+    shutdown: CancellationToken,
+    handler: Arc<H>,
+) where
+    S: LobbyStore + ?Sized + 'static,
+    H: Handler,
+{
+    let handle = move |d| {
+        let handler = handler.clone();
+        async move { handler.handle(d).await }
+    };
+    consume(store, consumer, shutdown, handle).await;
+}
+
 /// Reads `consumer`'s group until `shutdown`, each read's entries handed to `handle`
 /// (which acknowledges what it finished; the rest stays pending, to be claimed and handed
 /// again). The blocking read is never raced against shutdown: entries a dropped read was

@@ -60,36 +60,23 @@ pub fn board_for(leaderboard: bool, bot: bool, rating: &Rating) -> Option<Board>
 /// Rates finished matches.
 pub struct Ratings {
     store: Arc<dyn LobbyStore>,
-    /// This process's consumer name in the group.
-    consumer: String,
 }
 
 impl Ratings {
     /// The ratings over `store`.
     pub fn new(store: Arc<dyn LobbyStore>) -> Arc<Ratings> {
-        Arc::new(Ratings { store, consumer: uuid::Uuid::new_v4().to_string() })
+        Arc::new(Ratings { store })
     }
 
     /// Reads and rates until `shutdown` (entries a dead replica left are claimed).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let consumer = events::consumer::Consumer {
-            group: GROUP,
-            name: self.consumer.clone(),
-            batch: BATCH,
-            block_ms: BLOCK_MS,
-            claim_idle_ms: CLAIM_IDLE_MS,
-        };
-        let me = self.clone();
-        let handle = move |d| {
-            let me = me.clone();
-            async move { me.handle(d).await }
-        };
-        events::consumer::consume(self.store.clone(), consumer, shutdown, handle).await;
+        let consumer = events::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
+        events::consumer::consume_with(self.store.clone(), consumer, shutdown, self).await;
     }
 
     /// Rates what was delivered and acknowledges what is done; the rest stays pending,
     /// to be claimed and tried again.
-    async fn handle(&self, deliveries: Vec<events::Delivery>) {
+    async fn take(&self, deliveries: Vec<events::Delivery>) {
         let mut done = Vec::with_capacity(deliveries.len());
         for d in deliveries {
             let rated = match &d.finished {
@@ -190,6 +177,13 @@ impl Ratings {
 
     async fn current(&self, game: &str, player: PlayerId) -> Result<Rating, Error> {
         Ok(self.store.rating(game, player).await?.unwrap_or_else(initial))
+    }
+}
+
+#[tonic::async_trait]
+impl events::consumer::Handler for Ratings {
+    async fn handle(&self, deliveries: Vec<events::Delivery>) {
+        self.take(deliveries).await;
     }
 }
 

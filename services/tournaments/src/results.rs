@@ -74,7 +74,6 @@ pub struct Results {
     store: Arc<dyn TenantStore>,
     engines: Engines,
     tournaments: Arc<dyn OnFinished>,
-    consumer: String,
 }
 
 impl Results {
@@ -84,35 +83,19 @@ impl Results {
         engines: Engines,
         tournaments: Arc<dyn OnFinished>,
     ) -> Arc<Results> {
-        Arc::new(Results {
-            store,
-            engines,
-            tournaments,
-            consumer: uuid::Uuid::new_v4().to_string(),
-        })
+        Arc::new(Results { store, engines, tournaments })
     }
 
     /// Reads and records until `shutdown` (entries a dead replica left are claimed).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let consumer = events::consumer::Consumer {
-            group: GROUP,
-            name: self.consumer.clone(),
-            batch: BATCH,
-            block_ms: BLOCK_MS,
-            claim_idle_ms: CLAIM_IDLE_MS,
-        };
-        let me = self.clone();
-        let handle = move |d| {
-            let me = me.clone();
-            async move { me.handle(d).await }
-        };
-        events::consumer::consume(self.store.clone(), consumer, shutdown, handle).await;
+        let consumer = events::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
+        events::consumer::consume_with(self.store.clone(), consumer, shutdown, self).await;
     }
 
     /// Records a read's entries and acknowledges those stored: each tournament's results
     /// in one append (one catch-up, one standings computation for the lot), tournaments
     /// and bulk matches side by side. An entry not stored stays pending (claimed later).
-    async fn handle(&self, deliveries: Vec<events::Delivery>) {
+    async fn take(&self, deliveries: Vec<events::Delivery>) {
         use futures_util::StreamExt;
         let resolved: Vec<(String, Result<Option<OwnedMatch>, Error>)> =
             futures_util::stream::iter(deliveries)
@@ -401,6 +384,13 @@ pub async fn follow(
 /// Whether the append took (a conflict or a repeat did nothing).
 pub fn took(a: Appended) -> bool {
     matches!(a, Appended::Done { .. })
+}
+
+#[tonic::async_trait]
+impl events::consumer::Handler for Results {
+    async fn handle(&self, deliveries: Vec<events::Delivery>) {
+        self.take(deliveries).await;
+    }
 }
 
 #[cfg(test)]
