@@ -376,21 +376,31 @@ fn same_step(s: &Slot, v: u64, seat_version: u64, step: &StepIn) -> Result<(), E
     }
 }
 
+/// A stored step (its conformance JSON) read as the host reads it: one parser of steps
+/// for the whole workspace (`games::parse::parse_step`). `None` for version 0's
+/// placeholder or anything that is not a step.
+fn stored_step(step_json: &str) -> Option<rules_core::Step<serde_json::Value>> {
+    let v: serde_json::Value = serde_json::from_str(step_json).ok()?;
+    games::parse::parse_step(&v).ok()
+}
+
 /// The seat of a stored move step, if it is one.
 pub(super) fn moving_seat(step_json: &str) -> Option<Seat> {
-    let v: serde_json::Value = serde_json::from_str(step_json).ok()?;
-    v.get("move")?;
-    v.get("seat").and_then(serde_json::Value::as_u64).and_then(Seat::new)
+    match stored_step(step_json)? {
+        rules_core::Step::Move { seat, .. } => Some(seat),
+        rules_core::Step::Deadline | rules_core::Step::Resign(_) => None,
+    }
 }
 
 /// Whose numbering a stored step's answer is in: the seat that moved or resigned, else
-/// the spectators'. (Reads the step once: `{"seat":S,"move":..}` or `{"resign":S}`.)
+/// the spectators'.
 pub(super) fn actor(step_json: &str) -> Viewer {
-    let seat = serde_json::from_str::<serde_json::Value>(step_json).ok().and_then(|v| {
-        let seat = if v.get("move").is_some() { v.get("seat") } else { v.get("resign") };
-        seat.and_then(serde_json::Value::as_u64).and_then(Seat::new)
-    });
-    seat.map_or(Viewer::Spectator, Viewer::Seat)
+    match stored_step(step_json) {
+        Some(rules_core::Step::Move { seat, .. } | rules_core::Step::Resign(seat)) => {
+            Viewer::Seat(seat)
+        }
+        Some(rules_core::Step::Deadline) | None => Viewer::Spectator,
+    }
 }
 
 #[cfg(test)]
