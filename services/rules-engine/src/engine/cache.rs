@@ -54,14 +54,31 @@ impl Slot {
         if !keeps_window(before, self.host.to_move(), moving) {
             self.clock.window_start_ms = e.at_ms;
         }
-        self.version = e.version;
-        self.tag = e.tag;
-        self.seen = self.seen.after(&e);
-        if let Some(k) = e.idempotency_key {
-            self.keys.insert(k, (e.version, self.seen.of(actor(&e.step_json))));
-        }
-        self.steps.push(e.step_json);
+        let seen = self.seen.after(&e);
+        self.moved_on(e.version, e.tag, seen, self.clock, e.step_json, e.idempotency_key);
         Ok(())
+    }
+
+    /// This copy's head is now the entry of `version` (its tag, step and key; `seen` and
+    /// `clock` as they are after it): the one place a slot moves on, whether it replayed
+    /// the entry from the stream or made and stored it.
+    pub(super) fn moved_on(
+        &mut self,
+        version: u64,
+        tag: u64,
+        seen: ViewerVersions,
+        clock: TimeAccount,
+        step_json: String,
+        key: Option<String>,
+    ) {
+        self.version = version;
+        self.tag = tag;
+        self.seen = seen;
+        self.clock = clock;
+        if let Some(k) = key {
+            self.keys.insert(k, (version, seen.of(actor(&step_json))));
+        }
+        self.steps.push(step_json);
     }
 }
 

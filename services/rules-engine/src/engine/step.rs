@@ -228,17 +228,10 @@ impl Engine {
         };
         match appended {
             AppendOutcome::Appended { .. } => {
-                s.version = version;
-                s.tag = tag;
-                s.seen = seen;
+                s.moved_on(version, tag, seen, account, step_json, key);
                 s.due_ms = due;
-                s.clock = account;
-                s.steps.push(step_json);
                 s.dirty = false;
                 service_kit::metrics::add("colosseum_engine_steps_total", 1);
-                if let Some(k) = key {
-                    s.keys.insert(k, (version, seen.of(actor(&entry.step_json))));
-                }
                 if let Some(finished) = finished {
                     self.announce(finished);
                     self.compact(id, version);
