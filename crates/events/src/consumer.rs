@@ -3,7 +3,8 @@
 //! results): reads handed to the service's handler, and what a dead replica left pending
 //! claimed on a slower tick, with one retry and one shutdown policy.
 
-use crate::lobby::{Delivery, LobbyStore};
+use crate::lifecycle::Delivery;
+use crate::lobby::LobbyStore;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;

@@ -8,20 +8,22 @@ use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId, TenantId, TicketId, TournamentId};
+use crate::lifecycle::{Delivery, Finished};
 use crate::lists::Listed;
 use crate::lobby::{
-    Account, AccountChange, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision,
-    RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket,
-    TicketCreated, TicketFeed,
+    Account, AccountChange, Board, LobbyStore, Pairing, Queue, RateDecision, RatedMatch, Rating,
+    RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket, TicketCreated,
+    TicketFeed,
 };
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
+use crate::parts::FullStore;
 use crate::platform::{
     ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant, Unfinished,
 };
 use crate::presence::{Presence, PresenceFeed, PresenceStore, SeatChange};
-use crate::store::{EventStore, FullStore, HostStore};
+use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
 use rules_core::Seat;
 use service_kit::metrics::{Desc, Kind, STORE_BUCKETS};

@@ -17,16 +17,17 @@
 //!   [`MatchSecret`] (the seed; its `Debug` hides it), and the typed answers
 //!   ([`AppendOutcome`], [`ClaimOutcome`], [`Deadline`]...).
 //! - [`store`]: the [`EventStore`] trait (object-safe: services hold `Arc<dyn EventStore>`)
-//!   and [`HostStore`], the rules engine's, with match creation and the seed; [`FullStore`],
-//!   all of them, which a process running several services upcasts to each one's part.
+//!   and [`HostStore`], the rules engine's, with match creation and the seed.
+//! - [`parts`]: [`TenantStore`] (the tournament service's) and [`FullStore`] (all of them,
+//!   which a process running several services upcasts to each one's part).
 //! - [`bots`]: [`BotMatch`], the live matches a built-in bot plays (the bot runner's).
 //! - [`lobby`]: [`LobbyStore`], the match-maker's (accounts, tickets, ratings, the
 //!   lifecycle stream's consumer side), and its model.
-//! - [`consumer`]: the one consumer of the lifecycle stream ([`consumer::consume`]), for
-//!   the services that read finished matches through a consumer group.
+//! - [`lifecycle`]: the lifecycle stream's model: [`Finished`] (the engine announces it),
+//!   [`Delivery`] (a consumer group reads it); [`consumer`]: the one consumer of the
+//!   stream, for the services that read finished matches through a consumer group.
 //! - [`platform`]: [`PlatformStore`], the tournament service's (tenants, API keys, audit
-//!   logs, idempotent requests, results streams); [`TenantStore`] is it with the lobby's
-//!   lease and lifecycle stream.
+//!   logs, idempotent requests, results streams).
 //! - [`presence`]: [`PresenceStore`], the gateway's: whether each seat's player is
 //!   connected to a match, as leases its holders renew, and the feed of its changes.
 //! - [`memory`]: [`MemoryStore`]. [`redis_store`]: [`RedisStore`], with its Lua scripts in
@@ -96,11 +97,13 @@ pub mod feed;
 pub mod ids;
 pub mod instrumented;
 pub mod keys;
+pub mod lifecycle;
 pub mod lists;
 pub mod lobby;
 pub mod memory;
 pub mod model;
 pub mod open;
+pub mod parts;
 pub mod platform;
 pub mod presence;
 pub mod record;
@@ -112,11 +115,12 @@ pub use bots::BotMatch;
 pub use error::StoreError;
 pub use feed::AppendFeed;
 pub use ids::{BadId, MatchId, PlayerId, TenantId, TicketId, TournamentId};
+pub use lifecycle::{Delivery, Finished};
 pub use lists::{Listed, PLAYER_MATCHES_KEPT};
 pub use lobby::{
-    Account, AccountChange, Board, Delivery, Finished, LobbyStore, Pairing, Queue, RateDecision,
-    RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket,
-    TicketCreated, TicketFeed, TicketState,
+    Account, AccountChange, Board, LobbyStore, Pairing, Queue, RateDecision, RatedMatch, Rating,
+    RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket, TicketCreated,
+    TicketFeed, TicketState,
 };
 pub use memory::MemoryStore;
 pub use model::{
@@ -127,10 +131,11 @@ pub use open::{
     description_from_env, open_from_env, open_full_store_from_env, open_host_store_from_env,
     open_presence_store_from_env,
 };
+pub use parts::{FullStore, TenantStore};
 pub use platform::{
     ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream as ResultsStream, StreamEntry,
     Tenant, Unfinished,
 };
 pub use presence::{Presence, PresenceFeed, PresenceNote, PresenceStore, SeatChange};
 pub use redis_store::RedisStore;
-pub use store::{EventStore, FullStore, HostStore, TenantStore};
+pub use store::{EventStore, HostStore};

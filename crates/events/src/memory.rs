@@ -13,8 +13,8 @@ use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
+use crate::lifecycle::Finished;
 use crate::lists::Listed;
-use crate::lobby::Finished;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
     SeatHolder, Session, StoredEvent, is_sha256_hex,

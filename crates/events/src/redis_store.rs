@@ -84,8 +84,8 @@ use crate::error::StoreError;
 use crate::feed::{self, AppendFeed};
 use crate::ids::{MatchId, PlayerId};
 use crate::keys;
+use crate::lifecycle::Finished;
 use crate::lists::{self as match_lists, Listed};
-use crate::lobby::Finished;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
     StoredEvent, is_sha256_hex,

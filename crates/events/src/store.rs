@@ -6,13 +6,11 @@ use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
 use crate::ids::{MatchId, PlayerId};
+use crate::lifecycle::Finished;
 use crate::lists::Listed;
-use crate::lobby::{Finished, LobbyStore};
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
-use crate::platform::PlatformStore;
-use crate::presence::PresenceStore;
 use async_trait::async_trait;
 use rules_core::Seat;
 
@@ -413,15 +411,3 @@ pub trait HostStore: EventStore {
         retention_ms: u64,
     ) -> Result<bool, StoreError>;
 }
-
-/// The tournament service's part: the platform's records, with the lobby's lease and
-/// lifecycle stream (and no seed: that is [`HostStore`]'s).
-pub trait TenantStore: LobbyStore + PlatformStore {}
-
-impl<T: LobbyStore + PlatformStore + ?Sized> TenantStore for T {}
-
-/// Everything a store is: what `colosseum run` and the in-process cluster hand to every
-/// service (each takes the part it may use, by upcasting). Both stores are one.
-pub trait FullStore: HostStore + TenantStore + PresenceStore {}
-
-impl<T: HostStore + TenantStore + PresenceStore + ?Sized> FullStore for T {}

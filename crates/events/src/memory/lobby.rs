@@ -5,11 +5,11 @@
 use super::MemoryStore;
 use crate::error::StoreError;
 use crate::ids::{MatchId, PlayerId, TicketId};
+use crate::lifecycle::{Delivery, Finished};
 use crate::lobby::{
-    self, Account, AccountChange, Board, Delivery, Finished, HISTORY_KEPT, LIFECYCLE_KEPT,
-    LobbyStore, Pairing, Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate,
-    Recorded, Registered, SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed,
-    TicketState,
+    self, Account, AccountChange, Board, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing, Queue,
+    RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
+    SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
 };
 use crate::model::is_sha256_hex;
 use async_trait::async_trait;
