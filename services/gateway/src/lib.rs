@@ -31,6 +31,7 @@ pub mod auth;
 pub mod bots;
 pub mod connect;
 pub mod error;
+pub mod forward;
 pub mod forwarded;
 pub mod hub;
 pub mod limits;

@@ -2,18 +2,16 @@
 //! service as it came, with the caller's `authorization` (the tenant's API key, checked
 //! there), the client's address and the trace context; the answer goes back as it is.
 
-use crate::lobby::{balanced, onward, relay};
+use crate::forward::balanced;
 use api::v1::{
-    self, tournament_service_client::TournamentServiceClient,
+    tournament_service_client::TournamentServiceClient,
     tournament_service_server::TournamentService,
     tournament_view_service_client::TournamentViewServiceClient,
 };
 use service_kit::internal::{InternalToken, Stamp};
-use std::pin::Pin;
-use tokio_stream::{Stream, StreamExt};
+use tonic::Status;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
-use tonic::{Request, Response, Status};
 
 /// A client of the tournament service's TournamentService, stamping every call with the
 /// secret.
@@ -69,48 +67,22 @@ impl PlatformFront {
     }
 }
 
-type Watch = Pin<Box<dyn Stream<Item = Result<v1::WatchResultsResponse, Status>> + Send>>;
-
-/// The service: each unary method passed on and answered back, and the watch.
-macro_rules! platform_front {
-    ($($method:ident: $req:ident => $resp:ident;)*) => {
-        #[tonic::async_trait]
-        impl TournamentService for PlatformFront {
-            $(
-                async fn $method(
-                    &self,
-                    req: Request<v1::$req>,
-                ) -> Result<Response<v1::$resp>, Status> {
-                    self.client()?.$method(onward(req)).await.map_err(relay)
-                }
-            )*
-
-            type WatchResultsStream = Watch;
-
-            async fn watch_results(
-                &self,
-                req: Request<v1::WatchResultsRequest>,
-            ) -> Result<Response<Watch>, Status> {
-                let stream =
-                    self.client()?.watch_results(onward(req)).await.map_err(relay)?.into_inner();
-                Ok(Response::new(Box::pin(stream.map(|item| item.map_err(relay)))))
-            }
-        }
-    };
-}
-
-platform_front! {
-    create_matches: CreateMatchesRequest => CreateMatchesResponse;
-    get_match: GetMatchRequest => GetMatchResponse;
-    get_tenant_match_record: GetTenantMatchRecordRequest => GetTenantMatchRecordResponse;
-    create_tournament: CreateTournamentRequest => CreateTournamentResponse;
-    get_tournament: GetTournamentRequest => GetTournamentResponse;
-    list_tournaments: ListTournamentsRequest => ListTournamentsResponse;
-    start_round: StartRoundRequest => StartRoundResponse;
-    pause_tournament: PauseTournamentRequest => PauseTournamentResponse;
-    resume_tournament: ResumeTournamentRequest => ResumeTournamentResponse;
-    withdraw_player: WithdrawPlayerRequest => WithdrawPlayerResponse;
-    adjudicate_match: AdjudicateMatchRequest => AdjudicateMatchResponse;
-    get_standings: GetStandingsRequest => GetStandingsResponse;
-    export_tournament: ExportTournamentRequest => ExportTournamentResponse;
+crate::forward::forward! {
+    TournamentService for PlatformFront;
+    unary {
+        create_matches: CreateMatchesRequest => CreateMatchesResponse;
+        get_match: GetMatchRequest => GetMatchResponse;
+        get_tenant_match_record: GetTenantMatchRecordRequest => GetTenantMatchRecordResponse;
+        create_tournament: CreateTournamentRequest => CreateTournamentResponse;
+        get_tournament: GetTournamentRequest => GetTournamentResponse;
+        list_tournaments: ListTournamentsRequest => ListTournamentsResponse;
+        start_round: StartRoundRequest => StartRoundResponse;
+        pause_tournament: PauseTournamentRequest => PauseTournamentResponse;
+        resume_tournament: ResumeTournamentRequest => ResumeTournamentResponse;
+        withdraw_player: WithdrawPlayerRequest => WithdrawPlayerResponse;
+        adjudicate_match: AdjudicateMatchRequest => AdjudicateMatchResponse;
+        get_standings: GetStandingsRequest => GetStandingsResponse;
+        export_tournament: ExportTournamentRequest => ExportTournamentResponse;
+    }
+    stream watch_results: WatchResultsRequest => WatchResultsResponse as WatchResultsStream;
 }

@@ -2,7 +2,7 @@
 //! open to anyone (the authentication layer lets them through with no session), passed on
 //! to the tournament service with the client's address and the trace context but no token.
 
-use crate::lobby::{onward, relay};
+use crate::forward::{onward, relay};
 use crate::platform::{TournamentsClient, ViewClient};
 use api::v1::{self, tournament_view_service_server::TournamentViewService};
 use std::pin::Pin;
