@@ -28,6 +28,42 @@ impl GameSpec {
     }
 }
 
+/// A tournament as created.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct Spec {
+    /// Its id.
+    pub id: TournamentId,
+    /// Its tenant.
+    pub tenant: TenantId,
+    /// Its name.
+    pub name: String,
+    /// Its format.
+    pub format: tournament::Format,
+    /// Its game.
+    pub game: GameSpec,
+    /// The entrants, in entry order.
+    pub entrants: Vec<EntrantSpec>,
+    /// The gap between rounds that start by themselves (0: by StartRound only).
+    pub round_gap_ms: u64,
+    /// When it was created, Unix ms.
+    pub created_ms: u64,
+    /// It has a public page (readable by its id alone: [`crate::view`]); absent in a
+    /// tournament stored before there were public pages, which has none.
+    #[serde(default)]
+    pub public_page: bool,
+}
+
+/// An entrant as created.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct EntrantSpec {
+    /// The player.
+    pub player: PlayerId,
+    /// The seed rating.
+    pub seed_rating: Option<f64>,
+    /// The name for tables.
+    pub name: String,
+}
+
 /// A finished match's result.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct MatchResult {
@@ -161,7 +197,7 @@ pub enum Event {
     /// A tournament was created: everything it is.
     Created {
         /// The tournament as created.
-        spec: crate::tournaments::Spec,
+        spec: Spec,
     },
     /// Games were paired: a round's, or an arena's players paired again.
     Paired {

@@ -15,8 +15,8 @@ use crate::auth::Caller;
 use crate::bulk::{check_game, check_key, create_in_engine, missing_players};
 use crate::error::Error;
 use crate::records::{
-    Envelope, Event, GameSpec, MatchResult, OwnedMatch, PairedGame, Row, State, TournamentState,
-    derived_id,
+    EntrantSpec, Envelope, Event, MatchResult, OwnedMatch, PairedGame, Row, Spec, State,
+    TournamentState, derived_id,
 };
 use api::{internal, v1};
 use engines::Engines;
@@ -24,7 +24,6 @@ use events::{
     Append, Appended, Begun, MatchId, PlayerId, ResultsStream, TenantId, TenantStore, TournamentId,
 };
 use futures_util::StreamExt;
-use serde::{Deserialize, Serialize};
 use service_kit::status::{PlainCode, Reason};
 use service_kit::time::now_ms;
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,42 +53,6 @@ pub const MAX_ROUND_GAP_MS: u64 = 7 * 24 * 3600 * 1000;
 const CACHED: usize = 1_000;
 /// Events read per catch-up page.
 const PAGE: usize = 1_000;
-
-/// A tournament as created.
-#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
-pub struct Spec {
-    /// Its id.
-    pub id: TournamentId,
-    /// Its tenant.
-    pub tenant: TenantId,
-    /// Its name.
-    pub name: String,
-    /// Its format.
-    pub format: tournament::Format,
-    /// Its game.
-    pub game: GameSpec,
-    /// The entrants, in entry order.
-    pub entrants: Vec<EntrantSpec>,
-    /// The gap between rounds that start by themselves (0: by StartRound only).
-    pub round_gap_ms: u64,
-    /// When it was created, Unix ms.
-    pub created_ms: u64,
-    /// It has a public page (readable by its id alone: [`crate::view`]); absent in a
-    /// tournament stored before there were public pages, which has none.
-    #[serde(default)]
-    pub public_page: bool,
-}
-
-/// An entrant as created.
-#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
-pub struct EntrantSpec {
-    /// The player.
-    pub player: PlayerId,
-    /// The seed rating.
-    pub seed_rating: Option<f64>,
-    /// The name for tables.
-    pub name: String,
-}
 
 /// A tournament folded from its stream.
 #[derive(Clone)]
@@ -1226,6 +1189,7 @@ impl crate::results::OnFinished for Tournaments {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::records::GameSpec;
 
     const T0: u64 = 1_700_000_000_000;
 
