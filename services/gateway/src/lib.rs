@@ -10,12 +10,15 @@
 //! # Layout
 //! - [`auth`]: the tower layer that authenticates tokens (and finds the client's address).
 //! - [`forwarded`]: the trusted proxies, and the client's address they forward.
-//! - [`public`]: the handlers.
+//! - [`matches`]: the match core: the `Gateway`, and SubmitMove, Resign and WatchMatch for
+//!   a caller, shared by the unary handlers and the Play streams.
+//! - [`public`]: ColosseumService's handlers.
 //! - [`play`]: one Play stream: many matches' watches, moves and resignations.
 //! - [`hub`]: the fan-out of every watched match's new entries and seats' presence.
 //! - [`limits`]: the bound of every request field.
 //! - [`lists`]: ListMyMatches and ListLiveMatches, from the store's match lists.
 //! - [`verify`]: VerifyRecord, a posted record replayed a few at a time.
+//! - [`forward`]: the one forwarder of the APIs passed on whole (the next three).
 //! - [`lobby`]: LobbyService, passed on to the match-maker.
 //! - [`platform`]: TournamentService, passed on to the tournament service.
 //! - [`tournament_view`]: TournamentViewService (public pages, open), passed on the same way.
@@ -37,6 +40,7 @@ pub mod hub;
 pub mod limits;
 pub mod lists;
 pub mod lobby;
+pub mod matches;
 pub mod metrics;
 pub mod platform;
 pub mod play;
@@ -106,7 +110,7 @@ pub async fn serve(
     let hub = hub::Hub::new(store.clone());
     tokio::spawn(hub.clone().run(shutdown.clone()));
     let store: Arc<dyn events::EventStore> = store;
-    let gateway = public::Gateway::new(store.clone(), engines, hub, shutdown.clone());
+    let gateway = matches::Gateway::new(store.clone(), engines, hub, shutdown.clone());
     // The bot runner plays through this gateway like any client, whenever this gateway
     // holds its lease (its calls wait for the server below to be up).
     tokio::spawn(bots::Runner::new(store.clone(), &public_url).run(shutdown.clone()));

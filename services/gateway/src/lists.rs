@@ -4,7 +4,7 @@
 //! longer hold is dropped from its list on the way.
 
 use crate::error::Error;
-use crate::public::seat_of;
+use crate::matches::seat_of;
 use api::v1::{self, MyMatchState, SeatResult};
 use events::{EventStore, Listed, MatchId, MatchMeta, PlayerId, SeatHolder};
 use fields::{FieldError, bad};

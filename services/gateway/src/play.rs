@@ -12,7 +12,7 @@
 
 use crate::error::Error;
 use crate::limits::{MAX_PLAY_IN_FLIGHT, MAX_PLAY_WATCHES};
-use crate::public::{Gateway, Watching, caller};
+use crate::matches::{Gateway, Watching, caller};
 use api::v1::{self, play_answer, play_request, play_response};
 use events::{MatchId, PlayerId};
 use futures_util::future::BoxFuture;
