@@ -100,10 +100,10 @@ impl fmt::Display for Error {
             Error::KeyTooLong => write!(
                 f,
                 "idempotency_key is at most {} characters",
-                crate::matches::MAX_KEY_LEN
+                crate::limits::MAX_KEY_LEN
             ),
             Error::MoveTimeOutOfRange(ms) => {
-                use crate::matches::{MAX_MOVE_TIME_MS, MIN_MOVE_TIME_MS};
+                use crate::limits::{MAX_MOVE_TIME_MS, MIN_MOVE_TIME_MS};
                 write!(
                     f,
                     "move_time_ms {ms} is outside one second to one week ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"

@@ -6,6 +6,7 @@
 use crate::auth::Caller;
 use crate::error::{Error, relay};
 use crate::hub::Hub;
+use crate::limits::MAX_KEY_LEN;
 use api::internal::{self, apply_step_request, apply_step_response};
 use api::v1::{self, colosseum_service_server as srv, submit_move_response};
 use engines::Engines;
@@ -17,13 +18,6 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tonic::Request;
 use tracing::Instrument;
-
-/// Per-move time when the request leaves it at 0.
-pub const DEFAULT_MOVE_TIME_MS: u64 = 60_000;
-/// The shortest per-move time: one second.
-pub const MIN_MOVE_TIME_MS: u64 = 1_000;
-/// The longest per-move time: one week.
-pub const MAX_MOVE_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
 
 /// The gateway's public service.
 #[derive(Clone)]
@@ -102,9 +96,6 @@ pub fn seat_of(meta: &MatchMeta, player: PlayerId) -> Option<Seat> {
         .into_iter()
         .find(|&s| matches!(&meta.seats[s], SeatHolder::Player(p) if *p == player))
 }
-
-/// The longest idempotency key.
-pub const MAX_KEY_LEN: usize = 128;
 
 pub(crate) fn check_key(key: &str) -> Result<(), Error> {
     if key.len() > MAX_KEY_LEN {

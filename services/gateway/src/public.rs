@@ -4,10 +4,8 @@
 
 use crate::auth::token_key;
 use crate::error::{Error, relay};
-use crate::matches::{
-    DEFAULT_MOVE_TIME_MS, Gateway, MAX_MOVE_TIME_MS, MIN_MOVE_TIME_MS, caller, check_key,
-    match_for_key, seat_of,
-};
+use crate::limits::{DEFAULT_MOVE_TIME_MS, MAX_MOVE_TIME_MS, MIN_MOVE_TIME_MS};
+use crate::matches::{Gateway, caller, check_key, match_for_key, seat_of};
 use api::internal;
 use api::v1::{self, colosseum_service_server as srv, opponent};
 use engines::{CallError, Created};

@@ -34,7 +34,10 @@ pub enum Error {
     /// The idempotency key was used for another queue or kind of ticket.
     KeyReused,
     /// The player holds as many live tickets as one may.
-    TooManyTickets,
+    TooManyTickets {
+        /// How many a player may hold.
+        limit: usize,
+    },
     /// No such ticket of the caller's.
     NoSuchTicket,
     /// The seek was taken, cancelled or expired first, or is no seek.
@@ -76,11 +79,9 @@ impl fmt::Display for Error {
                 f.write_str("the idempotency key was used for another queue or kind of ticket")
             }
             Error::NoSuchTicket => f.write_str("no such ticket of yours"),
-            Error::TooManyTickets => write!(
-                f,
-                "you hold {} live tickets already; cancel one first",
-                crate::handlers::MAX_LIVE_TICKETS
-            ),
+            Error::TooManyTickets { limit } => {
+                write!(f, "you hold {limit} live tickets already; cancel one first")
+            }
             Error::SeekGone => f.write_str("the seek is no longer open"),
             Error::OwnSeek => f.write_str("you cannot accept your own seek"),
             Error::NotOnBoard => f.write_str("the player is not on this board"),
@@ -148,7 +149,7 @@ impl From<Error> for Status {
                 |_| {},
             ),
             Error::KeyReused => status::refuse(Code::AlreadyExists, message),
-            Error::TooManyTickets => status::refuse(Code::ResourceExhausted, message),
+            Error::TooManyTickets { .. } => status::refuse(Code::ResourceExhausted, message),
             Error::SeekGone => status::refuse(Code::FailedPrecondition, message),
             Error::OwnSeek | Error::BadQueue(_) => status::refuse(Code::InvalidArgument, message),
             Error::NoSuchTicket | Error::NotOnBoard => status::refuse(Code::NotFound, message),

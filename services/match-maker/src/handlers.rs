@@ -94,7 +94,7 @@ impl Lobby {
         let live = self.store.tickets_of(player).await?;
         let live = live.iter().filter(|t| t.state.is_live()).count();
         if live >= MAX_LIVE_TICKETS {
-            return Err(Error::TooManyTickets);
+            return Err(Error::TooManyTickets { limit: MAX_LIVE_TICKETS });
         }
         let rating = self.store.rating(&queue.game, player).await?.unwrap_or_else(initial);
         let display_name = self.display_name(meta, player).await?;
