@@ -54,7 +54,8 @@ class ClusterTestCase(unittest.TestCase):
             raise AssertionError(f"{BIN} is missing: run `cargo build -p colosseum` first")
         cls.log = tempfile.NamedTemporaryFile(prefix="colosseum-run-", suffix=".log", delete=False)
         # The run's config directory (where it writes the tenant admin's address and
-        # secret, admin.json) is the test's own: `cls.cli(...)` runs colosseum with it.
+        # secret, admin-<address>.json) is the test's own: `cls.cli(...)` runs colosseum
+        # with it, and names this cluster's gateway to `colosseum tenant`.
         cls.config_home = tempfile.TemporaryDirectory(prefix="colosseum-config-")
         cls.addClassCleanup(cls.config_home.cleanup)
         cls.env = dict(os.environ, XDG_CONFIG_HOME=cls.config_home.name)
@@ -116,6 +117,9 @@ class ClusterTestCase(unittest.TestCase):
     @classmethod
     def cli(cls, *args: str) -> str:
         """Runs `colosseum <args>` against this cluster (its config directory); its stdout."""
+        if args and args[0] == "tenant":
+            # The admin file is the one `colosseum run --addr` wrote for this gateway.
+            args = (*args, "--gateway", f"http://{cls.addr}")
         out = subprocess.run(
             [str(BIN), *args], env=cls.env, capture_output=True, text=True, timeout=60
         )

@@ -29,7 +29,8 @@ after(async () => {
 /** `colosseum tenant ...` against the cluster's own admin file; its standard output. */
 function tenantCli(...args) {
   const bin = resolve(process.env.COLOSSEUM_BIN ?? join(repoDir, "target", "debug", "colosseum"));
-  return execFileSync(bin, ["tenant", ...args], {
+  // The admin file is the one `colosseum run` wrote for this cluster's gateway address.
+  return execFileSync(bin, ["tenant", ...args, "--gateway", cluster.url], {
     env: { ...process.env, HOME: cluster.home, XDG_CONFIG_HOME: join(cluster.home, ".config") },
   })
     .toString()
