@@ -1,7 +1,8 @@
 // Both seats' clocks, counting down to the deadline the view gives: `deadline_in_ms`
 // counted from the view's receipt (immune to a wrong clock on this machine), else
 // `deadline_at_ms`. A game with reserve time (Cure & Plague) shows the reserve apart: the
-// deadline covers the seat's minute and what is left of its reserve.
+// deadline covers the seat's minute and what is left of its reserve. Another seat whose
+// player is away (the watch's presence) says so under its clock.
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { GetViewResponse } from "../gen/colosseum/v1/colosseum_pb.js";
 import { type Names, type SeatInfo, num, seatOrder } from "./common.js";
@@ -72,6 +73,8 @@ export function SeatBar(props: {
   /** Whether each seat has already sealed its move this round (simultaneous games). */
   moved?: number[];
   reserve?: Reserve;
+  /** Whether a seat's player is away now (another seat's, held by a person). */
+  away?: (seat: number) => boolean;
 }) {
   const { resp, receivedAt, names, reserve } = props;
   const due = resp.outcome ? null : dueAt(resp, receivedAt);
@@ -145,6 +148,15 @@ export function SeatBar(props: {
               </span>
             )}
             {info?.extra !== undefined && <span class="extra">{info.extra}</span>}
+            {!resp.outcome && seat !== names.mySeat && (
+              <span class="presence" aria-live="polite">
+                {props.away?.(seat) && (
+                  <>
+                    <span class="sr-only">{names.label(seat)}: </span>not connected
+                  </>
+                )}
+              </span>
+            )}
           </div>
         );
       })}

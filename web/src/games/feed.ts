@@ -2,11 +2,14 @@
 // challenge link means), the events and the latest view from WatchMatch (include_views),
 // resumed after a dropped stream from the last message received (after_version,
 // after_index, after_tag) and restated after a `resync`; moves and resignations sent with
-// the retries colosseum.proto asks for. It holds only what the API gave this viewer.
+// the retries colosseum.proto asks for. The watch asks for the seats' presence too
+// (include_presence): who comes and goes is kept as notes for the log, and who is away
+// for the seat bar. It holds only what the API gave this viewer.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { matches, newKey, plainError, session, setSession, ensureSession } from "../api.js";
 import type { GetViewResponse, WatchMatchResponse } from "../gen/colosseum/v1/colosseum_pb.js";
 import type { Entry, MoveInit } from "./common.js";
+import type { PresenceNote } from "./log.js";
 
 /** Codes after which the same request is sent again (colosseum.proto, "Retries"). */
 function retryable(e: unknown): boolean {
@@ -79,6 +82,12 @@ export class MatchFeed {
   opponent: Opponent | null = null;
   /** Both players' display names, for a spectator (a bot's seat shows the bot's name). */
   players: string[] | null = null;
+  /** What the seats' presence told, for the log: another seat's player left, came back,
+   * or was not connected when the page caught up. */
+  presenceNotes: PresenceNote[] = [];
+  /** Per seat: whether its player was connected at the last presence message; undefined
+   * while not known (no message yet, or the seat not yet held by a player). */
+  private present: (boolean | undefined)[] = [undefined, undefined];
   private holders = "";
   private seen = new Set<string>();
   private cursor: Cursor | null = null;
@@ -193,6 +202,7 @@ export class MatchFeed {
             afterVersion: c?.version ?? 0n,
             afterIndex: c?.index,
             afterTag: c?.tag,
+            includePresence: true,
           },
           { signal },
         );
@@ -226,7 +236,10 @@ export class MatchFeed {
   private take(m: WatchMatchResponse): void {
     // Seat presence (sent only to a watch that asks, include_presence) is no position in
     // the match: the cursor stays where the last event or view put it.
-    if (m.presence) return;
+    if (m.presence) {
+      this.takePresence([...m.presence.connected], m.version, m.index);
+      return;
+    }
     if (m.resync) {
       // The history after `after_version` is void: drop it, the stream restates it.
       const after = m.resync.afterVersion;
@@ -245,6 +258,35 @@ export class MatchFeed {
       }
     }
     if (m.view) this.setView(m.view, Date.now());
+  }
+
+  /** Whether a seat's player is known to be away now (a seat the viewer does not hold,
+   * held by a player, while the match goes on). */
+  away(seat: number): boolean {
+    const r = this.resp;
+    return !!r && !r.outcome && seat !== r.seat && this.present[seat] === false;
+  }
+
+  /** A presence message: a note for each other seat whose player left or came back; on
+   * the first one, for a seat held by a player who is not connected. A seat still open or
+   * reserved is never connected (no news), nor is a built-in bot's presence news. */
+  private takePresence(connected: boolean[], version: bigint, index: number): void {
+    const mine = this.resp?.seat;
+    const holders = this.holders.split("|");
+    for (const seat of [0, 1]) {
+      if (seat === mine) continue;
+      const h = holders[seat] ?? "";
+      if (h.startsWith("bot:")) continue;
+      const now = connected[seat] ?? false;
+      const was = this.present[seat];
+      if (now === was) continue;
+      if (!now && was === undefined && (h === "" || h.startsWith("reserved:"))) continue;
+      this.present[seat] = now;
+      // A player first seen connected is no news (there from the start, or the seat just taken).
+      if (now && was === undefined) continue;
+      const kind = now ? "back" : was === undefined ? "absent" : "left";
+      this.presenceNotes = [...this.presenceNotes, { seat, kind, version, index, n: this.presenceNotes.length }];
+    }
   }
 
   /** Keeps the newest view (one of the same version keeps a deadline the other lacks). */

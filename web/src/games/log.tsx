@@ -1,6 +1,7 @@
 // The event log: each event the viewer received, in plain words (each game's narrator
-// writes its own; the match-level ones are written here), newest first, with the newest
-// also read out by screen readers.
+// writes its own; the match-level ones are written here), and the other seat's player
+// leaving and coming back (the watch's presence), newest first, with the newest also read
+// out by screen readers.
 import { useState } from "preact/hooks";
 import type { Event } from "../gen/colosseum/v1/games_pb.js";
 import type { Entry, Names } from "./common.js";
@@ -76,6 +77,65 @@ export function commonEntry(e: Entry, names: Names): Line | null {
   const text = commonLine(e.event, names);
   if (text === null) return null;
   return { key: keyOf(e), text, private: e.private, strong: e.event.kind.case === "matchEnded" };
+}
+
+/** A change in another seat's presence (WatchMatch's include_presence), where the stream
+ * had got to when it came: its `version` and `index` are those of the last message before
+ * it, so its line stands after that message's. */
+export interface PresenceNote {
+  seat: number;
+  /** The seat's player left (the last watch gone), came back, or was not connected when the
+   * page caught up. */
+  kind: "left" | "back" | "absent";
+  version: bigint;
+  index: number;
+  /** The note's number, from 0, for its line's key. */
+  n: number;
+}
+
+/** Whether a seat is a built-in bot's, whose presence is never news. */
+export function botSeat(seat: number, names: Names): boolean {
+  if ((names.holders[seat] ?? "").startsWith("bot:")) return true;
+  return names.mySeat !== undefined && seat !== names.mySeat && names.bot !== null;
+}
+
+/** A presence note in words: "Your opponent left the match; their clock keeps running." */
+export function presenceText(note: PresenceNote, names: Names): string {
+  const who = names.subj(note.seat);
+  switch (note.kind) {
+    case "left":
+      return `${who} left the match; their clock keeps running.`;
+    case "back":
+      return `${who} is back.`;
+    case "absent":
+      return `${who} is not connected right now.`;
+  }
+}
+
+/** The game's lines (each keyed `version:index`, as `keyOf` makes them) with the presence
+ * notes' lines among them, each after the lines of the messages received before it. No
+ * line for the viewer's own seat, nor for a built-in bot's. */
+export function withPresence(lines: Line[], notes: PresenceNote[], names: Names): Line[] {
+  const shown = notes.filter((n) => n.seat !== names.mySeat && !botSeat(n.seat, names));
+  if (shown.length === 0) return lines;
+  const out: Line[] = [];
+  let next = 0;
+  const note = (n: PresenceNote): Line => ({ key: `presence:${n.n}`, text: presenceText(n, names), private: false });
+  for (const l of lines) {
+    const m = /^(\d+):(\d+)$/.exec(l.key);
+    if (m) {
+      const [version, index] = [BigInt(m[1]), Number(m[2])];
+      // The notes that came before this line's message.
+      for (; next < shown.length; next++) {
+        const n = shown[next];
+        if (n.version > version || (n.version === version && n.index >= index)) break;
+        out.push(note(n));
+      }
+    }
+    out.push(l);
+  }
+  for (; next < shown.length; next++) out.push(note(shown[next]));
+  return out;
 }
 
 /** Lines drawn at first: a long match's log stays quick to draw. */

@@ -2,7 +2,8 @@
 // friend's challenge link works; a guest session is made at once if none is held),
 // otherwise watches as a spectator; then draws the match as its viewer may see it: both
 // clocks, the game's board with the legal moves to click, the last round's result, the
-// event log, a resign button, and the end screen once it is over.
+// event log (with the other player leaving and coming back, from the watch's presence), a
+// resign button, and the end screen once it is over.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Session } from "../api.js";
 import { href } from "../route.js";
@@ -11,7 +12,7 @@ import { makeNames } from "../games/common.js";
 import { EndScreen } from "../games/end.js";
 import { MatchFeed } from "../games/feed.js";
 import { GAMES } from "../games/index.js";
-import { EventLog } from "../games/log.js";
+import { EventLog, botSeat, withPresence } from "../games/log.js";
 
 /** The feed of this match while the page shows it (restarted when the player changes). */
 function useFeed(matchId: string, playerId: string | null): MatchFeed | null {
@@ -96,7 +97,10 @@ export function MatchPage({ matchId, me }: { matchId: string; me: Session | null
     [resp?.seat, resp?.playerIds.join("|"), feed?.opponent, feed?.players],
   );
   const ui = resp ? GAMES[resp.game] : undefined;
-  const lines = useMemo(() => (ui && feed ? ui.narrate(feed.events, names) : []), [ui, feed?.events, names]);
+  const lines = useMemo(
+    () => (ui && feed ? withPresence(ui.narrate(feed.events, names), feed.presenceNotes, names) : []),
+    [ui, feed?.events, feed?.presenceNotes, names],
+  );
 
   if (!feed || (!resp && !feed.fatal)) {
     return (
@@ -165,6 +169,7 @@ export function MatchPage({ matchId, me }: { matchId: string; me: Session | null
         info={(s) => ui.seat(resp, s, names)}
         moved={ui.moved?.(resp)}
         reserve={ui.reserve?.(resp)}
+        away={(s) => feed.away(s) && !botSeat(s, names)}
       />
       <div class="matchgrid">
         <div class="boardcol">
