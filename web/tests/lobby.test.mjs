@@ -79,7 +79,7 @@ test("bots, seeks, challenge links, live matches and a cancelled ticket from the
   const challengeMatch = m[1];
   await challenge.getByRole("button", { name: "Copy link" }).waitFor();
   await bob.page.goto(link);
-  await bob.page.locator(".matchpage .board").waitFor({ timeout: 60_000 });
+  await bob.page.locator(".matchpage .board").waitFor({ timeout: 20_000 });
   await toLobby(ann.page);
   const challengeLine = mine.locator("li", { has: ann.page.locator(`a[href="#/match/${challengeMatch}"]`) });
   await challengeLine.waitFor();

@@ -113,7 +113,7 @@ test("two players duel on the page; seat 1 never holds seat 0's sealed cards bef
     errors.push(collectErrors(p1));
     nets.push(await recordNetwork(p1));
     await p1.goto(link);
-    await p1.getByText("You play Red (you took the open seat)").waitFor({ timeout: 60_000 });
+    await p1.getByText("You play Red (you took the open seat)").waitFor({ timeout: 20_000 });
     seat1.push(p1);
   }
   // The creator's page sees the seat taken: the invite goes, its clock runs.

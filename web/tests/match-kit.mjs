@@ -40,7 +40,7 @@ export async function openMatch(page, url, matchId, session) {
     else localStorage.removeItem("colosseum.session");
   }, session);
   await page.goto(`${url}/#/match/${matchId}`);
-  await page.locator(".matchpage .board").waitFor({ timeout: 60_000 });
+  await page.locator(".matchpage .board").waitFor({ timeout: 20_000 });
 }
 
 /**

@@ -85,7 +85,7 @@ test("a player who leaves and comes back is told to the other seat and to a spec
   const ctx1 = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   const p1 = await ctx1.newPage();
   await p1.goto(link);
-  await p1.getByText("You play Red (you took the open seat)").waitFor({ timeout: 60_000 });
+  await p1.getByText("You play Red (you took the open seat)").waitFor({ timeout: 20_000 });
   const held = await p1.evaluate(() => JSON.parse(localStorage.getItem("colosseum.session") ?? "null"));
   assert.ok(held?.token, "the friend's page keeps its session");
   await p0.getByRole("textbox", { name: "Challenge link" }).waitFor({ state: "detached" });
