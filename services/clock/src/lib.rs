@@ -405,7 +405,6 @@ async fn fire(
                 fence_version: d.fence_version,
             })),
             idempotency_key: format!("deadline:{}", d.fence_version),
-            traceparent: String::new(),
         })
         .await;
     match resp.map(|r| r.into_inner().outcome) {

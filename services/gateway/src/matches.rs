@@ -119,6 +119,8 @@ pub fn match_for_key(player: PlayerId, key: &str) -> MatchId {
     MatchId::from(uuid::Builder::from_custom_bytes(bytes).into_uuid())
 }
 
+/// `msg` as a request to an engine in `trace`: the `traceparent` metadata is the one
+/// carrier of the trace context on the internal hop (the engine's span hangs under it).
 fn traced<T>(msg: T, trace: &TraceContext) -> Request<T> {
     let mut r = Request::new(msg);
     trace.inject(r.metadata_mut());
@@ -175,7 +177,6 @@ impl Gateway {
                     // Scoped to the seat: a key can never match the other seat's moves or
                     // the clock's `deadline:N` keys (which would drop a deadline).
                     idempotency_key: format!("seat{}:{idempotency_key}", seat.index()),
-                    traceparent: trace.to_string(),
                 },
                 &trace,
             ))
@@ -226,7 +227,6 @@ impl Gateway {
                     match_id: id.to_string(),
                     step: Some(apply_step_request::Step::Resign(wire::seat_u32(seat))),
                     idempotency_key: String::new(),
-                    traceparent: trace.to_string(),
                 },
                 &trace,
             ))

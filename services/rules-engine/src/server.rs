@@ -79,11 +79,11 @@ impl srv::RulesEngineService for RulesEngineApi {
         &self,
         req: Request<internal::ApplyStepRequest>,
     ) -> Result<Response<internal::ApplyStepResponse>, Status> {
+        // The caller's trace context travels in metadata only (the gateway's submit_move
+        // or resign span; none from the clock: a trace of its own starts here).
         let trace = TraceContext::from_metadata(req.metadata());
-        let internal::ApplyStepRequest { match_id: id, step, idempotency_key, traceparent } =
-            req.into_inner();
+        let internal::ApplyStepRequest { match_id: id, step, idempotency_key } = req.into_inner();
         let id = match_id(&id)?;
-        let trace = TraceContext::parse(&traceparent).unwrap_or(trace);
         let span = tracing::info_span!("apply_step", match_id = %id, trace_id = %trace.trace_hex());
         let trace = service_kit::telemetry::adopt(&span, &trace);
         let key = Some(idempotency_key).filter(|k| !k.is_empty());

@@ -883,7 +883,6 @@ impl Tournaments {
                         match_id: match_id.to_string(),
                         step: Some(internal::apply_step_request::Step::Resign(loser)),
                         idempotency_key: format!("adjudicated:{match_id}"),
-                        traceparent: String::new(),
                     })
                     .await;
             }

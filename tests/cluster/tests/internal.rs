@@ -24,7 +24,6 @@ fn resign_seat1(id: &str) -> internal::ApplyStepRequest {
         match_id: id.to_string(),
         step: Some(apply_step_request::Step::Resign(1)),
         idempotency_key: String::new(),
-        traceparent: String::new(),
     }
 }
 
