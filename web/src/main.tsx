@@ -13,11 +13,19 @@ import { Tournament } from "./pages/Tournament.js";
 import { Verify } from "./pages/Verify.js";
 import { SessionBadge } from "./pages/SessionBadge.js";
 
+/** The route of the page's hash, following its changes. The hash can change between the
+ * first render (which read it) and the effect that listens: a link opened just as the page
+ * loads. So the effect reads it again once it listens, or that change is missed and the
+ * page stays where it started. */
 function useRoute(): Route {
   const [route, setRoute] = useState(() => parse(location.hash));
   useEffect(() => {
-    const on = () => setRoute(parse(location.hash));
+    const on = () => {
+      const next = parse(location.hash);
+      setRoute((cur) => (href(cur) === href(next) ? cur : next));
+    };
     addEventListener("hashchange", on);
+    on();
     return () => removeEventListener("hashchange", on);
   }, []);
   return route;

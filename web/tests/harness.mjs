@@ -94,8 +94,8 @@ function chromiumPath() {
 }
 
 /** Debian's Chromium, headless, with the flags this closed network needs. */
-export function launchBrowser() {
-  return chromium.launch({
+export async function launchBrowser() {
+  const browser = await chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
     args: [
@@ -108,6 +108,71 @@ export function launchBrowser() {
       "--disable-sync",
     ],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    track(context);
+    return context;
+  };
+  return browser;
+}
+
+/** Each context's requests still open (no response end yet) and its pages' console lines,
+ * kept for {@link describePage}. */
+const tracked = new WeakMap();
+
+function track(context) {
+  const open = new Map();
+  const console = [];
+  tracked.set(context, { open, console });
+  context.on("request", (r) => open.set(r, Date.now()));
+  context.on("requestfinished", (r) => open.delete(r));
+  context.on("requestfailed", (r) => open.delete(r));
+  context.on("page", (page) =>
+    page.on("console", (m) => {
+      console.push(`${m.type()}: ${m.text().slice(0, 300)}`);
+      if (console.length > 30) console.shift();
+    }),
+  );
+}
+
+/**
+ * What a page shows and waits for, for a test's failure message: its URL, the start of its
+ * text, its context's requests still open (method, path, age) and its last console lines.
+ * @param {import("playwright-core").Page} page
+ */
+export async function describePage(page) {
+  const t = tracked.get(page.context());
+  const text = await page
+    .evaluate(() => document.body?.innerText ?? "")
+    .catch((e) => `(no text: ${e.message})`);
+  const open = t
+    ? [...t.open].map(([r, at]) => `  ${r.method()} ${new URL(r.url()).pathname} open ${Date.now() - at} ms`)
+    : [];
+  return [
+    `page ${page.url()}`,
+    `text: ${text.slice(0, 600).replace(/\n+/g, " | ")}`,
+    `open requests (${open.length}):`,
+    ...open,
+    "console:",
+    ...(t?.console ?? []).map((l) => `  ${l}`),
+  ].join("\n");
+}
+
+/**
+ * Waits for `wait`; if it fails, the error names what `page` showed and waited for.
+ * @template T
+ * @param {import("playwright-core").Page} page
+ * @param {Promise<T>} wait
+ * @returns {Promise<T>}
+ */
+export async function explained(page, wait) {
+  try {
+    return await wait;
+  } catch (e) {
+    e.message = `${e.message}\n${await describePage(page)}`;
+    throw e;
+  }
 }
 
 /**

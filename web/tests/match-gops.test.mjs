@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fromBinary } from "@bufbuild/protobuf";
 import { WatchMatchRequestSchema } from "../src/gen/colosseum/v1/colosseum_pb.js";
-import { grpcWebFrames, launchBrowser, recordNetwork, screenshot, startCluster } from "./harness.mjs";
+import { explained, grpcWebFrames, launchBrowser, recordNetwork, screenshot, startCluster } from "./harness.mjs";
 import {
   assertAccessible,
   collectErrors,
@@ -143,4 +143,42 @@ test("a guest plays GOPS against the bot to its end by clicking; the end screen 
   );
   await context.close();
   await proxy.close();
+});
+
+test("a match link that changes as the page starts still opens that match", async () => {
+  const me = await guestClient(cluster.url, "Late Link");
+  const { matchId } = await me.api.createMatch({
+    game: "gops",
+    optionsJson: "",
+    opponent: { kind: { case: "bot", value: "random" } },
+    seat: 0,
+    idempotencyKey: crypto.randomUUID(),
+  });
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  // The page starts on the lobby's hash; the match's hash arrives after its first render
+  // read the route and before it listens for changes (made certain here: the hash is
+  // replaced, without a hashchange event, just as the page starts listening).
+  await context.addInitScript(
+    ([session, hash]) => {
+      localStorage.setItem("colosseum.session", JSON.stringify(session));
+      const listen = window.addEventListener.bind(window);
+      let moved = false;
+      window.addEventListener = (type, ...rest) => {
+        if (type === "hashchange" && !moved) {
+          moved = true;
+          history.replaceState(null, "", hash);
+        }
+        return listen(type, ...rest);
+      };
+    },
+    [me.session, `#/match/${matchId}`],
+  );
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  await page.goto(`${cluster.url}/#/`);
+  await explained(page, page.locator(".matchpage .board").waitFor({ timeout: 20_000 }));
+  assert.ok(page.url().endsWith(`#/match/${matchId}`));
+  await page.getByRole("heading", { name: "GOPS", level: 1 }).waitFor();
+  assert.deepEqual(errors, []);
+  await context.close();
 });

@@ -4,6 +4,7 @@
 import { createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { ColosseumService } from "../src/gen/colosseum/v1/colosseum_pb.js";
+import { explained } from "./harness.mjs";
 
 /**
  * A client of its own with a fresh guest session.
@@ -40,7 +41,7 @@ export async function openMatch(page, url, matchId, session) {
     else localStorage.removeItem("colosseum.session");
   }, session);
   await page.goto(`${url}/#/match/${matchId}`);
-  await page.locator(".matchpage .board").waitFor({ timeout: 20_000 });
+  await explained(page, page.locator(".matchpage .board").waitFor({ timeout: 20_000 }));
 }
 
 /**

@@ -11,7 +11,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { fromBinary } from "@bufbuild/protobuf";
 import { WatchMatchRequestSchema, WatchMatchResponseSchema } from "../src/gen/colosseum/v1/colosseum_pb.js";
-import { grpcWebFrames, launchBrowser, recordNetwork, startCluster } from "./harness.mjs";
+import { explained, grpcWebFrames, launchBrowser, recordNetwork, startCluster } from "./harness.mjs";
 import { assertAccessible, collectErrors, guestClient, myTurnOrEnd, openMatch, playOne } from "./match-kit.mjs";
 
 let cluster, browser;
@@ -85,7 +85,7 @@ test("a player who leaves and comes back is told to the other seat and to a spec
   const ctx1 = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   const p1 = await ctx1.newPage();
   await p1.goto(link);
-  await p1.getByText("You play Red (you took the open seat)").waitFor({ timeout: 20_000 });
+  await explained(p1, p1.getByText("You play Red (you took the open seat)").waitFor({ timeout: 20_000 }));
   const held = await p1.evaluate(() => JSON.parse(localStorage.getItem("colosseum.session") ?? "null"));
   assert.ok(held?.token, "the friend's page keeps its session");
   await p0.getByRole("textbox", { name: "Challenge link" }).waitFor({ state: "detached" });
