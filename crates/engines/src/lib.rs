@@ -16,8 +16,8 @@ use urls::replica_order;
 pub use urls::{EngineUrls, engine_urls, replica_for};
 
 use api::internal::rules_engine_service_client::RulesEngineServiceClient;
-use events::MatchId;
 use games::Family;
+use ids::MatchId;
 use service_kit::config::BadUrl;
 use service_kit::internal::{InternalToken, Stamp};
 use std::collections::BTreeMap;
@@ -267,7 +267,7 @@ pub struct NewMatch {
     /// The options as JSON text (empty: the defaults).
     pub options_json: String,
     /// Who holds each seat (or is awaited in it).
-    pub seats: [events::SeatHolder; 2],
+    pub seats: [ids::SeatHolder; 2],
     /// The host's time per move, in ms (0: the rules' own).
     pub move_time_ms: u64,
     /// Whether the match is on its game's live list (ListLiveMatches).

@@ -4,7 +4,7 @@
 //! each once it has ended, so a runner that dies leaves nothing unplayed.
 
 use crate::error::StoreError;
-use crate::ids::MatchId;
+use ids::MatchId;
 
 /// A live bot match: the match, its game and the bot that plays it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -24,8 +24,9 @@
 //! A seat holder is a string: `open`, `player:<uuid>`, `reserved:<uuid>` or `bot:<name>`;
 //! the claim script compares these strings, so it needs no JSON decoding in Lua.
 
-use crate::ids::PlayerId;
-use crate::model::{Entry, MatchMeta, MatchSecret, SeatHolder, StoredEvent};
+use crate::model::{Entry, MatchMeta, MatchSecret, StoredEvent};
+use ids::PlayerId;
+use ids::SeatHolder;
 use rules_core::{Audience, PerSeat, Seat};
 use serde::{Deserialize, Serialize};
 

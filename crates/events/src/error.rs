@@ -1,7 +1,8 @@
 //! The store's one error type. Outcomes that a caller acts on (a conflict, a duplicate, a
 //! seat taken) are not errors: they are the `*Outcome` enums of [`crate::model`].
 
-use crate::ids::MatchId;
+use ids::MatchId;
+use service_kit::status;
 use std::fmt;
 
 /// Why a store operation failed.
@@ -33,8 +34,42 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// The status of a store failure, the one map every service uses: a taken match id is an
+/// answer (ALREADY_EXISTS: the caller decides what it means), anything else a store that
+/// is down (UNAVAILABLE, logged, retrying later is safe).
+impl From<StoreError> for tonic::Status {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::AlreadyExists(_) => {
+                status::refuse(tonic::Code::AlreadyExists, e.to_string())
+            }
+            StoreError::NotFound(_)
+            | StoreError::InvalidArgument(_)
+            | StoreError::Corrupt(_)
+            | StoreError::Redis(_) => status::unavailable(format!("event store: {e}")),
+        }
+    }
+}
+
 impl From<redis::RedisError> for StoreError {
     fn from(e: redis::RedisError) -> Self {
         StoreError::Redis(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_taken_match_id_is_already_exists() {
+        let id: MatchId = "6f1e7a52-0000-4000-8000-000000000001".parse().unwrap();
+        let s = tonic::Status::from(StoreError::AlreadyExists(id));
+        assert_eq!(
+            (s.code(), s.message()),
+            (tonic::Code::AlreadyExists, &*format!("match {id} already exists"))
+        );
+        let down = tonic::Status::from(StoreError::Redis("x".into()));
+        assert_eq!(down.code(), tonic::Code::Unavailable);
     }
 }

@@ -2,7 +2,7 @@
 //! that then read the log itself ([`crate::EventStore::append_feed`]). Here: the stream
 //! type and the one wire format of a notification, `<match-id> <version>` in ASCII.
 
-use crate::ids::MatchId;
+use ids::MatchId;
 use std::pin::Pin;
 use tokio_stream::Stream;
 

@@ -7,7 +7,6 @@
 use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
-use crate::ids::{MatchId, PlayerId, TenantId, TicketId, TournamentId};
 use crate::lifecycle::{Delivery, Finished};
 use crate::lists::Listed;
 use crate::lobby::{
@@ -25,6 +24,7 @@ use crate::platform::{
 use crate::presence::{Presence, PresenceFeed, PresenceStore, SeatChange};
 use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
+use ids::{MatchId, PlayerId, TenantId, TicketId, TournamentId};
 use rules_core::Seat;
 use service_kit::metrics::{Desc, Kind, STORE_BUCKETS};
 use std::future::Future;

@@ -78,8 +78,8 @@
 //! | `colosseum:{platform}:once` | set | the `once` marks appended with (a finished match's) |
 //! | `colosseum:{platform}:public` | hash | tournament id -> its tenant id, for each tournament with a public page |
 
-use crate::ids::{MatchId, PlayerId};
 use crate::lobby::Board;
+use ids::{MatchId, PlayerId};
 
 /// The match's stream: its log of entries.
 pub fn log(id: MatchId) -> String {
@@ -300,12 +300,12 @@ pub const TENANTS: &str = "colosseum:{platform}:tenants";
 pub const API_KEYS: &str = "colosseum:{platform}:keys";
 
 /// A tenant's audit log.
-pub fn audit(tenant: crate::ids::TenantId) -> String {
+pub fn audit(tenant: ids::TenantId) -> String {
     format!("colosseum:{{platform}}:audit:{tenant}")
 }
 
 /// An idempotent request's record.
-pub fn request(kind: &str, tenant: crate::ids::TenantId, key: &str) -> String {
+pub fn request(kind: &str, tenant: ids::TenantId, key: &str) -> String {
     format!("colosseum:{{platform}}:req:{kind}:{tenant}:{}", sha256_hex(key))
 }
 
@@ -331,7 +331,7 @@ pub fn results(stream: crate::platform::Stream) -> String {
 }
 
 /// A tenant's tournaments.
-pub fn tournaments(tenant: crate::ids::TenantId) -> String {
+pub fn tournaments(tenant: ids::TenantId) -> String {
     format!("colosseum:{{platform}}:tournaments:{tenant}")
 }
 

@@ -12,7 +12,7 @@
 //!
 //! # Layout
 //!
-//! - [`ids`]: [`MatchId`], [`PlayerId`] (UUID newtypes).
+//! - The ids ([`MatchId`], [`PlayerId`]...) and [`SeatHolder`] come from the `ids` crate.
 //! - [`model`]: the envelope ([`Entry`], [`StoredEvent`]), [`MatchMeta`] (public, no seed),
 //!   [`MatchSecret`] (the seed; its `Debug` hides it), and the typed answers
 //!   ([`AppendOutcome`], [`ClaimOutcome`], [`Deadline`]...).
@@ -94,7 +94,6 @@ pub mod codec;
 pub mod consumer;
 pub mod error;
 pub mod feed;
-pub mod ids;
 pub mod instrumented;
 pub mod keys;
 pub mod lifecycle;
@@ -114,7 +113,7 @@ pub mod store;
 pub use bots::BotMatch;
 pub use error::StoreError;
 pub use feed::AppendFeed;
-pub use ids::{BadId, MatchId, PlayerId, TenantId, TicketId, TournamentId};
+pub use ids::{BadId, MatchId, PlayerId, SeatHolder, TenantId, TicketId, TournamentId};
 pub use lifecycle::{Delivery, Finished};
 pub use lists::{Listed, PLAYER_MATCHES_KEPT};
 pub use lobby::{
@@ -124,8 +123,8 @@ pub use lobby::{
 };
 pub use memory::MemoryStore;
 pub use model::{
-    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
-    SeatHolder, Session, StoredEvent, VIEWERS, ViewerVersions, token_digest,
+    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
+    StoredEvent, VIEWERS, ViewerVersions, token_digest,
 };
 pub use open::{
     description_from_env, open_from_env, open_full_store_from_env, open_host_store_from_env,

@@ -2,7 +2,7 @@
 //! ([`Finished`]), and one entry as a consumer group reads it ([`Delivery`]). Written by
 //! the engine, read by the ratings and the tournament results ([`crate::consumer`]).
 
-use crate::ids::{MatchId, PlayerId};
+use ids::{MatchId, PlayerId};
 use rules_core::Seat;
 use serde::{Deserialize, Serialize};
 

@@ -6,8 +6,9 @@
 //! readers check each entry against, dropping one that can no longer hold.
 
 use crate::error::StoreError;
-use crate::ids::{MatchId, PlayerId};
-use crate::model::{MatchMeta, SeatHolder};
+use crate::model::MatchMeta;
+use ids::SeatHolder;
+use ids::{MatchId, PlayerId};
 use rules_core::Seat;
 
 /// A listed match: when it was created and its id. Lists run newest first: by creation

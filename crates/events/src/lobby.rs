@@ -8,10 +8,10 @@
 //! match) is small beside the moves', which stay spread over the matches' own slots.
 
 use crate::error::StoreError;
-use crate::ids::{MatchId, PlayerId, TicketId};
 use crate::lifecycle::Delivery;
 use crate::store::EventStore;
 use async_trait::async_trait;
+use ids::{MatchId, PlayerId, TicketId};
 use rules_core::Seat;
 use serde::{Deserialize, Serialize};
 use std::fmt;

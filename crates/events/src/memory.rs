@@ -12,15 +12,15 @@ mod presence;
 use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
-use crate::ids::{MatchId, PlayerId};
 use crate::lifecycle::Finished;
 use crate::lists::Listed;
 use crate::model::{
-    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret,
-    SeatHolder, Session, StoredEvent, is_sha256_hex,
+    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
+    StoredEvent, is_sha256_hex,
 };
 use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
+use ids::{MatchId, PlayerId, SeatHolder};
 use rules_core::Seat;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
@@ -45,7 +45,7 @@ pub struct MemoryStore {
     /// The ticket feed: the players of each ticket change, sent under the state lock.
     ticket_feed: broadcast::Sender<PlayerId>,
     /// The results feed: the tenant of each results append, sent under the state lock.
-    results_feed: broadcast::Sender<crate::ids::TenantId>,
+    results_feed: broadcast::Sender<ids::TenantId>,
     /// The presence feed: each change of a seat's presence, sent under the state lock.
     presence_feed: broadcast::Sender<crate::presence::PresenceNote>,
     /// Wakes the lifecycle readers waiting for an entry (`lifecycle_read`'s `block_ms`).

@@ -2,7 +2,7 @@
 //! ([`Entry`]), what a match is ([`MatchMeta`], public) and what it hides ([`MatchSecret`]),
 //! and the typed answers of the store.
 
-use crate::ids::{MatchId, PlayerId};
+use ids::{MatchId, PlayerId, SeatHolder};
 use rules_core::{Audience, PerSeat};
 use std::fmt;
 
@@ -109,19 +109,6 @@ pub const VIEWERS: [rules_core::Viewer; 3] = [
     rules_core::Viewer::Seat(rules_core::Seat::ONE),
     rules_core::Viewer::Spectator,
 ];
-
-/// Who holds a seat.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum SeatHolder {
-    /// Anyone may claim it.
-    Open,
-    /// Claimed by this player.
-    Player(PlayerId),
-    /// Kept for this player (a challenge); only they may claim it.
-    Reserved(PlayerId),
-    /// Played by the built-in bot of that name.
-    Bot(String),
-}
 
 /// What a match is, fixed at creation except for its seats: everything the services share
 /// about it, and nothing secret. The seed is not here but in a [`MatchSecret`], stored

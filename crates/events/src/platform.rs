@@ -5,9 +5,9 @@
 //! and guards it, and never parses it.
 
 use crate::error::StoreError;
-use crate::ids::{MatchId, TenantId, TournamentId};
 use crate::store::EventStore;
 use async_trait::async_trait;
+use ids::{MatchId, TenantId, TournamentId};
 use serde::{Deserialize, Serialize};
 
 /// A tenant: an organiser with its own keys, matches, tournaments and results.

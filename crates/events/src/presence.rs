@@ -4,9 +4,9 @@
 //! time. [`PresenceStore`] is the gateway's store; a change is announced on a feed.
 
 use crate::error::StoreError;
-use crate::ids::MatchId;
 use crate::store::EventStore;
 use async_trait::async_trait;
+use ids::MatchId;
 use rules_core::Seat;
 use std::pin::Pin;
 use tokio_stream::Stream;

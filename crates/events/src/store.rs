@@ -5,13 +5,13 @@
 use crate::bots::BotMatch;
 use crate::error::StoreError;
 use crate::feed::AppendFeed;
-use crate::ids::{MatchId, PlayerId};
 use crate::lifecycle::Finished;
 use crate::lists::Listed;
 use crate::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
 use async_trait::async_trait;
+use ids::{MatchId, PlayerId};
 use rules_core::Seat;
 
 /// The match log and everything the services keep beside it: match meta and seats,

@@ -1,14 +1,13 @@
 //! The request fields the gateway and the rules engine both parse or write (match ids,
 //! player ids, seats and seat holders, with the one INVALID_ARGUMENT message for each),
-//! the rules' refusals as a status carries them from the engine through the gateway, and
-//! the status of an event-store failure. Protobuf and statuses on one side, the domain's
-//! types (events, rules-core) on the other.
+//! and the rules' refusals as a status carries them from the engine through the gateway.
+//! Protobuf and statuses on one side, the domain's types (ids, rules-core) on the other.
 
 pub mod text;
 
 use api::internal::{self, seat_holder};
-use events::{MatchId, PlayerId, SeatHolder, StoreError};
 use games::StepError;
+use ids::{MatchId, PlayerId, SeatHolder};
 use rules_core::{ErrorCode, Seat};
 use service_kit::status::{self, clip};
 use std::fmt;
@@ -170,19 +169,6 @@ pub fn refusal_of(s: &Status) -> Option<StepError> {
     Some(StepError { code, message: message.to_string() })
 }
 
-/// The status of an event-store failure: a taken match id is an answer (ALREADY_EXISTS:
-/// the caller decides what it means), anything else a store that is down (UNAVAILABLE,
-/// logged, retrying later is safe).
-pub fn store_status(e: StoreError) -> Status {
-    match e {
-        StoreError::AlreadyExists(_) => status::refuse(Code::AlreadyExists, e.to_string()),
-        StoreError::NotFound(_)
-        | StoreError::InvalidArgument(_)
-        | StoreError::Corrupt(_)
-        | StoreError::Redis(_) => status::unavailable(format!("event store: {e}")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,16 +213,5 @@ mod tests {
         let bad = StepError { code: ErrorCode::BadMove, message: "x".into() };
         assert_eq!(refusal_status(&bad).code(), Code::InvalidArgument);
         assert_eq!(refusal_of(&Status::failed_precondition("the match is full")), None);
-    }
-
-    #[test]
-    fn a_taken_match_id_is_already_exists() {
-        let id: MatchId = "6f1e7a52-0000-4000-8000-000000000001".parse().unwrap();
-        let s = store_status(StoreError::AlreadyExists(id));
-        assert_eq!(
-            (s.code(), s.message()),
-            (Code::AlreadyExists, &*format!("match {id} already exists"))
-        );
-        assert_eq!(store_status(StoreError::Redis("x".into())).code(), Code::Unavailable);
     }
 }

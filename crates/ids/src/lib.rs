@@ -1,4 +1,7 @@
-//! Identifiers: a match and a player are each a UUID, wrapped so the two cannot be mixed up.
+//! The vocabulary every crate shares, with no I/O: the identifiers (a match, a player, a
+//! ticket, a tenant, a tournament: each a UUID, wrapped so they cannot be mixed up) and who
+//! holds a seat. What parses a request (`fields`) or routes to an engine needs these and
+//! nothing of the store.
 
 use std::fmt;
 use std::str::FromStr;
@@ -108,6 +111,19 @@ uuid_id!(
     TournamentId,
     "tournament id"
 );
+
+/// Who holds a seat.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum SeatHolder {
+    /// Anyone may claim it.
+    Open,
+    /// Claimed by this player.
+    Player(PlayerId),
+    /// Kept for this player (a challenge); only they may claim it.
+    Reserved(PlayerId),
+    /// Played by the built-in bot of that name.
+    Bot(String),
+}
 
 #[cfg(test)]
 mod tests {

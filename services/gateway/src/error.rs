@@ -27,8 +27,9 @@ pub enum Error {
     BadForwardedFor(crate::forwarded::BadForwardedFor),
     /// An idempotency key over the limit.
     KeyTooLong,
-    /// A time per move outside one second to one week.
-    MoveTimeOutOfRange(u64),
+    /// A time per move the games registry refused (`games::time::accept`): out of the
+    /// hosted policy's bounds, or not the time the rules fix.
+    MoveTime(games::time::TimeRefused),
     /// A challenge to oneself.
     ChallengeSelf,
     /// A challenge to a player who does not exist.
@@ -102,13 +103,7 @@ impl fmt::Display for Error {
                 "idempotency_key is at most {} characters",
                 crate::limits::MAX_KEY_LEN
             ),
-            Error::MoveTimeOutOfRange(ms) => {
-                use crate::limits::{MAX_MOVE_TIME_MS, MIN_MOVE_TIME_MS};
-                write!(
-                    f,
-                    "move_time_ms {ms} is outside one second to one week ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
-                )
-            }
+            Error::MoveTime(e) => write!(f, "{e}"),
             Error::ChallengeSelf => f.write_str("you cannot challenge yourself"),
             Error::NoSuchPlayer => f.write_str("no such player"),
             Error::NoSuchBot { game, bot } => {
@@ -192,7 +187,14 @@ impl From<Error> for Status {
             Error::NoToken | Error::UnknownSession | Error::NoSession => {
                 status::refuse(Code::Unauthenticated, e.to_string())
             }
-            Error::MoveTimeOutOfRange(_) => status::bad_field("move_time_ms".into(), e.to_string()),
+            // Out of range: the field's bound, as every bound. A time the rules fix keeps
+            // the answer the engine gave it before the gateway asked the registry itself.
+            Error::MoveTime(games::time::TimeRefused::OutOfRange { .. }) => {
+                status::bad_field("move_time_ms".into(), e.to_string())
+            }
+            Error::MoveTime(games::time::TimeRefused::Fixed { .. }) => {
+                status::refuse(Code::InvalidArgument, e.to_string())
+            }
             Error::KeyTooLong
             | Error::ChallengeSelf
             | Error::NoSuchBot { .. }
@@ -207,7 +209,7 @@ impl From<Error> for Status {
             Error::KeyUsedForAnotherRequest | Error::AlreadyWatching(_) => {
                 status::refuse(Code::AlreadyExists, e.to_string())
             }
-            Error::Store(e) => fields::store_status(e),
+            Error::Store(e) => e.into(),
             Error::SessionLookup(_) | Error::MetaMissing(_) => status::unavailable(e),
             Error::BadEngineAnswer(_) => status::internal(e),
             Error::FellBehind { .. } | Error::TooManyWatches => {

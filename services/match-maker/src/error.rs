@@ -121,7 +121,7 @@ impl From<Error> for Status {
         match e {
             Error::Field(e) => e.into(),
             Error::Engine(e) => e.into(),
-            Error::Store(e) => fields::store_status(e),
+            Error::Store(e) => e.into(),
             Error::NoCaller => status::refuse(Code::Unauthenticated, message),
             // A wrong old password is a bad credential too, told apart from an expired
             // session (reason UNAUTHENTICATED) by its reason.

@@ -151,7 +151,7 @@ impl From<EngineError> for Status {
             | EngineError::StillRunning => status::refuse(Code::FailedPrecondition, e.to_string()),
             EngineError::NoSuchMatch(_) => status::refuse(Code::NotFound, e.to_string()),
             EngineError::KeptMoving => status::refuse(Code::Aborted, e.to_string()),
-            EngineError::Store(e) => fields::store_status(e),
+            EngineError::Store(e) => e.into(),
             EngineError::Corrupt(_)
             | EngineError::StepTaskFailed(_)
             | EngineError::DeadlineRefused(_) => status::internal(e),

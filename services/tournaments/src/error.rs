@@ -104,7 +104,7 @@ impl From<Error> for Status {
         match e {
             Error::Field(e) => e.into(),
             Error::Engine(e) => e.into(),
-            Error::Store(e) => fields::store_status(e),
+            Error::Store(e) => e.into(),
             Error::BadKey => status::refuse(Code::Unauthenticated, message),
             Error::ScopeMissing(scope) => status::refusal_status(
                 Code::PermissionDenied,

@@ -4,8 +4,8 @@
 
 use super::{MemoryStore, State};
 use crate::error::StoreError;
-use crate::ids::{MatchId, PlayerId};
 use crate::lists::{Listed, PLAYER_MATCHES_KEPT, checked_game};
+use ids::{MatchId, PlayerId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Every list.

@@ -4,7 +4,6 @@
 
 use super::MemoryStore;
 use crate::error::StoreError;
-use crate::ids::{MatchId, PlayerId, TicketId};
 use crate::lifecycle::{Delivery, Finished};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing, Queue,
@@ -13,6 +12,7 @@ use crate::lobby::{
 };
 use crate::model::is_sha256_hex;
 use async_trait::async_trait;
+use ids::{MatchId, PlayerId, TicketId};
 use rules_core::Seat;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};

@@ -3,12 +3,12 @@
 
 use super::MemoryStore;
 use crate::error::StoreError;
-use crate::ids::{MatchId, TenantId, TournamentId};
 use crate::platform::{
     AUDIT_KEPT, ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant,
     Unfinished,
 };
 use async_trait::async_trait;
+use ids::{MatchId, TenantId, TournamentId};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Everything of the platform's, inside the store's one `State`.

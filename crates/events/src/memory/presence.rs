@@ -3,11 +3,11 @@
 
 use super::MemoryStore;
 use crate::error::StoreError;
-use crate::ids::MatchId;
 use crate::presence::{
     Presence, PresenceFeed, PresenceNote, PresenceStore, SeatChange, check_holder,
 };
 use async_trait::async_trait;
+use ids::MatchId;
 use rules_core::Seat;
 use std::collections::BTreeMap;
 use tokio_stream::StreamExt;

@@ -14,9 +14,9 @@
 
 use super::{RedisStore, corrupt};
 use crate::error::StoreError;
-use crate::ids::{MatchId, PlayerId};
 use crate::keys;
 use crate::lists::{Listed, PLAYER_MATCHES_KEPT, checked_game, listable_game};
+use ids::{MatchId, PlayerId};
 use redis::Value;
 
 impl RedisStore {

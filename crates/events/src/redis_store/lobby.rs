@@ -42,7 +42,6 @@ use super::{
     CONNECT_TIMEOUT, Conn, RESPONSE_TIMEOUT, RedisStore, bytes, corrupt, tcp_settings, text,
 };
 use crate::error::StoreError;
-use crate::ids::{MatchId, PlayerId, TicketId};
 use crate::keys;
 use crate::lifecycle::{Delivery, Finished};
 use crate::lobby::{
@@ -52,6 +51,7 @@ use crate::lobby::{
 };
 use crate::model::is_sha256_hex;
 use async_trait::async_trait;
+use ids::{MatchId, PlayerId, TicketId};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::ClusterClientBuilder;
 use redis::{Client, RedisResult, Script, ScriptInvocation, Value};

@@ -18,13 +18,13 @@
 
 use super::{RedisStore, corrupt};
 use crate::error::StoreError;
-use crate::ids::{MatchId, TenantId, TournamentId};
 use crate::keys;
 use crate::platform::{
     AUDIT_KEPT, ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant,
     Unfinished,
 };
 use async_trait::async_trait;
+use ids::{MatchId, TenantId, TournamentId};
 use redis::Script;
 use redis::streams::StreamRangeReply;
 use serde::de::DeserializeOwned;

@@ -10,10 +10,10 @@
 
 use super::{RedisStore, corrupt};
 use crate::error::StoreError;
-use crate::ids::MatchId;
 use crate::keys;
 use crate::presence::{self, Presence, PresenceFeed, PresenceStore, SeatChange, check_holder};
 use async_trait::async_trait;
+use ids::MatchId;
 use redis::Script;
 use rules_core::Seat;
 use std::collections::BTreeMap;
