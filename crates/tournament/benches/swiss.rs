@@ -15,7 +15,7 @@ fn event(n: u32, played: u32) -> Tournament {
     let entrants = (0..n)
         .map(|i| Entrant { rating: (i % 10 != 0).then(|| 1000.0 + f64::from(i * 7919 % 1500)) })
         .collect();
-    let mut t = Tournament::new(Format::Swiss { rounds: 9 }, entrants).unwrap();
+    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 9 }), entrants).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(42);
     for _ in 0..played {
         let pairing = t.pair_round().unwrap();

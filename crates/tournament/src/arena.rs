@@ -1,8 +1,92 @@
 //! Arena: idle players are paired again at once, neighbours by score then seed, and a winning
-//! streak doubles the points ("on fire", as on lichess). No rounds and no clock: the caller
-//! decides when to pair and when the arena ends.
+//! streak doubles the points ("on fire", as on lichess). No rounds and no clock: its
+//! [`Timing`] says when to pair and end, and the caller passes the time. The format ([`Arena`]).
 
-use crate::model::{Player, PlayerResult, Seat};
+use crate::model::{Error, Player, PlayerResult, RoundPairing, Seat};
+use crate::rules::{FormatRules, Timing};
+use crate::standings::Standing;
+use crate::tournament::Tournament;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+
+/// How many idle players an arena pairs at once without waiting.
+pub const BATCH: usize = 4;
+/// The longest an arena player waits for others to be free before being paired anyway.
+pub const WAIT_MS: u64 = 2_000;
+
+/// Continuous pairing of idle players until its time is up.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Arena {
+    /// The arena's length from its start.
+    pub duration_ms: u64,
+}
+
+impl FormatRules for Arena {
+    fn name(&self) -> &'static str {
+        "arena"
+    }
+
+    fn total_rounds(&self, _entrants: usize) -> u32 {
+        0
+    }
+
+    fn planned_games(&self, _entrants: usize) -> u64 {
+        0
+    }
+
+    fn timing(&self) -> Option<Timing> {
+        Some(Timing { duration_ms: self.duration_ms, batch: BATCH, wait_ms: WAIT_MS })
+    }
+
+    /// An arena has no rounds.
+    fn pair_round(&self, _t: &Tournament, _round: u32) -> Result<RoundPairing, Error> {
+        Err(Error::WrongFormat)
+    }
+
+    /// Neighbours by arena points then seed, avoiding an immediate rematch whenever another
+    /// choice exists; the player with fewer seat-0 games takes seat 0.
+    fn pair_wave(&self, t: &Tournament, idle: &[Player]) -> Vec<[Player; 2]> {
+        let n = t.entrants();
+        let points = crate::standings::points_by_player(t);
+        let mut last_opponent = vec![None; n];
+        let mut last_seat = vec![None; n];
+        let mut seats = vec![[0u32; 2]; n];
+        for g in t.games() {
+            for (s, p) in g.players.iter().enumerate() {
+                last_opponent[p.index()] = Some(g.players[1 - s]);
+                last_seat[p.index()] = Some(if s == 0 { Seat::Zero } else { Seat::One });
+                seats[p.index()][s] += 1;
+            }
+        }
+        let list = idle
+            .iter()
+            .map(|&p| Idle {
+                player: p,
+                points: points[p.index()],
+                seed: t.seed(p) - 1,
+                last_opponent: last_opponent[p.index()],
+                seats: seats[p.index()],
+                last_seat: last_seat[p.index()],
+            })
+            .collect();
+        pair(list)
+    }
+
+    /// Over once closed (and every game has its result).
+    fn finished(&self, t: &Tournament) -> bool {
+        t.is_closed()
+    }
+
+    /// Streaks double: [`arena_points`].
+    fn points(&self, results: &[PlayerResult], _byes: u32) -> u32 {
+        arena_points(results.iter().copied())
+    }
+
+    /// Points (streaks included), wins, seed.
+    fn rank(&self, rows: &mut [Standing]) {
+        rows.sort_by_key(|s| (Reverse(s.points), Reverse(s.wins), s.seed));
+    }
+}
 
 /// Arena points of one player's results in the order they were played: a win 2, a draw 1, a
 /// loss 0, doubled (4 and 2) while on fire, that is after two wins in a row and until a game

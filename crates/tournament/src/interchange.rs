@@ -12,7 +12,8 @@
 //! bye, if any. Output: `{"pairs": [[white, black], ...], "bye": null}` (or the bye's number),
 //! the games in board order.
 
-use crate::model::{Entrant, Error, Format, Outcome, Player, RoundPairing};
+use crate::Format;
+use crate::model::{Entrant, Error, Outcome, Player, RoundPairing};
 use crate::tournament::Tournament;
 use serde::{Deserialize, Serialize};
 
@@ -85,7 +86,8 @@ pub fn pair_from_json(input: &str) -> Result<String, Error> {
         message: e.to_string(),
     })?;
     let entrants = input.players.iter().map(|p| Entrant { rating: p.rating }).collect();
-    let mut t = Tournament::new(Format::Swiss { rounds: input.total_rounds }, entrants)?;
+    let mut t =
+        Tournament::new(Format::Swiss(crate::Swiss { rounds: input.total_rounds }), entrants)?;
     for (i, boards) in input.rounds.iter().enumerate() {
         let mut games = Vec::new();
         let mut results = Vec::new();

@@ -1,8 +1,15 @@
-//! Single elimination: the bracket size is the next power of two, seeds are laid out so that
-//! seeds 1 and 2 can meet only in the final (1 to 4 only from the semifinals, and so on), and
-//! the missing entrants are byes for the top seeds.
+//! Knockout (single elimination): the bracket size is the next power of two, seeds are laid
+//! out so that seeds 1 and 2 can meet only in the final (1 to 4 only from the semifinals, and
+//! so on), and the missing entrants are byes for the top seeds. The format ([`Knockout`]).
 
-use crate::model::{GameNo, Player};
+use crate::model::{
+    DrawRule, Error, Game, GameNo, Outcome, Player, PlayerResult, Recorded, RoundPairing,
+};
+use crate::rules::FormatRules;
+use crate::standings::Standing;
+use crate::tournament::Tournament;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
 
 /// Under [`DrawRule::Replay`](crate::DrawRule::Replay), the draws in a row after which the
 /// higher seed advances (the first game and two replays).
@@ -53,6 +60,180 @@ pub(crate) enum Plan {
     Bye(Player),
     /// Nobody is left on either side.
     Empty,
+}
+
+/// Single elimination with standard seeding.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Knockout {
+    /// What a drawn game leads to.
+    pub draws: DrawRule,
+}
+
+impl FormatRules for Knockout {
+    fn name(&self) -> &'static str {
+        "knockout"
+    }
+
+    /// A bracket of 2^16: its matches are kept per round, and the rounds are log2 of it.
+    fn max_entrants(&self) -> usize {
+        MAX_KNOCKOUT_ENTRANTS
+    }
+
+    fn total_rounds(&self, entrants: usize) -> u32 {
+        knockout_rounds(entrants)
+    }
+
+    /// Every game but the champion's knocks one player out.
+    fn planned_games(&self, entrants: usize) -> u64 {
+        entrants.saturating_sub(1) as u64
+    }
+
+    /// The bracket's next matches; a side with nobody (a bracket bye, a withdrawn player)
+    /// sends the other through with a bye.
+    fn pair_round(&self, t: &Tournament, round: u32) -> Result<RoundPairing, Error> {
+        let mut games = Vec::new();
+        let mut byes = Vec::new();
+        for plan in plan(t) {
+            match plan {
+                Plan::Game(g) => games.push(g),
+                Plan::Bye(p) => byes.push(p),
+                Plan::Empty => {}
+            }
+        }
+        Ok(RoundPairing { round, games, byes })
+    }
+
+    /// The round's matches, from the same sides the pairing came from: each game its match,
+    /// each bye a match decided.
+    fn round_begun(&self, t: &mut Tournament, games: &[GameNo]) {
+        let mut next = games.iter();
+        let matches = sides(t)
+            .into_iter()
+            .map(|sides| {
+                let active = |s: Option<Player>| s.filter(|p| !t.is_withdrawn(*p));
+                match (active(sides[0]), active(sides[1])) {
+                    (Some(_), Some(_)) => {
+                        let g = *next.next().expect("one game per match of two");
+                        Match { sides, games: vec![g], winner: None }
+                    }
+                    (Some(p), None) | (None, Some(p)) => {
+                        Match { sides, games: Vec::new(), winner: Some(p) }
+                    }
+                    (None, None) => Match { sides, games: Vec::new(), winner: None },
+                }
+            })
+            .collect::<Vec<_>>();
+        for (i, m) in matches.iter().enumerate() {
+            for g in &m.games {
+                t.game_match[g.index()] = i as u32;
+            }
+        }
+        t.matches.push(matches);
+    }
+
+    /// The winner advances; a draw under [`DrawRule::Replay`] starts the replay (seats
+    /// swapped, same round) until [`MAX_DRAWS`] draws in a row, after which, as under
+    /// [`DrawRule::HigherSeed`], the higher seed advances.
+    fn result(&self, t: &mut Tournament, g: Game, outcome: Outcome) -> Recorded {
+        let round = g.round as usize - 1;
+        let mi = t.game_match[g.no.index()] as usize;
+        let higher = |t: &Tournament, [a, b]: [Player; 2]| {
+            if t.seed(a) < t.seed(b) { a } else { b }
+        };
+        let winner = match outcome {
+            Outcome::Seat0 => g.players[0],
+            Outcome::Seat1 => g.players[1],
+            Outcome::Draw => match self.draws {
+                DrawRule::HigherSeed => higher(t, g.players),
+                DrawRule::Replay if t.matches[round][mi].games.len() >= MAX_DRAWS => {
+                    higher(t, g.players)
+                }
+                DrawRule::Replay => {
+                    let players = [g.players[1], g.players[0]];
+                    let no = t.start_game(g.round, players);
+                    t.game_match[no.index()] = mi as u32;
+                    t.matches[round][mi].games.push(no);
+                    t.rounds[round].games.push(players);
+                    return Recorded::Replay { game: no, players };
+                }
+            },
+        };
+        t.matches[round][mi].winner = Some(winner);
+        Recorded::Stored
+    }
+
+    /// The final's winner (`None` too if every finalist withdrew).
+    fn champion(&self, t: &Tournament) -> Option<Player> {
+        t.matches.last().and_then(|m| m.first()).and_then(|m| m.winner)
+    }
+
+    /// Games only: a knockout bye advances the player and scores nothing.
+    fn points(&self, results: &[PlayerResult], _byes: u32) -> u32 {
+        results.iter().map(|r| r.points()).sum()
+    }
+
+    /// The round reached, then seed.
+    fn rank(&self, rows: &mut [Standing]) {
+        rows.sort_by_key(|s| (Reverse(s.reached_round), s.seed));
+    }
+
+    /// The round lost in, or the bracket's rounds + 1 for the champion (a player through to
+    /// a round not yet paired counts as reaching it).
+    fn reached_rounds(&self, t: &Tournament) -> Option<Vec<u32>> {
+        let mut reached = vec![0; t.entrants()];
+        for (r, matches) in t.matches.iter().enumerate() {
+            for m in matches {
+                for p in m.sides.iter().flatten() {
+                    reached[p.index()] = reached[p.index()].max(r as u32 + 1);
+                }
+                if let Some(w) = m.winner {
+                    reached[w.index()] = reached[w.index()].max(r as u32 + 2);
+                }
+            }
+        }
+        Some(reached)
+    }
+}
+
+/// The sides of each match of the next round: the bracket layout for round 1, then the
+/// previous round's winners two by two.
+fn sides(t: &Tournament) -> Vec<[Option<Player>; 2]> {
+    match t.matches.last() {
+        None => {
+            let size = t.entrants().next_power_of_two() as u32;
+            bracket_order(size)
+                .chunks(2)
+                .map(|c| {
+                    let side = |s: u32| t.seed_order().get(s as usize - 1).copied();
+                    [side(c[0]), side(c[1])]
+                })
+                .collect()
+        }
+        Some(prev) => prev.chunks(2).map(|c| [c[0].winner, c[1].winner]).collect(),
+    }
+}
+
+/// How each match of the next round starts.
+fn plan(t: &Tournament) -> Vec<Plan> {
+    let mut seats0 = vec![0u32; t.entrants()];
+    for g in t.games() {
+        seats0[g.players[0].index()] += 1;
+    }
+    sides(t)
+        .into_iter()
+        .map(|sides| {
+            let active = |s: Option<Player>| s.filter(|p| !t.is_withdrawn(*p));
+            match (active(sides[0]), active(sides[1])) {
+                (Some(a), Some(b)) => {
+                    // Fewer seat-0 games takes seat 0; equal, the higher seed.
+                    let key = |p: Player| (seats0[p.index()], t.seed(p));
+                    Plan::Game(if key(a) <= key(b) { [a, b] } else { [b, a] })
+                }
+                (Some(a), None) | (None, Some(a)) => Plan::Bye(a),
+                (None, None) => Plan::Empty,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The value types every format shares: players, seats, games, outcomes, formats, the points
+//! The value types every format shares: players, seats, games, outcomes, the points
 //! scale (integer half-points) and the one error type. Serde derives are here because these are
 //! what the service logs and sends; the tournament state itself is rebuilt from that log.
 
@@ -143,33 +143,6 @@ pub enum DrawRule {
     Replay,
     /// A draw sends the higher seed through.
     HigherSeed,
-}
-
-/// The tournament's format.
-#[derive(Clone, Copy, PartialEq, Debug, Serialize, Deserialize)]
-pub enum Format {
-    /// Everyone plays everyone, by Berger tables; `double` plays a second cycle with the seats
-    /// swapped.
-    RoundRobin {
-        /// Two cycles instead of one.
-        double: bool,
-    },
-    /// A Dutch-system Swiss of `rounds` rounds.
-    Swiss {
-        /// Rounds to play (at least 1).
-        rounds: u32,
-    },
-    /// Single elimination with standard seeding.
-    Knockout {
-        /// What a drawn game leads to.
-        draws: DrawRule,
-    },
-    /// Continuous pairing of idle players until the organiser closes it.
-    Arena {
-        /// The arena's length, for the caller's scheduling: the crate reads no clock, the
-        /// caller stops pairing and calls [`close`](crate::Tournament::close) when time is up.
-        duration_ms: u64,
-    },
 }
 
 /// Everything that can go wrong. Requests that would break an invariant are refused and leave

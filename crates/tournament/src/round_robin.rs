@@ -1,5 +1,72 @@
-//! Round robin by Berger tables (FIDE C.05, Annex 1): the published rotation, so a schedule can
-//! be checked against the printed tables. Numbers are given by seed: number 1 is the top seed.
+//! Round robin: everyone plays everyone by Berger tables (FIDE C.05, Annex 1), the published
+//! rotation, so a schedule can be checked against the printed tables; numbers are given by
+//! seed (number 1 is the top seed). The format ([`RoundRobin`]) and its rules live here.
+
+use crate::model::{BYE, Error, PlayerResult, RoundPairing};
+use crate::rules::FormatRules;
+use crate::standings::Standing;
+use crate::tournament::Tournament;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+
+/// Everyone plays everyone, by Berger tables; `double` plays a second cycle with the seats
+/// swapped.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct RoundRobin {
+    /// Two cycles instead of one.
+    pub double: bool,
+}
+
+impl FormatRules for RoundRobin {
+    fn name(&self) -> &'static str {
+        if self.double { "double round robin" } else { "round robin" }
+    }
+
+    /// One Berger cycle (two if double).
+    fn total_rounds(&self, entrants: usize) -> u32 {
+        berger_rounds(entrants as u32) * if self.double { 2 } else { 1 }
+    }
+
+    /// The Berger table's round (players numbered by seed; the second cycle swaps the
+    /// seats); a player whose opponent is the odd-number dummy or has withdrawn gets a bye.
+    fn pair_round(&self, t: &Tournament, round: u32) -> Result<RoundPairing, Error> {
+        let n = t.entrants() as u32;
+        let cycle = berger_rounds(n);
+        let (r, swapped) = if round > cycle { (round - cycle, true) } else { (round, false) };
+        let mut games = Vec::new();
+        let mut byes = Vec::new();
+        for (a, b) in berger_round(n, r) {
+            let (a, b) = if swapped { (b, a) } else { (a, b) };
+            let side = |num: u32| {
+                (num <= n).then(|| t.seed_order()[num as usize - 1]).filter(|p| !t.is_withdrawn(*p))
+            };
+            match (side(a), side(b)) {
+                (Some(x), Some(y)) => games.push([x, y]),
+                (Some(x), None) | (None, Some(x)) => byes.push(x),
+                (None, None) => {}
+            }
+        }
+        Ok(RoundPairing { round, games, byes })
+    }
+
+    /// A bye scores as a win.
+    fn points(&self, results: &[PlayerResult], byes: u32) -> u32 {
+        results.iter().map(|r| r.points()).sum::<u32>() + byes * BYE
+    }
+
+    /// Points, Sonneborn-Berger, wins, seed: Buchholz says nothing when everyone meets
+    /// everyone.
+    fn rank(&self, rows: &mut [Standing]) {
+        rows.sort_by_key(|s| {
+            (Reverse(s.points), Reverse(s.sonneborn_berger), Reverse(s.wins), s.seed)
+        });
+    }
+
+    /// Once per cycle: a pair meets once a cycle, a player sits out at most once a cycle.
+    fn meetings(&self) -> Option<usize> {
+        Some(if self.double { 2 } else { 1 })
+    }
+}
 
 /// The games of round `round` (1-based, at most `berger_rounds(n)`) of one cycle for `n` players
 /// numbered 1..=n, in board order, each as (seat 0, seat 1). With `n` odd a dummy numbered `n + 1`

@@ -3,7 +3,8 @@
 //! pairing step as a callback so that the caller can time each `pair_round` (this crate reads
 //! no clock); [`audit`] checks the hard rules on any state.
 
-use crate::model::{Entrant, Error, Format, GameNo, Outcome, Player, Recorded, RoundPairing};
+use crate::Format;
+use crate::model::{Entrant, Error, GameNo, Outcome, Player, Recorded, RoundPairing};
 use crate::tournament::Tournament;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -66,8 +67,8 @@ fn play_games(t: &mut Tournament, games: Vec<GameNo>, rng: &mut ChaCha8Rng) -> R
 
 /// Plays a whole event of `format` for `entrants`, results drawn from
 /// `ChaCha8Rng::seed_from_u64(seed)`. Each round is paired by `pair` (normally
-/// `|t| t.pair_round()`, wrapped in a timer by a CLI). An arena plays one wave per simulated
-/// minute of its duration (at least one): every player paired by `pair_arena`, all results
+/// `|t| t.pair_round()`, wrapped in a timer by a CLI). A continuous format (an arena) plays one
+/// wave per simulated minute of its duration (at least one): every player paired by `pair_arena`, all results
 /// recorded. Returns the final state and its [`audit`].
 ///
 /// # Errors
@@ -80,9 +81,9 @@ pub fn simulate(
 ) -> Result<(Tournament, Report), Error> {
     let mut t = Tournament::new(format, entrants)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    if let Format::Arena { duration_ms } = format {
+    if let Some(timing) = format.rules().timing() {
         let everyone: Vec<Player> = (0..t.entrants() as u32).map(Player).collect();
-        for _ in 0..(duration_ms / 60_000).max(1) {
+        for _ in 0..(timing.duration_ms / 60_000).max(1) {
             let pairs = t.pair_arena(&everyone);
             let games = t.begin_games(&pairs)?;
             play_games(&mut t, games, &mut rng)?;
@@ -101,6 +102,10 @@ pub fn simulate(
 /// Checks a state's history against the hard rules (see [`Report`]).
 pub fn audit(t: &Tournament) -> Report {
     let n = t.entrants();
+    let format = t.format();
+    let rules = format.rules();
+    // A continuous format counts a game against the previous game's opponent as a rematch.
+    let back_to_back = rules.timing().is_some();
     let mut report = Report {
         rounds: t.round(),
         games: t.games().len() as u32,
@@ -119,7 +124,7 @@ pub fn audit(t: &Tournament) -> Report {
         } else {
             rounds.push(g.round);
         }
-        if matches!(t.format(), Format::Arena { .. }) && last_opponent[a.index()] == Some(b) {
+        if back_to_back && last_opponent[a.index()] == Some(b) {
             report.rematches += 1;
         }
         last_opponent[a.index()] = Some(b);
@@ -131,12 +136,7 @@ pub fn audit(t: &Tournament) -> Report {
                 report.max_seat_imbalance.max(diff[p.index()].unsigned_abs());
         }
     }
-    let allowed = match t.format() {
-        Format::RoundRobin { double: true } => 2,
-        Format::RoundRobin { double: false } | Format::Swiss { .. } => 1,
-        Format::Knockout { .. } | Format::Arena { .. } => usize::MAX,
-    };
-    if allowed != usize::MAX {
+    if let Some(allowed) = rules.meetings() {
         report.rematches +=
             met.values().map(|r| r.len().saturating_sub(allowed) as u32).sum::<u32>();
         let mut byes = vec![0usize; n];

@@ -4,11 +4,9 @@
 //! Units: points and Buchholz in half-points (a win is 2), Sonneborn-Berger in quarter-points,
 //! so that every figure is an integer.
 
-use crate::arena::arena_points;
-use crate::model::{BYE, Format, GameNo, Player, PlayerResult, Seat};
+use crate::model::{GameNo, Player, PlayerResult, Seat};
 use crate::tournament::Tournament;
 use serde::{Deserialize, Serialize};
-use std::cmp::Reverse;
 use std::fmt::Write as _;
 
 /// One line of the standings.
@@ -96,6 +94,8 @@ struct Tally {
     seats: [u32; 2],
     /// Recorded games in order: opponent and result.
     results: Vec<(Player, PlayerResult)>,
+    /// The results alone, in the same order: what a format's points are made of.
+    plain: Vec<PlayerResult>,
 }
 
 fn tallies(t: &Tournament) -> Vec<Tally> {
@@ -114,6 +114,7 @@ fn tallies(t: &Tournament) -> Vec<Tally> {
                 PlayerResult::Loss => e.losses += 1,
             }
             e.results.push((g.players[1 - s], r));
+            e.plain.push(r);
         }
     }
     for r in t.rounds() {
@@ -125,16 +126,9 @@ fn tallies(t: &Tournament) -> Vec<Tally> {
 }
 
 fn points_of(t: &Tournament, tally: &[Tally]) -> Vec<u32> {
-    tally
-        .iter()
-        .map(|e| match t.format() {
-            Format::Arena { .. } => arena_points(e.results.iter().map(|&(_, r)| r)),
-            Format::Knockout { .. } => e.results.iter().map(|&(_, r)| r.points()).sum(),
-            Format::RoundRobin { .. } | Format::Swiss { .. } => {
-                e.results.iter().map(|&(_, r)| r.points()).sum::<u32>() + e.byes * BYE
-            }
-        })
-        .collect()
+    let format = t.format();
+    let rules = format.rules();
+    tally.iter().map(|e| rules.points(&e.plain, e.byes)).collect()
 }
 
 /// Every player's points, indexed by player.
@@ -142,24 +136,8 @@ pub(crate) fn points_by_player(t: &Tournament) -> Vec<u32> {
     points_of(t, &tallies(t))
 }
 
-/// The round each player reached in a knockout.
-fn knockout_rounds(t: &Tournament) -> Vec<u32> {
-    let mut reached = vec![0; t.entrants()];
-    for (r, matches) in t.knockout_matches().iter().enumerate() {
-        for m in matches {
-            for p in m.sides.iter().flatten() {
-                reached[p.index()] = reached[p.index()].max(r as u32 + 1);
-            }
-            if let Some(w) = m.winner {
-                reached[w.index()] = reached[w.index()].max(r as u32 + 2);
-            }
-        }
-    }
-    reached
-}
-
 impl Tournament {
-    /// The standings, best first. The order:
+    /// The standings, best first, in the format's order ([`FormatRules::rank`](crate::FormatRules::rank)):
     /// - Swiss: points, Buchholz, Sonneborn-Berger, wins, seed.
     /// - Round robin: points, Sonneborn-Berger, wins, seed (Buchholz says nothing when
     ///   everyone meets everyone).
@@ -168,10 +146,9 @@ impl Tournament {
     pub fn standings(&self) -> Vec<Standing> {
         let tally = tallies(self);
         let points = points_of(self, &tally);
-        let reached = match self.format() {
-            Format::Knockout { .. } => Some(knockout_rounds(self)),
-            _ => None,
-        };
+        let format = self.format();
+        let rules = format.rules();
+        let reached = rules.reached_rounds(self);
         let mut rows: Vec<Standing> = tally
             .iter()
             .enumerate()
@@ -205,24 +182,7 @@ impl Tournament {
                 }
             })
             .collect();
-        match self.format() {
-            Format::Swiss { .. } => rows.sort_by_key(|s| {
-                (
-                    Reverse(s.points),
-                    Reverse(s.buchholz),
-                    Reverse(s.sonneborn_berger),
-                    Reverse(s.wins),
-                    s.seed,
-                )
-            }),
-            Format::RoundRobin { .. } => rows.sort_by_key(|s| {
-                (Reverse(s.points), Reverse(s.sonneborn_berger), Reverse(s.wins), s.seed)
-            }),
-            Format::Knockout { .. } => rows.sort_by_key(|s| (Reverse(s.reached_round), s.seed)),
-            Format::Arena { .. } => {
-                rows.sort_by_key(|s| (Reverse(s.points), Reverse(s.wins), s.seed))
-            }
-        }
+        rules.rank(&mut rows);
         for (i, s) in rows.iter_mut().enumerate() {
             s.rank = i as u32 + 1;
         }
@@ -285,7 +245,8 @@ impl Tournament {
     /// points (4.5), Sonneborn-Berger too (12.25); a knockout adds the round reached; a
     /// withdrawn player is marked `(withdrawn)`.
     pub fn standings_table(&self) -> String {
-        let knockout = matches!(self.format(), Format::Knockout { .. });
+        // A format that counts the round reached (a knockout) shows it.
+        let knockout = self.format().rules().reached_rounds(self).is_some();
         let mut out = String::new();
         let _ = write!(
             out,

@@ -1,15 +1,11 @@
 //! The tournament state: entrants, rounds, games, withdrawals, and the operations that move it
-//! on. Every operation validates before it changes anything, so an error leaves the state as it
-//! was; every query is a pure function of the state.
+//! on, whatever the format: what differs by format is asked of its
+//! [`FormatRules`](crate::FormatRules). Every
+//! operation validates before it changes anything, so an error leaves the state as it was.
 
-use crate::arena::{self, Idle};
-use crate::knockout::{self, MAX_DRAWS, MAX_KNOCKOUT_ENTRANTS, Match, Plan};
-use crate::model::{
-    BYE, DrawRule, Entrant, Error, Format, Game, GameNo, Outcome, Player, Recorded, RoundPairing,
-    Seat,
-};
-use crate::round_robin::{berger_round, berger_rounds};
-use crate::swiss::{self, Entry, Float};
+use crate::Format;
+use crate::knockout::Match;
+use crate::model::{Entrant, Error, Game, GameNo, Outcome, Player, Recorded, RoundPairing};
 
 /// The most entrants of a round robin, Swiss or arena.
 pub const MAX_ENTRANTS: usize = 100_000;
@@ -36,13 +32,13 @@ pub struct Tournament {
     withdrawn: Vec<bool>,
     games: Vec<Game>,
     /// The rounds begun, each as recorded (a knockout's replays are added to their round).
-    rounds: Vec<RoundPairing>,
+    pub(crate) rounds: Vec<RoundPairing>,
     /// Knockout only: the matches of each round begun, and each game's match index.
-    matches: Vec<Vec<Match>>,
-    game_match: Vec<u32>,
+    pub(crate) matches: Vec<Vec<Match>>,
+    pub(crate) game_match: Vec<u32>,
     /// The game each player is in and has no result yet.
     busy: Vec<Option<GameNo>>,
-    /// Arena only: no more games start.
+    /// A continuous format only: no more games start.
     closed: bool,
 }
 
@@ -51,27 +47,23 @@ impl Tournament {
     /// The seed order is by rating, highest first, unrated last, ties by entry order.
     ///
     /// # Errors
-    /// Fewer than 2 entrants, more than [`MAX_ENTRANTS`] (a knockout:
-    /// [`MAX_KNOCKOUT_ENTRANTS`]), a non-finite rating, or a Swiss of 0 rounds.
+    /// Fewer than 2 entrants, more than the format takes ([`MAX_ENTRANTS`]; a knockout:
+    /// [`MAX_KNOCKOUT_ENTRANTS`](crate::MAX_KNOCKOUT_ENTRANTS)), a non-finite rating, or the format's parameters refused
+    /// (a Swiss of 0 rounds).
     pub fn new(format: Format, entrants: Vec<Entrant>) -> Result<Tournament, Error> {
         let ratings: Vec<Option<f64>> = entrants.iter().map(|e| e.rating).collect();
         let n = ratings.len();
         if n < 2 {
             return Err(Error::TooFewEntrants { entrants: n });
         }
-        let max = match format {
-            Format::Knockout { .. } => MAX_KNOCKOUT_ENTRANTS,
-            _ => MAX_ENTRANTS,
-        };
+        let max = format.rules().max_entrants();
         if n > max {
             return Err(Error::TooManyEntrants { entrants: n, max });
         }
         if let Some(i) = ratings.iter().position(|r| r.is_some_and(|r| !r.is_finite())) {
             return Err(Error::InvalidRating { player: Player(i as u32) });
         }
-        if format == (Format::Swiss { rounds: 0 }) {
-            return Err(Error::ZeroRounds);
-        }
+        format.rules().check(n)?;
         let mut by_seed: Vec<Player> = (0..n as u32).map(Player).collect();
         // Rated before unrated, higher first; the sort is stable, so ties keep entry order.
         by_seed.sort_by(|a, b| match (ratings[a.index()], ratings[b.index()]) {
@@ -141,13 +133,7 @@ impl Tournament {
     /// The number of rounds the tournament has (0 for an arena). A round robin has one Berger
     /// cycle (two if double); a knockout log2 of its bracket size.
     pub fn total_rounds(&self) -> u32 {
-        let n = self.entrants() as u32;
-        match self.format {
-            Format::RoundRobin { double } => berger_rounds(n) * if double { 2 } else { 1 },
-            Format::Swiss { rounds } => rounds,
-            Format::Knockout { .. } => knockout::knockout_rounds(self.entrants()),
-            Format::Arena { .. } => 0,
-        }
+        self.format.rules().total_rounds(self.entrants())
     }
 
     /// The pairing of round `round` (1-based) as begun, with a knockout's replays added.
@@ -178,23 +164,15 @@ impl Tournament {
     /// Whether the tournament is over: every round paired and complete; a knockout's final
     /// decided; an arena closed with every game finished.
     pub fn finished(&self) -> bool {
-        if !self.round_complete() {
-            return false;
-        }
-        match self.format {
-            Format::Arena { .. } => self.closed,
-            _ => self.round() >= self.total_rounds(),
-        }
+        self.round_complete() && self.format.rules().finished(self)
     }
 
     /// A knockout's champion, once the final is decided (`None` too if every finalist withdrew).
     pub fn champion(&self) -> Option<Player> {
-        match self.format {
-            Format::Knockout { .. } if self.finished() => {
-                self.matches.last().and_then(|m| m.first()).and_then(|m| m.winner)
-            }
-            _ => None,
+        if !self.finished() {
+            return None;
         }
+        self.format.rules().champion(self)
     }
 
     /// The next round's pairing, computed without changing anything: what [`begin_round`]
@@ -218,31 +196,7 @@ impl Tournament {
     /// [`begin_round`]: Tournament::begin_round
     pub fn pair_round(&self) -> Result<RoundPairing, Error> {
         self.check_next_round()?;
-        let round = self.round() + 1;
-        match self.format {
-            Format::RoundRobin { .. } => Ok(self.round_robin_pairing(round)),
-            Format::Swiss { .. } => {
-                let entries = self.swiss_entries();
-                if entries.len() < 2 {
-                    return Err(Error::NotEnoughPlayers);
-                }
-                let p = swiss::pair(&entries, round, round < self.total_rounds())?;
-                Ok(RoundPairing { round, games: p.games, byes: p.bye.into_iter().collect() })
-            }
-            Format::Knockout { .. } => {
-                let mut games = Vec::new();
-                let mut byes = Vec::new();
-                for plan in self.knockout_plan() {
-                    match plan {
-                        Plan::Game(g) => games.push(g),
-                        Plan::Bye(p) => byes.push(p),
-                        Plan::Empty => {}
-                    }
-                }
-                Ok(RoundPairing { round, games, byes })
-            }
-            Format::Arena { .. } => Err(Error::WrongFormat),
-        }
+        self.format.rules().pair_round(self, self.round() + 1)
     }
 
     /// Records the next round's pairing and starts its games; returns their numbers, in the
@@ -266,18 +220,9 @@ impl Tournament {
             return Err(Error::WrongRound { expected: round, got: pairing.round });
         }
         self.check_players(pairing.games.iter().flatten().chain(&pairing.byes).copied())?;
-        match self.format {
-            Format::Swiss { .. } => self.check_swiss(pairing)?,
-            _ => {
-                if *pairing != self.pair_round()? {
-                    return Err(Error::NotScheduled);
-                }
-            }
-        }
-        let plans = match self.format {
-            Format::Knockout { .. } => Some(self.knockout_plan()),
-            _ => None,
-        };
+        let format = self.format;
+        let rules = format.rules();
+        rules.check_round(self, pairing)?;
         self.rounds.push(RoundPairing {
             round,
             games: pairing.games.clone(),
@@ -285,38 +230,17 @@ impl Tournament {
         });
         let numbers: Vec<GameNo> =
             pairing.games.iter().map(|&g| self.start_game(round, g)).collect();
-        if let Some(plans) = plans {
-            let mut next = numbers.iter();
-            let matches = self
-                .knockout_sides()
-                .into_iter()
-                .zip(plans)
-                .map(|(sides, plan)| match plan {
-                    Plan::Game(_) => {
-                        let g = *next.next().expect("one game per game plan");
-                        Match { sides, games: vec![g], winner: None }
-                    }
-                    Plan::Bye(p) => Match { sides, games: Vec::new(), winner: Some(p) },
-                    Plan::Empty => Match { sides, games: Vec::new(), winner: None },
-                })
-                .collect::<Vec<_>>();
-            for (i, m) in matches.iter().enumerate() {
-                for g in &m.games {
-                    self.game_match[g.index()] = i as u32;
-                }
-            }
-            self.matches.push(matches);
-        }
+        rules.round_begun(self, &numbers);
         Ok(numbers)
     }
 
     /// Records a game's result.
     ///
     /// Idempotent: the same result again answers [`Recorded::Already`] and changes nothing. A
-    /// knockout draw under [`DrawRule::Replay`] starts the replay itself (seats swapped, same
+    /// knockout draw under [`DrawRule::Replay`](crate::DrawRule::Replay) starts the replay itself (seats swapped, same
     /// round) and answers [`Recorded::Replay`] with it, so the caller cannot forget it; after
-    /// [`MAX_DRAWS`] draws in a row the higher seed advances instead. A draw under
-    /// [`DrawRule::HigherSeed`] sends the higher seed through.
+    /// [`MAX_DRAWS`](crate::MAX_DRAWS) draws in a row the higher seed advances instead. A draw under
+    /// [`DrawRule::HigherSeed`](crate::DrawRule::HigherSeed) sends the higher seed through.
     ///
     /// A withdrawn player's game still needs a result: the caller records the forfeit (the
     /// opponent's win), which in a knockout sends the opponent through.
@@ -336,10 +260,8 @@ impl Tournament {
         for p in g.players {
             self.busy[p.index()] = None;
         }
-        match self.format {
-            Format::Knockout { draws } => Ok(self.knockout_result(g, outcome, draws)),
-            _ => Ok(Recorded::Stored),
-        }
+        let format = self.format;
+        Ok(format.rules().result(self, g, outcome))
     }
 
     /// Withdraws a player: they are never paired again. Their standings stay (with the
@@ -359,27 +281,17 @@ impl Tournament {
     /// Arena: pairs the idle players among `idle` (unknown, withdrawn, busy and repeated
     /// entries are ignored): neighbours by arena points then seed, avoiding an immediate
     /// rematch with the last opponent whenever another choice exists; the player with fewer
-    /// seat-0 games takes seat 0. An odd player out is left for the next call. Empty in other
-    /// formats and once the arena is closed. Nothing changes until [`begin_games`].
+    /// seat-0 games takes seat 0. An odd player out is left for the next call. Empty in a
+    /// format played in rounds and once the arena is closed. Nothing changes until
+    /// [`begin_games`].
     ///
     /// [`begin_games`]: Tournament::begin_games
     pub fn pair_arena(&self, idle: &[Player]) -> Vec<[Player; 2]> {
-        if !matches!(self.format, Format::Arena { .. }) || self.closed {
+        if self.closed {
             return Vec::new();
         }
         let mut seen = vec![false; self.entrants()];
-        let points = crate::standings::points_by_player(self);
-        let mut last_opponent = vec![None; self.entrants()];
-        let mut last_seat = vec![None; self.entrants()];
-        let mut seats = vec![[0u32; 2]; self.entrants()];
-        for g in &self.games {
-            for (s, p) in g.players.iter().enumerate() {
-                last_opponent[p.index()] = Some(g.players[1 - s]);
-                last_seat[p.index()] = Some(if s == 0 { Seat::Zero } else { Seat::One });
-                seats[p.index()][s] += 1;
-            }
-        }
-        let list = idle
+        let idle: Vec<Player> = idle
             .iter()
             .filter(|p| {
                 let i = p.index();
@@ -388,16 +300,18 @@ impl Tournament {
                     && self.busy[i].is_none()
                     && !std::mem::replace(&mut seen[i], true)
             })
-            .map(|&p| Idle {
-                player: p,
-                points: points[p.index()],
-                seed: self.seed_of[p.index()],
-                last_opponent: last_opponent[p.index()],
-                seats: seats[p.index()],
-                last_seat: last_seat[p.index()],
-            })
+            .copied()
             .collect();
-        arena::pair(list)
+        self.format.rules().pair_wave(self, &idle)
+    }
+
+    /// The players free to play: active and in no game without a result, in entry order (an
+    /// arena's idle players).
+    pub fn idle_players(&self) -> Vec<Player> {
+        (0..self.entrants())
+            .filter(|&i| !self.withdrawn[i] && self.busy[i].is_none())
+            .map(|i| Player(i as u32))
+            .collect()
     }
 
     /// Arena: starts these games (in seat order) and returns their numbers. Any pairs of idle
@@ -410,7 +324,7 @@ impl Tournament {
     ///
     /// [`pair_arena`]: Tournament::pair_arena
     pub fn begin_games(&mut self, pairs: &[[Player; 2]]) -> Result<Vec<GameNo>, Error> {
-        if !matches!(self.format, Format::Arena { .. }) {
+        if self.format.rules().timing().is_none() {
             return Err(Error::WrongFormat);
         }
         if self.closed {
@@ -427,9 +341,14 @@ impl Tournament {
     /// progress still get their results. Idempotent; nothing in other formats, which end with
     /// their last round.
     pub fn close(&mut self) {
-        if matches!(self.format, Format::Arena { .. }) {
+        if self.format.rules().timing().is_some() {
             self.closed = true;
         }
+    }
+
+    /// Whether a continuous format has been closed.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
     }
 
     /// How many times a game took a player's seat imbalance |seat-0 games - seat-1 games|
@@ -453,7 +372,7 @@ impl Tournament {
     // ---- internals ----
 
     fn check_next_round(&self) -> Result<(), Error> {
-        if matches!(self.format, Format::Arena { .. }) {
+        if self.format.rules().timing().is_some() {
             return Err(Error::WrongFormat);
         }
         if !self.round_complete() {
@@ -483,41 +402,7 @@ impl Tournament {
         Ok(())
     }
 
-    /// A Swiss round's hard rules (the players are already known, active and unique).
-    fn check_swiss(&self, pairing: &RoundPairing) -> Result<(), Error> {
-        let mut paired = vec![false; self.entrants()];
-        for p in pairing.games.iter().flatten().chain(&pairing.byes) {
-            paired[p.index()] = true;
-        }
-        let active = (0..self.entrants()).filter(|&i| !self.withdrawn[i]).count();
-        if let Some(i) = (0..self.entrants()).find(|&i| !self.withdrawn[i] && !paired[i]) {
-            return Err(Error::Unpaired(Player(i as u32)));
-        }
-        if pairing.byes.len() != active % 2 {
-            return Err(Error::ByeCount { expected: active % 2, got: pairing.byes.len() });
-        }
-        let mut had_bye = vec![false; self.entrants()];
-        let mut met: Vec<Vec<Player>> = vec![Vec::new(); self.entrants()];
-        for r in &self.rounds {
-            for b in &r.byes {
-                had_bye[b.index()] = true;
-            }
-            for &[a, b] in &r.games {
-                met[a.index()].push(b);
-            }
-        }
-        if let Some(b) = pairing.byes.iter().find(|b| had_bye[b.index()]) {
-            return Err(Error::SecondBye(*b));
-        }
-        for &[a, b] in &pairing.games {
-            if met[a.index()].contains(&b) || met[b.index()].contains(&a) {
-                return Err(Error::Repeat([a, b]));
-            }
-        }
-        Ok(())
-    }
-
-    fn start_game(&mut self, round: u32, players: [Player; 2]) -> GameNo {
+    pub(crate) fn start_game(&mut self, round: u32, players: [Player; 2]) -> GameNo {
         let no = GameNo(self.games.len() as u32);
         self.games.push(Game { no, round, players, outcome: None });
         self.game_match.push(u32::MAX);
@@ -527,172 +412,8 @@ impl Tournament {
         no
     }
 
-    fn round_robin_pairing(&self, round: u32) -> RoundPairing {
-        let n = self.entrants() as u32;
-        let cycle = berger_rounds(n);
-        let (r, swapped) = if round > cycle { (round - cycle, true) } else { (round, false) };
-        let mut games = Vec::new();
-        let mut byes = Vec::new();
-        for (a, b) in berger_round(n, r) {
-            let (a, b) = if swapped { (b, a) } else { (a, b) };
-            let side = |num: u32| {
-                (num <= n)
-                    .then(|| self.by_seed[num as usize - 1])
-                    .filter(|p| !self.withdrawn[p.index()])
-            };
-            match (side(a), side(b)) {
-                (Some(x), Some(y)) => games.push([x, y]),
-                (Some(x), None) | (None, Some(x)) => byes.push(x),
-                (None, None) => {}
-            }
-        }
-        RoundPairing { round, games, byes }
-    }
-
-    /// The Swiss view of every active player.
-    fn swiss_entries(&self) -> Vec<Entry> {
-        let n = self.entrants();
-        let mut score = vec![0u32; n];
-        let mut seats: Vec<Vec<Seat>> = vec![Vec::new(); n];
-        let mut opponents: Vec<Vec<Player>> = vec![Vec::new(); n];
-        let mut had_bye = vec![false; n];
-        let mut floats = vec![[Float::None; 2]; n];
-        // The games of each round, in order (the round is complete when pairing).
-        let mut by_round: Vec<Vec<&Game>> = vec![Vec::new(); self.rounds.len()];
-        for g in &self.games {
-            if let Some(r) = (g.round as usize).checked_sub(1) {
-                by_round[r].push(g);
-            }
-        }
-        for (r, games) in self.rounds.iter().zip(&by_round) {
-            // Floats compare the scores before the round (FIDE A.4): a bye or an absence is a
-            // downfloat.
-            let mut this = vec![Float::Down; n];
-            for g in games {
-                let [a, b] = g.players;
-                let (ia, ib) = (a.index(), b.index());
-                let cmp = score[ia].cmp(&score[ib]);
-                this[ia] = float_of(cmp);
-                this[ib] = float_of(cmp.reverse());
-            }
-            for i in 0..n {
-                floats[i] = [this[i], floats[i][0]];
-            }
-            for b in &r.byes {
-                had_bye[b.index()] = true;
-                score[b.index()] += BYE;
-            }
-            for g in games {
-                let [a, b] = g.players;
-                seats[a.index()].push(Seat::Zero);
-                seats[b.index()].push(Seat::One);
-                opponents[a.index()].push(b);
-                opponents[b.index()].push(a);
-                if let Some(o) = g.outcome {
-                    score[a.index()] += o.for_seat(Seat::Zero).points();
-                    score[b.index()] += o.for_seat(Seat::One).points();
-                }
-            }
-        }
-        (0..n)
-            .filter(|&i| !self.withdrawn[i])
-            .map(|i| Entry {
-                player: Player(i as u32),
-                seed: self.seed_of[i],
-                score: score[i],
-                seats: std::mem::take(&mut seats[i]),
-                opponents: std::mem::take(&mut opponents[i]),
-                had_bye: had_bye[i],
-                floats: floats[i],
-            })
-            .collect()
-    }
-
-    /// The sides of each match of the next knockout round: the bracket layout for round 1,
-    /// then the previous round's winners two by two.
-    fn knockout_sides(&self) -> Vec<[Option<Player>; 2]> {
-        match self.matches.last() {
-            None => {
-                let size = self.entrants().next_power_of_two() as u32;
-                let order = knockout::bracket_order(size);
-                order
-                    .chunks(2)
-                    .map(|c| {
-                        let side = |s: u32| self.by_seed.get(s as usize - 1).copied();
-                        [side(c[0]), side(c[1])]
-                    })
-                    .collect()
-            }
-            Some(prev) => prev.chunks(2).map(|c| [c[0].winner, c[1].winner]).collect(),
-        }
-    }
-
-    /// How each match of the next knockout round starts.
-    fn knockout_plan(&self) -> Vec<Plan> {
-        let mut seats0 = vec![0u32; self.entrants()];
-        for g in &self.games {
-            seats0[g.players[0].index()] += 1;
-        }
-        self.knockout_sides()
-            .into_iter()
-            .map(|sides| {
-                let active = |s: Option<Player>| s.filter(|p| !self.withdrawn[p.index()]);
-                match (active(sides[0]), active(sides[1])) {
-                    (Some(a), Some(b)) => {
-                        // Fewer seat-0 games takes seat 0; equal, the higher seed.
-                        let key = |p: Player| (seats0[p.index()], self.seed_of[p.index()]);
-                        Plan::Game(if key(a) <= key(b) { [a, b] } else { [b, a] })
-                    }
-                    (Some(a), None) | (None, Some(a)) => Plan::Bye(a),
-                    (None, None) => Plan::Empty,
-                }
-            })
-            .collect()
-    }
-
-    fn knockout_result(&mut self, g: Game, outcome: Outcome, draws: DrawRule) -> Recorded {
-        let round = g.round as usize - 1;
-        let mi = self.game_match[g.no.index()] as usize;
-        let higher = |t: &Tournament, [a, b]: [Player; 2]| {
-            if t.seed_of[a.index()] < t.seed_of[b.index()] { a } else { b }
-        };
-        let winner = match outcome {
-            Outcome::Seat0 => g.players[0],
-            Outcome::Seat1 => g.players[1],
-            Outcome::Draw => match draws {
-                DrawRule::HigherSeed => higher(self, g.players),
-                DrawRule::Replay if self.matches[round][mi].games.len() >= MAX_DRAWS => {
-                    higher(self, g.players)
-                }
-                DrawRule::Replay => {
-                    let players = [g.players[1], g.players[0]];
-                    let no = self.start_game(g.round, players);
-                    self.game_match[no.index()] = mi as u32;
-                    self.matches[round][mi].games.push(no);
-                    self.rounds[round].games.push(players);
-                    return Recorded::Replay { game: no, players };
-                }
-            },
-        };
-        self.matches[round][mi].winner = Some(winner);
-        Recorded::Stored
-    }
-
-    /// Knockout: the matches of each round begun.
-    pub(crate) fn knockout_matches(&self) -> &[Vec<Match>] {
-        &self.matches
-    }
-
     /// The rounds begun.
     pub(crate) fn rounds(&self) -> &[RoundPairing] {
         &self.rounds
-    }
-}
-
-fn float_of(cmp: std::cmp::Ordering) -> Float {
-    match cmp {
-        std::cmp::Ordering::Greater => Float::Down,
-        std::cmp::Ordering::Less => Float::Up,
-        std::cmp::Ordering::Equal => Float::None,
     }
 }

@@ -31,7 +31,11 @@ fn record_all(t: &mut Tournament, games: &[GameNo], outcome: Outcome) {
 fn round_robin_follows_the_berger_table_by_seed() {
     // Seeds: #1 (1800), #3 (1700), #2 (1600), #0 (1500) are Berger numbers 1 to 4.
     let ratings = [1500.0, 1800.0, 1600.0, 1700.0].map(|r| Entrant { rating: Some(r) });
-    let mut t = Tournament::new(Format::RoundRobin { double: false }, ratings.to_vec()).unwrap();
+    let mut t = Tournament::new(
+        Format::RoundRobin(tournament::RoundRobin { double: false }),
+        ratings.to_vec(),
+    )
+    .unwrap();
     assert_eq!(t.total_rounds(), 3);
     let expected = [
         vec![[p(1), p(0)], [p(3), p(2)]], // 1-4 2-3
@@ -50,7 +54,9 @@ fn round_robin_follows_the_berger_table_by_seed() {
 
 #[test]
 fn round_robin_odd_field_gives_byes_and_refuses_other_pairings() {
-    let mut t = Tournament::new(Format::RoundRobin { double: false }, seeded(5)).unwrap();
+    let mut t =
+        Tournament::new(Format::RoundRobin(tournament::RoundRobin { double: false }), seeded(5))
+            .unwrap();
     assert_eq!(t.total_rounds(), 5);
     let r1 = t.pair_round().unwrap();
     // Number 1 meets the dummy 6: seed 1 sits out.
@@ -84,7 +90,7 @@ proptest! {
     #[test]
     fn round_robin_pairs_everyone_once_per_cycle(n in 2u32..30, double: bool, seed: u64) {
         let (t, report) =
-            simulate(Format::RoundRobin { double }, seeded(n), seed, |t| t.pair_round()).unwrap();
+            simulate(Format::RoundRobin(tournament::RoundRobin { double }), seeded(n), seed, |t| t.pair_round()).unwrap();
         let cycles = if double { 2 } else { 1 };
         prop_assert_eq!(t.round(), tournament::berger_rounds(n) * cycles);
         let mut meetings: BTreeMap<(Player, Player), Vec<[Player; 2]>> = BTreeMap::new();
@@ -115,7 +121,11 @@ proptest! {
 
 #[test]
 fn knockout_byes_go_to_the_top_seeds() {
-    let t = Tournament::new(Format::Knockout { draws: DrawRule::HigherSeed }, seeded(6)).unwrap();
+    let t = Tournament::new(
+        Format::Knockout(tournament::Knockout { draws: DrawRule::HigherSeed }),
+        seeded(6),
+    )
+    .unwrap();
     assert_eq!(t.total_rounds(), 3);
     let r1 = t.pair_round().unwrap();
     // Bracket of 8: 1-8 4-5 2-7 3-6; seeds 7 and 8 do not exist.
@@ -126,8 +136,11 @@ fn knockout_byes_go_to_the_top_seeds() {
 #[test]
 fn knockout_seeds_one_and_two_meet_in_the_final() {
     for n in [8u32, 16] {
-        let mut t =
-            Tournament::new(Format::Knockout { draws: DrawRule::HigherSeed }, seeded(n)).unwrap();
+        let mut t = Tournament::new(
+            Format::Knockout(tournament::Knockout { draws: DrawRule::HigherSeed }),
+            seeded(n),
+        )
+        .unwrap();
         let mut last = None;
         while !t.finished() {
             let pairing = t.pair_round().unwrap();
@@ -158,7 +171,11 @@ fn knockout_seeds_one_and_two_meet_in_the_final() {
 
 #[test]
 fn knockout_draws_are_replayed_then_go_to_the_higher_seed() {
-    let mut t = Tournament::new(Format::Knockout { draws: DrawRule::Replay }, seeded(2)).unwrap();
+    let mut t = Tournament::new(
+        Format::Knockout(tournament::Knockout { draws: DrawRule::Replay }),
+        seeded(2),
+    )
+    .unwrap();
     let pairing = t.pair_round().unwrap();
     assert_eq!(pairing.games, vec![[p(0), p(1)]]);
     let g = t.begin_round(&pairing).unwrap()[0];
@@ -181,7 +198,11 @@ fn knockout_draws_are_replayed_then_go_to_the_higher_seed() {
     assert_eq!(t.round_pairing(1).unwrap().games.len(), 3);
 
     // A decisive replay decides.
-    let mut t = Tournament::new(Format::Knockout { draws: DrawRule::Replay }, seeded(2)).unwrap();
+    let mut t = Tournament::new(
+        Format::Knockout(tournament::Knockout { draws: DrawRule::Replay }),
+        seeded(2),
+    )
+    .unwrap();
     let pairing = t.pair_round().unwrap();
     let g = t.begin_round(&pairing).unwrap()[0];
     t.record(g, Outcome::Draw).unwrap();
@@ -189,8 +210,11 @@ fn knockout_draws_are_replayed_then_go_to_the_higher_seed() {
     assert_eq!(t.champion(), Some(p(1)));
 
     // Under HigherSeed a draw is enough.
-    let mut t =
-        Tournament::new(Format::Knockout { draws: DrawRule::HigherSeed }, seeded(2)).unwrap();
+    let mut t = Tournament::new(
+        Format::Knockout(tournament::Knockout { draws: DrawRule::HigherSeed }),
+        seeded(2),
+    )
+    .unwrap();
     let pairing = t.pair_round().unwrap();
     let g = t.begin_round(&pairing).unwrap()[0];
     assert_eq!(t.record(g, Outcome::Draw), Ok(Recorded::Stored));
@@ -199,8 +223,11 @@ fn knockout_draws_are_replayed_then_go_to_the_higher_seed() {
 
 #[test]
 fn knockout_withdrawal_gives_the_opponent_a_bye() {
-    let mut t =
-        Tournament::new(Format::Knockout { draws: DrawRule::HigherSeed }, seeded(4)).unwrap();
+    let mut t = Tournament::new(
+        Format::Knockout(tournament::Knockout { draws: DrawRule::HigherSeed }),
+        seeded(4),
+    )
+    .unwrap();
     let r1 = t.pair_round().unwrap();
     assert_eq!(r1.games, vec![[p(0), p(3)], [p(1), p(2)]]);
     let numbers = t.begin_round(&r1).unwrap();
@@ -226,7 +253,7 @@ proptest! {
     fn knockout_has_one_champion(n in 2u32..300, replay: bool, seed: u64) {
         let draws = if replay { DrawRule::Replay } else { DrawRule::HigherSeed };
         let (t, report) =
-            simulate(Format::Knockout { draws }, seeded(n), seed, |t| t.pair_round()).unwrap();
+            simulate(Format::Knockout(tournament::Knockout { draws }), seeded(n), seed, |t| t.pair_round()).unwrap();
         prop_assert!(t.finished());
         let champion = t.champion();
         prop_assert!(champion.is_some());
@@ -247,7 +274,9 @@ proptest! {
 
 #[test]
 fn arena_streaks_double_the_points() {
-    let mut t = Tournament::new(Format::Arena { duration_ms: 60_000 }, seeded(6)).unwrap();
+    let mut t =
+        Tournament::new(Format::Arena(tournament::Arena { duration_ms: 60_000 }), seeded(6))
+            .unwrap();
     // #0 beats #1..#5 in turn, then draws with #1: 2 + 2 + 4 + 4 + 4 + 2 = 18.
     for (i, o) in [
         (1, Outcome::Seat0),
@@ -268,7 +297,9 @@ fn arena_streaks_double_the_points() {
 
 #[test]
 fn arena_pairs_idle_players_at_once() {
-    let mut t = Tournament::new(Format::Arena { duration_ms: 60_000 }, seeded(5)).unwrap();
+    let mut t =
+        Tournament::new(Format::Arena(tournament::Arena { duration_ms: 60_000 }), seeded(5))
+            .unwrap();
     let everyone: Vec<Player> = (0..5).map(Player).collect();
     assert_eq!(t.pair_round(), Err(Error::WrongFormat));
     // Equal scores: neighbours by seed; #4 waits.
@@ -300,7 +331,7 @@ fn arena_pairs_idle_players_at_once() {
 
 #[test]
 fn new_validates_entrants_and_format() {
-    let swiss = Format::Swiss { rounds: 3 };
+    let swiss = Format::Swiss(tournament::Swiss { rounds: 3 });
     assert_eq!(
         Tournament::new(swiss, seeded(1)).err(),
         Some(Error::TooFewEntrants { entrants: 1 })
@@ -308,10 +339,10 @@ fn new_validates_entrants_and_format() {
     let nan = vec![Entrant { rating: Some(1.0) }, Entrant { rating: Some(f64::NAN) }];
     assert_eq!(Tournament::new(swiss, nan).err(), Some(Error::InvalidRating { player: p(1) }));
     assert_eq!(
-        Tournament::new(Format::Swiss { rounds: 0 }, seeded(4)).err(),
+        Tournament::new(Format::Swiss(tournament::Swiss { rounds: 0 }), seeded(4)).err(),
         Some(Error::ZeroRounds)
     );
-    let ko = Format::Knockout { draws: DrawRule::Replay };
+    let ko = Format::Knockout(tournament::Knockout { draws: DrawRule::Replay });
     let many = vec![Entrant::default(); tournament::MAX_KNOCKOUT_ENTRANTS + 1];
     assert!(matches!(Tournament::new(ko, many), Err(Error::TooManyEntrants { .. })));
     // Unrated entrants are seeded last, in entry order.
@@ -323,7 +354,7 @@ fn new_validates_entrants_and_format() {
 
 #[test]
 fn record_is_idempotent_and_refuses_a_different_result() {
-    let mut t = Tournament::new(Format::Swiss { rounds: 2 }, seeded(4)).unwrap();
+    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 2 }), seeded(4)).unwrap();
     let pairing = t.pair_round().unwrap();
     let games = t.begin_round(&pairing).unwrap();
     assert_eq!(t.record(games[0], Outcome::Seat0), Ok(Recorded::Stored));
@@ -341,7 +372,7 @@ fn record_is_idempotent_and_refuses_a_different_result() {
 
 #[test]
 fn begin_round_validates_a_swiss_pairing() {
-    let mut t = Tournament::new(Format::Swiss { rounds: 3 }, seeded(5)).unwrap();
+    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 3 }), seeded(5)).unwrap();
     let round = |games: Vec<[Player; 2]>, byes: Vec<Player>| RoundPairing { round: 1, games, byes };
     let ok = round(vec![[p(0), p(1)], [p(2), p(3)]], vec![p(4)]);
     assert_eq!(
@@ -393,10 +424,10 @@ fn begin_round_validates_a_swiss_pairing() {
 #[test]
 fn every_format_simulates() {
     for format in [
-        Format::RoundRobin { double: true },
-        Format::Swiss { rounds: 5 },
-        Format::Knockout { draws: DrawRule::Replay },
-        Format::Arena { duration_ms: 10 * 60_000 },
+        Format::RoundRobin(tournament::RoundRobin { double: true }),
+        Format::Swiss(tournament::Swiss { rounds: 5 }),
+        Format::Knockout(tournament::Knockout { draws: DrawRule::Replay }),
+        Format::Arena(tournament::Arena { duration_ms: 10 * 60_000 }),
     ] {
         let (t, report) = simulate(format, seeded(13), 3, |t| t.pair_round()).unwrap();
         assert!(t.finished(), "{format:?}");
@@ -412,10 +443,16 @@ fn every_format_simulates() {
         assert!(t.crosstable_rows(&[]).is_empty());
     }
     // The same seed gives the same event.
-    let a = simulate(Format::Swiss { rounds: 4 }, seeded(20), 9, |t| t.pair_round()).unwrap().0;
-    let b = simulate(Format::Swiss { rounds: 4 }, seeded(20), 9, |t| t.pair_round()).unwrap().0;
+    let a =
+        simulate(Format::Swiss(tournament::Swiss { rounds: 4 }), seeded(20), 9, |t| t.pair_round())
+            .unwrap()
+            .0;
+    let b =
+        simulate(Format::Swiss(tournament::Swiss { rounds: 4 }), seeded(20), 9, |t| t.pair_round())
+            .unwrap()
+            .0;
     assert_eq!(a.games(), b.games());
-    let mut t = Tournament::new(Format::Swiss { rounds: 1 }, seeded(4)).unwrap();
+    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 1 }), seeded(4)).unwrap();
     let pairing = t.pair_round().unwrap();
     play_round(&mut t, &pairing, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
     assert!(t.finished());

@@ -116,7 +116,7 @@ proptest! {
         let n = ratings.len();
         let withdrawals: Vec<(u32, Player)> =
             withdrawals.into_iter().map(|(r, p)| (r, Player(p))).collect();
-        let mut t = Tournament::new(Format::Swiss { rounds }, entrants(&ratings)).unwrap();
+        let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds }), entrants(&ratings)).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut applied = Vec::new();
         while !t.finished() {
@@ -160,7 +160,8 @@ proptest! {
 #[test]
 fn first_round_is_top_half_against_bottom_half() {
     let ratings: Vec<Option<f64>> = (0..7).map(|i| Some(2000.0 - 100.0 * f64::from(i))).collect();
-    let t = Tournament::new(Format::Swiss { rounds: 3 }, entrants(&ratings)).unwrap();
+    let t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 3 }), entrants(&ratings))
+        .unwrap();
     let p = t.pair_round().unwrap();
     let pl = |i| Player(i);
     assert_eq!(
@@ -185,7 +186,8 @@ fn first_round_is_top_half_against_bottom_half() {
 #[test]
 fn tie_breaks_worked_by_hand() {
     let ratings: Vec<Option<f64>> = (0..5).map(|i| Some(2000.0 - 100.0 * f64::from(i))).collect();
-    let mut t = Tournament::new(Format::Swiss { rounds: 3 }, entrants(&ratings)).unwrap();
+    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 3 }), entrants(&ratings))
+        .unwrap();
     let p = |i| Player(i);
     let rounds = [
         (vec![[p(0), p(1)], [p(2), p(3)]], p(4), [Outcome::Seat0, Outcome::Draw]),
@@ -241,11 +243,13 @@ fn a_large_event_keeps_the_rules() {
     let ratings: Vec<Option<f64>> = (0..401)
         .map(|i| if i % 10 == 0 { None } else { Some(f64::from(i * 7919 % 2000)) })
         .collect();
-    let (t, report) =
-        tournament::simulate(Format::Swiss { rounds: 10 }, entrants(&ratings), 7, |t| {
-            t.pair_round()
-        })
-        .unwrap();
+    let (t, report) = tournament::simulate(
+        Format::Swiss(tournament::Swiss { rounds: 10 }),
+        entrants(&ratings),
+        7,
+        |t| t.pair_round(),
+    )
+    .unwrap();
     assert!(t.finished());
     assert_eq!(report.rematches, 0);
     assert_eq!(report.double_byes, 0);
@@ -259,13 +263,17 @@ fn a_large_event_keeps_the_rules() {
 #[test]
 fn impossible_rounds_are_refused() {
     let ratings = vec![Some(1.0), Some(2.0), Some(3.0)];
-    let (t, _) = tournament::simulate(Format::Swiss { rounds: 3 }, entrants(&ratings), 1, |t| {
-        t.pair_round()
-    })
+    let (t, _) = tournament::simulate(
+        Format::Swiss(tournament::Swiss { rounds: 3 }),
+        entrants(&ratings),
+        1,
+        |t| t.pair_round(),
+    )
     .unwrap();
     // 3 players, 3 rounds: everyone meets everyone once and sits out once.
     assert_eq!(audit(&t).rematches, 0);
-    let mut t = Tournament::new(Format::Swiss { rounds: 4 }, entrants(&ratings)).unwrap();
+    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 4 }), entrants(&ratings))
+        .unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     for _ in 0..3 {
         let p = t.pair_round().unwrap();

@@ -38,9 +38,11 @@
 //! the bracket loop and the seats. `bounds`: counting bounds over seat classes and colour sides.
 //! `order`: FIDE's candidate order (MDP selections, exchanges) and the PSD. `search`: the
 //! search for one bracket's best candidate. `lookahead`: for small fields, a pairing that keeps
-//! the next round possible.
+//! the next round possible. `format`: the format itself ([`Swiss`]): its history of each
+//! player, the hard rules of a pairing, scoring and tie-breaks.
 
 mod bounds;
+mod format;
 mod lookahead;
 mod order;
 mod search;
@@ -51,6 +53,8 @@ use bounds::{Counts, level_feasible};
 use order::{psd, selections};
 use search::BracketSearch;
 use std::cmp::Reverse;
+
+pub use format::Swiss;
 
 /// A player's float in an earlier round: paired against a lower score (or given the bye), a
 /// higher score, or neither.
