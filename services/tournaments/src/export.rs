@@ -3,8 +3,8 @@
 //! tournament's size. Every page of one export shows the tournament at one sequence number.
 
 use crate::error::Error;
+use crate::fold::Loaded;
 use crate::records::Row;
-use crate::tournaments::Loaded;
 use std::collections::BTreeMap;
 use tournament::Outcome;
 
@@ -145,7 +145,7 @@ pub(crate) fn page_within(
         "tournament": {
             "id": l.spec.id, "name": l.spec.name, "game": l.spec.game.game,
             "format": format!("{:?}", l.spec.format), "round": l.t.round(), "rounds": l.rounds(),
-            "state": format!("{:?}", l.state), "sequence": l.seq,
+            "state": format!("{:?}", l.state()), "sequence": l.seq,
             "players": rows.len(), "matches": games.len(),
         },
         "standings": lines,
@@ -207,8 +207,10 @@ fn line_json(r: &Row, cross: &[String]) -> serde_json::Value {
 }
 
 fn heading(l: &Loaded) -> String {
-    let progress = if matches!(l.spec.format, tournament::Format::Arena { .. }) {
-        format!("arena, {} games", l.t.games().len())
+    let rules = l.spec.format.rules();
+    // A continuous format has no rounds to count: its games are counted instead.
+    let progress = if rules.timing().is_some() {
+        format!("{}, {} games", rules.name(), l.t.games().len())
     } else {
         format!("round {} of {}", l.t.round(), l.rounds())
     };

@@ -5,10 +5,11 @@
 use crate::admin::audit;
 use crate::auth::{Caller, Keys, MATCHES_CREATE, RESULTS_READ, TOURNAMENTS_MANAGE};
 use crate::bulk::Bulk;
+use crate::decide::Change;
 use crate::error::Error;
 use crate::records::{OwnedMatch, State};
 use crate::results::{WATCH_POLL, Wakes, follow};
-use crate::tournaments::{Change, Tournaments};
+use crate::tournaments::Tournaments;
 use api::v1::{self, tournament_service_server::TournamentService};
 use events::{MatchId, ResultsStream, TenantStore, TournamentId};
 use std::pin::Pin;

@@ -9,7 +9,10 @@
 //! - [`auth`]: API keys and scopes.
 //! - [`admin`]: tenants, keys, the audit log.
 //! - [`bulk`]: CreateMatches, all or none.
-//! - [`tournaments`]: tournaments as folded results streams.
+//! - [`tournaments`]: tournaments as folded results streams: the cache, the write loop, the
+//!   calls.
+//! - [`fold`]: a stored event handed to the `tournament` crate; [`decide`]: what a writer
+//!   appends, from the crate's lifecycle; [`formats`]: the formats' protos and bounds.
 //! - [`results`]: finished matches from the lifecycle stream, once; WatchResults.
 //! - [`driver`]: what callers left and what time decides, under the lease.
 //! - [`export`]: ExportTournament's pages.
@@ -17,12 +20,19 @@
 //! - [`records`]: what is stored, and its protos.
 //! - [`error`], [`metrics`].
 
+// A format (or any enum) matched with `_ =>` sends a new variant down another's path without
+// a compile error: every arm is named.
+#![warn(clippy::wildcard_enum_match_arm)]
+
 pub mod admin;
 pub mod auth;
 pub mod bulk;
+pub mod decide;
 pub mod driver;
 pub mod error;
 pub mod export;
+pub mod fold;
+pub mod formats;
 pub mod handlers;
 pub mod metrics;
 pub mod records;

@@ -296,32 +296,17 @@ impl Row {
     }
 }
 
-/// A tournament's state.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TournamentState {
-    /// No round yet.
-    Created,
-    /// A round (or the arena) runs.
-    Running,
-    /// Between rounds.
-    BetweenRounds,
-    /// Paused.
-    Paused,
-    /// Over.
-    Finished,
-}
+/// A tournament's state: the lifecycle's phase, stored as it serializes (snake case).
+pub use tournament::Phase as TournamentState;
 
-impl TournamentState {
-    /// As the proto shows it.
-    pub fn to_proto(self) -> v1::TournamentState {
-        match self {
-            TournamentState::Created => v1::TournamentState::Created,
-            TournamentState::Running => v1::TournamentState::Running,
-            TournamentState::BetweenRounds => v1::TournamentState::BetweenRounds,
-            TournamentState::Paused => v1::TournamentState::Paused,
-            TournamentState::Finished => v1::TournamentState::Finished,
-        }
+/// A tournament's state as the proto shows it.
+pub fn state_to_proto(s: TournamentState) -> v1::TournamentState {
+    match s {
+        TournamentState::Created => v1::TournamentState::Created,
+        TournamentState::Running => v1::TournamentState::Running,
+        TournamentState::BetweenRounds => v1::TournamentState::BetweenRounds,
+        TournamentState::Paused => v1::TournamentState::Paused,
+        TournamentState::Finished => v1::TournamentState::Finished,
     }
 }
 

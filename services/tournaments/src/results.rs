@@ -248,9 +248,9 @@ pub fn to_proto(seq: u64, e: &Envelope) -> v1::WatchResultsResponse {
         Event::Created { .. } => E::StateChanged(v1::TournamentStateChanged {
             state: v1::TournamentState::Created as i32,
         }),
-        Event::State { state, .. } => {
-            E::StateChanged(v1::TournamentStateChanged { state: state.to_proto() as i32 })
-        }
+        Event::State { state, .. } => E::StateChanged(v1::TournamentStateChanged {
+            state: crate::records::state_to_proto(*state) as i32,
+        }),
         Event::Paired { round, games, byes } => E::RoundPaired(v1::RoundPaired {
             round: *round,
             pairings: games

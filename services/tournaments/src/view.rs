@@ -5,9 +5,11 @@
 //! player ids) is ever on a page.
 
 use crate::error::Error;
+use crate::fold::Loaded;
+use crate::formats;
 use crate::records::Row;
 use crate::results::{WATCH_POLL, Wakes, appended};
-use crate::tournaments::{Loaded, Tournaments, format_to_proto};
+use crate::tournaments::Tournaments;
 use api::v1::{self, tournament_view_service_server::TournamentViewService};
 use events::{TenantId, TenantStore, TournamentId};
 use std::collections::BTreeMap;
@@ -117,14 +119,14 @@ pub fn page(l: &Loaded, w: Window) -> v1::PublicTournament {
         tournament_id: l.spec.id.to_string(),
         name: l.spec.name.clone(),
         game: Some(l.spec.game.to_proto()),
-        format: Some(format_to_proto(&l.spec.format)),
-        state: l.state.to_proto() as i32,
+        format: Some(formats::to_proto(&l.spec.format)),
+        state: crate::records::state_to_proto(l.state()) as i32,
         round: l.t.round(),
         rounds: l.rounds(),
         players: l.spec.entrants.len() as u32,
         games: games.len() as u32,
         games_finished: games.iter().filter(|g| g.outcome.is_some()).count() as u32,
-        ends_at_ms: l.ends_at_ms,
+        ends_at_ms: l.ends_at_ms(),
         sequence: l.seq,
         standings,
         round_games,
