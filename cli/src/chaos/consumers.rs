@@ -207,7 +207,7 @@ fn first_games() -> Vec<&'static games::GameInfo> {
 /// `b` for a match of `game` whose time per move is `move_time_ms` unless its rules fix
 /// one; the spec's `move_time_ms` (0: the rules' own).
 fn timed(game: &str, move_time_ms: u64, b: Behaviour) -> (Behaviour, u64) {
-    match games::registry::fixed_move_time(game, &serde_json::Value::Null) {
+    match games::time::fixed_move_time(game, &serde_json::Value::Null) {
         // Nobody sleeps past a fixed minute: the trial would wait that long.
         Some(rules_core::MoveTime::Fixed { move_ms, .. }) => {
             (Behaviour { move_time_ms: move_ms, late_every: 0, ..b }, 0)

@@ -243,7 +243,7 @@ async fn slot(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: Arc<
         n += 1;
         // Where the rules fix the time per move (a minute), the match takes that time and
         // nobody sleeps past it: the trial would wait a minute a time.
-        let b = match games::registry::fixed_move_time(info.name, &serde_json::Value::Null) {
+        let b = match games::time::fixed_move_time(info.name, &serde_json::Value::Null) {
             Some(rules_core::MoveTime::Fixed { move_ms, .. }) => {
                 Behaviour { move_time_ms: move_ms, late_every: 0, ..b }
             }
@@ -307,11 +307,10 @@ async fn vs_bots(w: u64, channel: tonic::transport::Channel, b: Behaviour, sh: A
         let bot = names.get(((w + n / count) % names.len().max(1) as u64) as usize).copied();
         n += 1;
         let Some(bot) = bot else { continue };
-        let move_time_ms =
-            match games::registry::fixed_move_time(info.name, &serde_json::Value::Null) {
-                Some(rules_core::MoveTime::Fixed { move_ms, .. }) => move_ms,
-                Some(rules_core::MoveTime::Standard) | None => BOT_MOVE_TIME_MS,
-            };
+        let move_time_ms = match games::time::fixed_move_time(info.name, &serde_json::Value::Null) {
+            Some(rules_core::MoveTime::Fixed { move_ms, .. }) => move_ms,
+            Some(rules_core::MoveTime::Standard) | None => BOT_MOVE_TIME_MS,
+        };
         // No move sleeps past its deadline: a match that ends on time must be the bot's doing.
         let b = Behaviour { move_time_ms, late_every: 0, play_on: true, ..b };
         let create = v1::CreateMatchRequest {

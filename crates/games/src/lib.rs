@@ -9,12 +9,15 @@
 //!   a protobuf codec.
 //! - [`record`]: `Record`, and `Record::verify` which replays one.
 //! - [`script`]: conformance scripts and their result lines.
+//! - [`time`]: the time per move a match may have (the rules' fixed time, the host's
+//!   policies), asked by every service and the CLI.
 
 pub mod host;
 pub mod parse;
 pub mod record;
 pub mod registry;
 pub mod script;
+pub mod time;
 
 pub use host::{Host, HostError, Logged, StepIn, start};
 pub use parse::{SetupError, StepError};

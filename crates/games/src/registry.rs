@@ -133,7 +133,7 @@ impl Visit for Time {
 }
 
 /// The time per move the rules of `game` set (`None`: no such game). Today no game's
-/// time depends on its options.
+/// time depends on its options. What a match may be given is [`crate::time`]'s.
 pub fn move_time(game: &str) -> Option<MoveTime> {
     visit(game, Time)
 }
@@ -203,70 +203,4 @@ impl Visit for MoveFromJson<'_> {
 pub fn move_from_json(game: &str, mv: &serde_json::Value) -> Result<v1::Move, String> {
     visit(game, MoveFromJson(mv))
         .unwrap_or_else(|| Err(format!("unknown game {:?}", rules_core::clip(game))))
-}
-
-/// The time per move fixed by the rules of `game`, if they fix it: `Some(Fixed {
-/// move_ms, reserve_ms })` for Dueling Monsters, Cure & Plague and Hexspiel; `None` for
-/// GOPS and Masterminds (the host's `move_time_ms` applies) and for an unknown game.
-/// `options` are the match's options (no game's time depends on them yet).
-pub fn fixed_move_time(game: &str, _options: &serde_json::Value) -> Option<MoveTime> {
-    move_time(game).filter(|t| *t != MoveTime::Standard)
-}
-
-/// Whether a host may create a match of `game` with `move_time_ms`: any value when the
-/// host's standard applies; 0 (unset) or exactly the fixed time when the rules fix it.
-///
-/// # Errors
-/// The fixed time, in words, for a host to answer with (INVALID_ARGUMENT).
-pub fn check_move_time(
-    game: &str,
-    options: &serde_json::Value,
-    move_time_ms: u64,
-) -> Result<(), String> {
-    match fixed_move_time(game, options) {
-        Some(MoveTime::Fixed { move_ms, reserve_ms })
-            if move_time_ms != 0 && move_time_ms != move_ms =>
-        {
-            let reserve = if reserve_ms > 0 {
-                format!(" plus a reserve of {reserve_ms} ms per seat")
-            } else {
-                String::new()
-            };
-            Err(format!(
-                "the rules of {game} fix the time per move at {move_ms} ms{reserve}; \
-                 move_time_ms {move_time_ms} cannot apply (give 0 or {move_ms})"
-            ))
-        }
-        _ => Ok(()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn move_times_follow_the_rules_texts() {
-        let none = json!({});
-        assert_eq!(fixed_move_time("gops", &none), None);
-        assert_eq!(fixed_move_time("masterminds", &none), None);
-        let minute = MoveTime::Fixed { move_ms: 60_000, reserve_ms: 0 };
-        assert_eq!(fixed_move_time("dueling-monsters", &none), Some(minute));
-        assert_eq!(fixed_move_time("hexspiel", &none), Some(minute));
-        assert_eq!(
-            fixed_move_time("cure-plague", &none),
-            Some(MoveTime::Fixed { move_ms: 60_000, reserve_ms: 300_000 })
-        );
-        assert_eq!(fixed_move_time("chess", &none), None);
-        assert_eq!(move_time("chess"), None);
-        // A week per move: fine for GOPS, refused for Cure & Plague with the reason.
-        let week = 7 * 24 * 3_600_000;
-        assert_eq!(check_move_time("gops", &none, week), Ok(()));
-        let e = check_move_time("cure-plague", &none, week).unwrap_err();
-        assert!(e.contains("60000 ms plus a reserve of 300000 ms"), "{e}");
-        assert_eq!(check_move_time("cure-plague", &none, 0), Ok(()));
-        assert_eq!(check_move_time("cure-plague", &none, 60_000), Ok(()));
-        assert!(check_move_time("hexspiel", &none, 1_000).is_err());
-    }
 }

@@ -157,11 +157,13 @@ impl Engine {
             &[("step", "create")],
         );
         self.check_family(game)?;
-        // A game whose rules fix the time per move takes no other (docs/rules.md).
+        // A game whose rules fix the time per move takes no other (docs/rules.md); the
+        // host's policies are the callers' (`games::time::accept`): internal callers and
+        // tests may time a match as they need.
         let options: serde_json::Value =
             serde_json::from_str(options_json).unwrap_or(serde_json::Value::Null);
-        games::registry::check_move_time(game, &options, move_time_ms)
-            .map_err(EngineError::BadOptions)?;
+        games::time::check_rules(game, &options, move_time_ms)
+            .map_err(|e| EngineError::BadOptions(e.to_string()))?;
         let seed = Seed::from_array(service_kit::time::os_random_32());
         let game_host = host::start_text(game, options_json, seed)?;
         let commitment = game_host.commitment().to_hex();
