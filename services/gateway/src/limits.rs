@@ -12,12 +12,6 @@ pub use fields::text::{
 };
 /// The longest idempotency key.
 pub const MAX_KEY_LEN: usize = 128;
-/// Per-move time when the request leaves it at 0.
-pub const DEFAULT_MOVE_TIME_MS: u64 = 60_000;
-/// The shortest per-move time: one second.
-pub const MIN_MOVE_TIME_MS: u64 = 1_000;
-/// The longest per-move time: one week.
-pub const MAX_MOVE_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
 /// The longest bot name.
 pub const MAX_BOT_NAME_LEN: usize = 32;
 /// The largest move, encoded.

@@ -4,7 +4,6 @@
 
 use crate::auth::token_key;
 use crate::error::{Error, relay};
-use crate::limits::{DEFAULT_MOVE_TIME_MS, MAX_MOVE_TIME_MS, MIN_MOVE_TIME_MS};
 use crate::matches::{Gateway, caller, check_key, match_for_key, seat_of};
 use api::internal;
 use api::v1::{self, colosseum_service_server as srv, opponent};
@@ -64,10 +63,13 @@ impl srv::ColosseumService for Gateway {
         // An unknown game, or none hosting it, is refused before anything else is checked.
         self.engines.for_match(&game, id)?;
         let seat = seat_number(seat).map_err(Error::from)?;
-        let move_time_ms = if move_time_ms == 0 { DEFAULT_MOVE_TIME_MS } else { move_time_ms };
-        if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
-            return Err(Error::MoveTimeOutOfRange(move_time_ms).into());
-        }
+        // The registry's answer: unset, the rules' time or a minute; else one second to a
+        // week, and only the rules' time where they fix one (the engine checks that too).
+        let options: serde_json::Value =
+            serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
+        let move_time_ms =
+            games::time::accept(&game, &options, move_time_ms, games::time::Policy::Hosted)
+                .map_err(Error::MoveTime)?;
         let mut bot = None;
         let other = match opponent.and_then(|o| o.kind) {
             None | Some(opponent::Kind::Open(_)) => SeatHolder::Open,

@@ -1,5 +1,5 @@
 //! Queues and tickets as the API speaks of them: a `QueueSpec` checked into a
-//! [`Queue`] (known game, canonical options, a time control the rules allow), time to
+//! [`Queue`] (known game, canonical options, a time `games::time` allows a queue), time to
 //! live, the ticket as a client sees it, and the match a pairing creates.
 
 use crate::error::Error;
@@ -8,10 +8,6 @@ use events::{MatchId, Pairing, Queue, Ticket, TicketId, TicketState};
 use fields::text::{MAX_GAME_LEN, MAX_OPTIONS_JSON_BYTES, at_most};
 use rules_core::Seed;
 
-/// The shortest per-move time a queue offers: a minute.
-pub const MIN_MOVE_TIME_MS: u64 = 60_000;
-/// The longest: a week.
-pub const MAX_MOVE_TIME_MS: u64 = 7 * 24 * 3_600_000;
 /// The shortest time to live of a ticket, s.
 pub const MIN_TTL_S: u32 = 30;
 /// The longest, s: a week.
@@ -42,19 +38,10 @@ pub fn queue_of(spec: Option<v1::QueueSpec>) -> Result<Queue, Error> {
     let host = games::host::start_text(&spec.game, &spec.options_json, Seed::ZERO)
         .map_err(|e| Error::BadQueue(service_kit::status::truncate(e.to_string(), 200)))?;
     let options = host.options_json();
-    let move_time_ms = if spec.move_time_ms == 0 { MIN_MOVE_TIME_MS } else { spec.move_time_ms };
-    if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
-        return Err(fields::bad(
-            "queue.move_time_ms",
-            format!(
-                "queue.move_time_ms {move_time_ms} is outside a minute to a week \
-                 ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
-            ),
-        )
-        .into());
-    }
-    games::registry::check_move_time(&spec.game, &options, move_time_ms)
-        .map_err(|why| fields::bad("queue.move_time_ms", why))?;
+    // The lobby's policy, in the games registry with the others: a minute to a week.
+    let move_time_ms =
+        games::time::accept(&spec.game, &options, spec.move_time_ms, games::time::Policy::Queued)
+            .map_err(|e| fields::bad("queue.move_time_ms", e.message("queue.move_time_ms")))?;
     Ok(Queue {
         game: spec.game,
         options_json: options.to_string(),
@@ -172,7 +159,7 @@ mod tests {
         assert_eq!(a, b, "defaults and an empty object are one queue");
         assert_eq!(a.key(), b.key());
         assert_eq!(a.move_time_ms, 60_000);
-        let week = queue_of(spec("gops", "", MAX_MOVE_TIME_MS, false)).unwrap();
+        let week = queue_of(spec("gops", "", games::time::WEEK_MS, false)).unwrap();
         assert_ne!(week.key(), a.key());
         for (s, needle) in [
             (spec("chess", "", 0, true), "no game"),

@@ -32,12 +32,6 @@ pub const MAX_LABEL_BYTES: usize = 64;
 const CREATING_AT_ONCE: usize = 256;
 /// Player lookups in flight.
 const CHECKING_AT_ONCE: usize = 64;
-/// The default time per move where the rules fix none.
-pub const DEFAULT_MOVE_TIME_MS: u64 = 60_000;
-/// The shortest time per move.
-pub const MIN_MOVE_TIME_MS: u64 = 1_000;
-/// The longest time per move.
-pub const MAX_MOVE_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
 
 /// What the store keeps of a bulk request.
 #[derive(Serialize, Deserialize)]
@@ -65,7 +59,7 @@ pub fn check_key(key: &str) -> Result<(), Error> {
 }
 
 /// A game spec checked as the rules engine would check it: the game, its options, the
-/// time per move (0: the rules' fixed time, or [`DEFAULT_MOVE_TIME_MS`]).
+/// time per move (`games::time::accept`, hosted: 0 is the rules' fixed time, or a minute).
 ///
 /// # Errors
 /// What is wrong, bounded (never the whole options text).
@@ -89,18 +83,9 @@ pub fn check_game(spec: Option<&v1::GameSpec>) -> Result<GameSpec, String> {
         .map_err(|e| service_kit::status::truncate(e.to_string(), 200))?;
     let options: serde_json::Value =
         serde_json::from_str(&spec.options_json).unwrap_or(serde_json::Value::Null);
-    let move_time_ms = match (spec.move_time_ms, games::registry::move_time(&spec.game)) {
-        (0, Some(rules_core::MoveTime::Fixed { move_ms, .. })) => move_ms,
-        (0, _) => DEFAULT_MOVE_TIME_MS,
-        (ms, _) => ms,
-    };
-    if !(MIN_MOVE_TIME_MS..=MAX_MOVE_TIME_MS).contains(&move_time_ms) {
-        return Err(format!(
-            "move_time_ms {move_time_ms} is outside one second to one week \
-             ({MIN_MOVE_TIME_MS}..={MAX_MOVE_TIME_MS})"
-        ));
-    }
-    games::registry::check_move_time(&spec.game, &options, move_time_ms)?;
+    let move_time_ms =
+        games::time::accept(&spec.game, &options, spec.move_time_ms, games::time::Policy::Hosted)
+            .map_err(|e| e.to_string())?;
     Ok(GameSpec { game: spec.game.clone(), options_json: spec.options_json.clone(), move_time_ms })
 }
 
@@ -462,7 +447,7 @@ mod tests {
             move_time_ms: ms,
         };
         let gops = check_game(Some(&spec("gops", "", 0))).expect("gops");
-        assert_eq!(gops.move_time_ms, DEFAULT_MOVE_TIME_MS);
+        assert_eq!(gops.move_time_ms, games::time::Policy::Hosted.bounds().default_ms);
         assert!(check_game(Some(&spec("gops", "{\"cards\":5}", 5_000))).is_ok());
         assert!(check_game(Some(&spec("nope", "", 0))).expect_err("game").contains("unknown"));
         let why = check_game(Some(&spec("gops", "{\"cards\":99}", 0))).expect_err("options");
