@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// The most matches one CreateMatches call takes.
-/// The shortest time per move CreateMatches accepts.
-const MIN_MOVE_TIME_MS: u64 = 1_000;
+/// The shortest time per move CreateMatches accepts (the registry's hosted policy).
+const MIN_MOVE_TIME_MS: u64 = games::time::Policy::Hosted.bounds().min_ms;
 /// How long the clock stays down with `--clock-restart-ms`.
 const DOWN_MS: u64 = 5_000;
 /// How long past the last due time the wait gives up.

@@ -26,7 +26,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub gateway: Option<String>,
     /// Per-move time in seconds, 1 to 604800 [default: 60; a queue takes 60 up]. Dueling
-    /// Monsters, Hexspiel and Cure & Plague fix their own time: leave it out for them.
+    /// Monsters, Hexspiel and Cure & Plague fix their own time (60): leave it out for them.
     #[arg(long)]
     pub move_time: Option<u64>,
     /// Play on the local rules engine, without a cluster (against a bot only).

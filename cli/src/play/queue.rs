@@ -30,6 +30,9 @@ const ATTEMPTS: u32 = 5;
 /// # Errors
 /// No session for a rated queue, the gateway's refusal, or what the play loop says.
 pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
+    // Checked as the match-maker will (a minute up; 0: its default, a minute), before
+    // anything is opened.
+    let move_time_ms = remote::move_time_ms(args, games::time::Policy::Queued)?;
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let (client, gateway, account, held) = open(args).await?;
@@ -42,7 +45,7 @@ pub fn play(args: &PlayArgs) -> Result<ExitCode, String> {
             } else {
                 args.options.clone()
             },
-            move_time_ms: args.move_time.unwrap_or(60).saturating_mul(1000),
+            move_time_ms,
             rated: !args.casual,
         };
         let ticket = queue(&client, spec, &gateway).await?;

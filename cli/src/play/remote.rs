@@ -14,6 +14,7 @@ use crate::session::{self, DEFAULT_GATEWAY};
 use api::v1;
 use client::requests::{self, opponent};
 use client::{Client, Cursor, WatchOptions};
+use games::time::{Policy, TimeRefused};
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -311,24 +312,37 @@ pub async fn join(client: &Client, id: &str) -> Result<String, String> {
     Ok(view.game)
 }
 
-/// The per-move time to ask for, in ms: none (0) for a game whose rules fix it.
+/// The per-move time to ask for, in ms: 0 without `--move-time` (the server's default,
+/// from the games registry: the rules' time, or a minute); else `--move-time` as the
+/// registry accepts it under `policy` (`Hosted` for a match made, `Queued` for a queue),
+/// so the flag is refused here in the words the server would use, in seconds.
 ///
 /// # Errors
-/// `--move-time` out of its range, or given for a game that fixes the time.
-fn move_time_ms(args: &PlayArgs) -> Result<u64, String> {
-    let fixed = games::registry::fixed_move_time(&args.game, &serde_json::Value::Null);
-    match (args.move_time, fixed) {
-        (Some(_), Some(rules_core::MoveTime::Fixed { move_ms, .. })) => Err(format!(
+/// `--move-time` out of the policy's range, or not the time the game's rules fix.
+pub(super) fn move_time_ms(args: &PlayArgs, policy: Policy) -> Result<u64, String> {
+    let Some(s) = args.move_time else { return Ok(0) };
+    let b = policy.bounds();
+    let range = || {
+        let days = b.max_ms / 86_400_000;
+        format!(
+            "--move-time is in seconds, {} to {} ({days} days), not {s}",
+            b.min_ms / 1000,
+            b.max_ms / 1000
+        )
+    };
+    // 0 would be "unset" to the registry: as a flag it is a time, and out of range.
+    if s == 0 {
+        return Err(range());
+    }
+    match games::time::accept(&args.game, &serde_json::Value::Null, s.saturating_mul(1000), policy)
+    {
+        Ok(ms) => Ok(ms),
+        Err(TimeRefused::OutOfRange { .. }) => Err(range()),
+        Err(TimeRefused::Fixed { move_ms, .. }) => Err(format!(
             "{} fixes the time per move ({} s by its rules): leave out --move-time",
             args.game,
             move_ms / 1000
         )),
-        (Some(s), _) if !(1..=604_800).contains(&s) => {
-            Err(format!("--move-time is in seconds, 1 to 604800 (7 days), not {s}"))
-        }
-        (Some(s), _) => Ok(s * 1000),
-        (None, Some(_)) => Ok(0),
-        (None, None) => Ok(60_000),
     }
 }
 
@@ -345,7 +359,7 @@ async fn create(
             games::registry::names()
         ));
     }
-    let move_time = move_time_ms(args)?;
+    let move_time = move_time_ms(args, Policy::Hosted)?;
     let (opponent, bot) = match args.vs.as_str() {
         "bot" => {
             let b = args.bot_name()?;
@@ -844,7 +858,12 @@ async fn rematch(
     };
     let rules = PlayArgs { game: game.to_string(), ..args.clone() };
     let options = if opp.options_json.is_empty() { &args.options } else { &opp.options_json };
-    let mut req = requests::create(game, options, opponent, move_time_ms(&rules).unwrap_or(0));
+    let mut req = requests::create(
+        game,
+        options,
+        opponent,
+        move_time_ms(&rules, Policy::Hosted).unwrap_or(0),
+    );
     // Tried again with the same key while the cluster does not answer: one match made.
     req.idempotency_key = uuid::Uuid::new_v4().to_string();
     let created = answered(&mut screen, || client.create(req.clone()))
@@ -984,10 +1003,20 @@ mod tests {
             casual: false,
             seed: None,
         };
-        assert_eq!(move_time_ms(&args("gops", None)), Ok(60_000));
-        assert_eq!(move_time_ms(&args("gops", Some(5))), Ok(5_000));
-        assert!(move_time_ms(&args("gops", Some(0))).unwrap_err().contains("in seconds"));
-        assert_eq!(move_time_ms(&args("hexspiel", None)), Ok(0));
-        assert!(move_time_ms(&args("hexspiel", Some(30))).unwrap_err().contains("leave out"));
+        let made = |game: &str, t: Option<u64>| move_time_ms(&args(game, t), Policy::Hosted);
+        // Left out: 0, the server's default (the rules' time, or a minute).
+        assert_eq!(made("gops", None), Ok(0));
+        assert_eq!(made("gops", Some(5)), Ok(5_000));
+        assert!(made("gops", Some(0)).unwrap_err().contains("in seconds, 1 to 604800"));
+        assert!(made("gops", Some(604_801)).unwrap_err().contains("in seconds"));
+        assert_eq!(made("hexspiel", None), Ok(0));
+        assert!(made("hexspiel", Some(30)).unwrap_err().contains("leave out"));
+        // The time the rules fix is the one time the registry takes for them.
+        assert_eq!(made("hexspiel", Some(60)), Ok(60_000));
+        // A queue: a minute up, as the match-maker takes it.
+        let queued = |t| move_time_ms(&args("gops", t), Policy::Queued);
+        assert_eq!(queued(None), Ok(0));
+        assert_eq!(queued(Some(60)), Ok(60_000));
+        assert!(queued(Some(5)).unwrap_err().contains("in seconds, 60 to 604800"));
     }
 }
