@@ -85,7 +85,7 @@ test("a guest places Cure & Plague tiles on the grid; the grid is the view's", a
   assert.equal(Math.abs(px - cx) + Math.abs(py - cy), 1);
   assert.ok(hx !== px && hy !== py, "the human and the plague are at right angles");
   await send(page, place);
-  await page.getByText(/^Tile 2 of 21: You placed a tile with Transform: /).waitFor();
+  await page.locator(".eventlog li", { hasText: /^Tile 2 of 21: You placed a tile with Transform: / }).first().waitFor();
   await myTurnOrEnd(page);
   const v = await assertGridIsView(page, me.api, matchId);
   assert.deepEqual(

@@ -478,10 +478,11 @@ impl Redis {
             kinds.values().map(|(_, s)| s.iter().sum::<u64>() as f64 / s.len().max(1) as f64).sum();
         // The shared keys, by kind (the name's part after the platform prefix).
         let mut shared: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-        let mut names = self.scan(&format!("{}*", events::keys::PLATFORM_PREFIX)).await?;
-        names.push(events::keys::DEADLINES.to_string());
+        let mut names =
+            self.scan(&format!("{}*", events::redis_store::keys::PLATFORM_PREFIX)).await?;
+        names.push(events::redis_store::keys::DEADLINES.to_string());
         for key in names {
-            let kind = match key.strip_prefix(events::keys::PLATFORM_PREFIX) {
+            let kind = match key.strip_prefix(events::redis_store::keys::PLATFORM_PREFIX) {
                 Some(rest) => format!("platform:{}", rest.split(':').next().unwrap_or(rest)),
                 None => key.strip_prefix("colosseum:").unwrap_or(&key).to_string(),
             };

@@ -6,7 +6,7 @@
 
 use super::{LoadArgs, percentile};
 use client::Client;
-use events::{FullStore, LobbyStore, PlayerId, Queue, Ticket, TicketId, TicketState};
+use events::{FullStore, MatchMakerStore, PlayerId, Queue, Ticket, TicketId, TicketState};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -137,7 +137,7 @@ async fn arrive(
 /// ticket is paired in that one pass). The pairings made are undone afterwards, untimed,
 /// so nothing is left waiting or pending.
 async fn pass(args: &LoadArgs, store: Arc<dyn FullStore>) -> Result<serde_json::Value, String> {
-    let lobby: Arc<dyn LobbyStore> = store;
+    let lobby: Arc<dyn MatchMakerStore> = store;
     let engines = engines::Engines::new(&[], None).map_err(|e| e.to_string())?;
     let matcher = match_maker::matcher::Matcher::new(lobby.clone(), engines, "load");
     let bar = ProgressBar::new(2 * args.pass_runs);
@@ -163,7 +163,7 @@ async fn pass(args: &LoadArgs, store: Arc<dyn FullStore>) -> Result<serde_json::
 /// order), then undone.
 async fn one_pass(
     args: &LoadArgs,
-    lobby: &Arc<dyn LobbyStore>,
+    lobby: &Arc<dyn MatchMakerStore>,
     matcher: &match_maker::matcher::Matcher,
     spacing: f64,
     run: u64,

@@ -1,5 +1,5 @@
 //! The store's one error type. Outcomes that a caller acts on (a conflict, a duplicate, a
-//! seat taken) are not errors: they are the `*Outcome` enums of [`crate::model`].
+//! seat taken) are not errors: they are the `*Outcome` enums of [`crate::matches::model`].
 
 use ids::MatchId;
 use service_kit::status;

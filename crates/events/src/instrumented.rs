@@ -4,25 +4,25 @@
 //! (`colosseum_store_up`, from a ping every few seconds). The binaries open their store
 //! through it ([`crate::open_from_env`]); it changes no answer.
 
-use crate::bots::BotMatch;
 use crate::error::StoreError;
-use crate::feed::AppendFeed;
 use crate::lifecycle::{Delivery, Finished};
-use crate::lists::Listed;
 use crate::lobby::{
     Account, AccountChange, Board, LobbyStore, Pairing, Queue, RateDecision, RatedMatch, Rating,
     RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket, TicketCreated,
     TicketFeed,
 };
-use crate::model::{
+use crate::matches::bots::BotMatch;
+use crate::matches::feed::AppendFeed;
+use crate::matches::lists::Listed;
+use crate::matches::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
+use crate::matches::store::{EventStore, HostStore};
 use crate::parts::FullStore;
 use crate::platform::{
     ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant, Unfinished,
 };
 use crate::presence::{Presence, PresenceFeed, PresenceStore, SeatChange};
-use crate::store::{EventStore, HostStore};
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, TenantId, TicketId, TournamentId};
 use rules_core::Seat;
@@ -191,10 +191,6 @@ impl EventStore for Instrumented {
         timed("player_exists", self.inner.player_exists(player)).await
     }
 
-    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
-        timed("lease", self.inner.lease(name, holder, ttl_ms)).await
-    }
-
     async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
         timed("add_bot_match", self.inner.add_bot_match(bot_match)).await
     }
@@ -247,18 +243,6 @@ impl EventStore for Instrumented {
 
     async fn ping(&self) -> Result<(), StoreError> {
         timed("ping", self.inner.ping()).await
-    }
-
-    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
-        timed("announce_finished", self.inner.announce_finished(finished)).await
-    }
-
-    async fn repair_announcements(
-        &self,
-        before_ms: u64,
-        limit: usize,
-    ) -> Result<usize, StoreError> {
-        timed("repair_announcements", self.inner.repair_announcements(before_ms, limit)).await
     }
 }
 
@@ -456,32 +440,6 @@ impl LobbyStore for Instrumented {
     ) -> Result<Vec<RatingChange>, StoreError> {
         timed("history", self.inner.history(game, player, limit)).await
     }
-
-    async fn lifecycle_read(
-        &self,
-        group: &str,
-        consumer: &str,
-        count: usize,
-        block_ms: u64,
-    ) -> Result<Vec<Delivery>, StoreError> {
-        // Its time includes the wait for an entry: the histogram shows it as such.
-        timed("lifecycle_read", self.inner.lifecycle_read(group, consumer, count, block_ms)).await
-    }
-
-    async fn lifecycle_claim(
-        &self,
-        group: &str,
-        consumer: &str,
-        min_idle_ms: u64,
-        count: usize,
-    ) -> Result<Vec<Delivery>, StoreError> {
-        timed("lifecycle_claim", self.inner.lifecycle_claim(group, consumer, min_idle_ms, count))
-            .await
-    }
-
-    async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
-        timed("lifecycle_ack", self.inner.lifecycle_ack(group, ids)).await
-    }
 }
 
 #[async_trait]
@@ -643,5 +601,53 @@ mod tests {
         assert!(m.contains("colosseum_store_duration_seconds_count{op=\"meta\"} "), "{m}");
         assert!(m.contains("# TYPE colosseum_store_up gauge"), "{m}");
         stop.cancel();
+    }
+}
+
+#[async_trait]
+impl crate::lease::LeaseStore for Instrumented {
+    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
+        timed("lease", self.inner.lease(name, holder, ttl_ms)).await
+    }
+}
+
+#[async_trait]
+impl crate::lifecycle::LifecycleStore for Instrumented {
+    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
+        timed("announce_finished", self.inner.announce_finished(finished)).await
+    }
+
+    async fn repair_announcements(
+        &self,
+        before_ms: u64,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        timed("repair_announcements", self.inner.repair_announcements(before_ms, limit)).await
+    }
+
+    async fn lifecycle_read(
+        &self,
+        group: &str,
+        consumer: &str,
+        count: usize,
+        block_ms: u64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        // Its time includes the wait for an entry: the histogram shows it as such.
+        timed("lifecycle_read", self.inner.lifecycle_read(group, consumer, count, block_ms)).await
+    }
+
+    async fn lifecycle_claim(
+        &self,
+        group: &str,
+        consumer: &str,
+        min_idle_ms: u64,
+        count: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        timed("lifecycle_claim", self.inner.lifecycle_claim(group, consumer, min_idle_ms, count))
+            .await
+    }
+
+    async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
+        timed("lifecycle_ack", self.inner.lifecycle_ack(group, ids)).await
     }
 }

@@ -38,7 +38,7 @@
 //! - [`feed`]: the append feed's stream type ([`AppendFeed`]) and notification format.
 //! - [`error`]: [`StoreError`], the one error type.
 //! - [`open`]: [`open_from_env`] (and [`open_host_store_from_env`] for the engine,
-//!   [`open_presence_store_from_env`] for the gateway, [`open_full_store_from_env`] for
+//!   [`open_gateway_store_from_env`] for the gateway, [`open_full_store_from_env`] for
 //!   everything), the store a process's environment
 //!   names, wrapped in [`instrumented`]'s metrics.
 //! - [`instrumented`]: a store that times and counts every call of another, by operation.
@@ -89,52 +89,45 @@
 //! index), and whoever announces it (the engine, or `repair_announcements` for one whose
 //! engine died) deletes both: a finished match is announced whatever dies when.
 
-pub mod bots;
-pub mod codec;
-pub mod consumer;
 pub mod error;
-pub mod feed;
 pub mod instrumented;
-pub mod keys;
+pub mod lease;
 pub mod lifecycle;
-pub mod lists;
 pub mod lobby;
+pub mod matches;
 pub mod memory;
-pub mod model;
 pub mod open;
 pub mod parts;
 pub mod platform;
 pub mod presence;
-pub mod record;
 pub mod redis_store;
-mod sentinel;
-pub mod store;
 
-pub use bots::BotMatch;
 pub use error::StoreError;
-pub use feed::AppendFeed;
 pub use ids::{BadId, MatchId, PlayerId, SeatHolder, TenantId, TicketId, TournamentId};
-pub use lifecycle::{Delivery, Finished};
-pub use lists::{Listed, PLAYER_MATCHES_KEPT};
+pub use lease::LeaseStore;
+pub use lifecycle::{Delivery, Finished, LifecycleStore};
 pub use lobby::{
     Account, AccountChange, Board, LobbyStore, Pairing, Queue, RateDecision, RatedMatch, Rating,
     RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted, Ticket, TicketCreated,
     TicketFeed, TicketState,
 };
-pub use memory::MemoryStore;
-pub use model::{
+pub use matches::bots::BotMatch;
+pub use matches::feed::AppendFeed;
+pub use matches::lists::{Listed, PLAYER_MATCHES_KEPT};
+pub use matches::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
     StoredEvent, VIEWERS, ViewerVersions, token_digest,
 };
+pub use matches::store::{EventStore, HostStore};
+pub use memory::MemoryStore;
 pub use open::{
-    description_from_env, open_from_env, open_full_store_from_env, open_host_store_from_env,
-    open_presence_store_from_env,
+    description_from_env, open_from_env, open_full_store_from_env, open_gateway_store_from_env,
+    open_host_store_from_env,
 };
-pub use parts::{FullStore, TenantStore};
+pub use parts::{FullStore, GatewayStore, MatchMakerStore, TenantStore};
 pub use platform::{
     ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream as ResultsStream, StreamEntry,
     Tenant, Unfinished,
 };
 pub use presence::{Presence, PresenceFeed, PresenceNote, PresenceStore, SeatChange};
 pub use redis_store::RedisStore;
-pub use store::{EventStore, HostStore};

@@ -1,35 +1,18 @@
 //! [`MemoryStore`]: the store in process memory, for `make run` without Redis and for pure
 //! unit tests. Same semantics as the Redis store (the same suite runs against both), no
-//! durability. The lobby's part ([`crate::LobbyStore`]) is in `memory/lobby.rs`, the seats'
-//! presence ([`crate::PresenceStore`]) in `memory/presence.rs`.
+//! durability. This file holds the state every domain shares under one lock; each domain's
+//! operations are in its own `memory.rs` (`matches/memory/`, `lobby/memory.rs`,
+//! `platform/memory.rs`, `presence/memory.rs`).
 
-mod bots;
-mod lists;
-mod lobby;
-mod platform;
-mod presence;
-
-use crate::bots::BotMatch;
-use crate::error::StoreError;
-use crate::feed::AppendFeed;
 use crate::lifecycle::Finished;
-use crate::lists::Listed;
-use crate::model::{
-    AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
-    StoredEvent, is_sha256_hex,
-};
-use crate::store::{EventStore, HostStore};
-use async_trait::async_trait;
-use ids::{MatchId, PlayerId, SeatHolder};
-use rules_core::Seat;
+use crate::matches::model::{Entry, MatchMeta, MatchSecret, Session, StoredEvent};
+use ids::{MatchId, PlayerId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
 use tokio::sync::broadcast;
-use tokio_stream::StreamExt;
-use tokio_stream::wrappers::BroadcastStream;
 
 /// How many appends the feed holds for a slow reader before that reader's stream ends.
-const FEED_CAPACITY: usize = 4_096;
+pub(crate) const FEED_CAPACITY: usize = 4_096;
 
 /// The event store in memory.
 ///
@@ -38,60 +21,64 @@ const FEED_CAPACITY: usize = 4_096;
 /// mini-redis's `Db`). The append feed and the ticket feed are broadcast channels.
 pub struct MemoryStore {
     /// All the data.
-    state: Mutex<State>,
+    pub(crate) state: Mutex<State>,
     /// The append feed: `(match, version)` of each append, sent under the state lock so
     /// each match's versions go out in order.
-    feed: broadcast::Sender<(MatchId, u64)>,
+    pub(crate) feed: broadcast::Sender<(MatchId, u64)>,
     /// The ticket feed: the players of each ticket change, sent under the state lock.
-    ticket_feed: broadcast::Sender<PlayerId>,
+    pub(crate) ticket_feed: broadcast::Sender<PlayerId>,
     /// The results feed: the tenant of each results append, sent under the state lock.
-    results_feed: broadcast::Sender<ids::TenantId>,
+    pub(crate) results_feed: broadcast::Sender<ids::TenantId>,
     /// The presence feed: each change of a seat's presence, sent under the state lock.
-    presence_feed: broadcast::Sender<crate::presence::PresenceNote>,
+    pub(crate) presence_feed: broadcast::Sender<crate::presence::PresenceNote>,
     /// Wakes the lifecycle readers waiting for an entry (`lifecycle_read`'s `block_ms`).
-    finished: tokio::sync::Notify,
+    pub(crate) finished: tokio::sync::Notify,
 }
 
 #[derive(Default)]
-struct State {
-    matches: BTreeMap<MatchId, MatchState>,
+pub(crate) struct State {
+    pub(crate) matches: BTreeMap<MatchId, MatchState>,
     /// Armed deadlines: match -> (due_ms, fence_version).
-    deadlines: BTreeMap<MatchId, (u64, u64)>,
+    pub(crate) deadlines: BTreeMap<MatchId, (u64, u64)>,
     /// The same deadlines ordered by due time, then match id (as Redis orders them).
-    due: BTreeSet<(u64, MatchId)>,
+    pub(crate) due: BTreeSet<(u64, MatchId)>,
     /// Token SHA-256 (hex) -> session.
-    sessions: BTreeMap<String, Session>,
+    pub(crate) sessions: BTreeMap<String, Session>,
     /// Every player a session was made for, with its latest session's display name.
-    players: BTreeMap<PlayerId, String>,
+    pub(crate) players: BTreeMap<PlayerId, String>,
     /// Accounts, tickets, ratings, leases, the lifecycle stream.
-    lobby: lobby::Lobby,
+    pub(crate) lobby: crate::lobby::memory::Lobby,
+    /// The lifecycle stream and its consumer groups.
+    pub(crate) lifecycle: crate::lifecycle::memory::Lifecycle,
+    /// Lease name -> its holder, and when the lease runs out.
+    pub(crate) leases: BTreeMap<String, (String, std::time::Instant)>,
     /// The announcements owed ([`HostStore::append_final`]): match -> its `Finished`.
-    owed: BTreeMap<MatchId, Finished>,
+    pub(crate) owed: BTreeMap<MatchId, Finished>,
     /// Tenants, keys, audit logs, requests, results streams.
-    platform: platform::Platform,
+    pub(crate) platform: crate::platform::memory::Platform,
     /// The live bot matches.
-    bots: bots::Bots,
+    pub(crate) bots: crate::matches::memory::bots::Bots,
     /// The players' and the games' match lists.
-    lists: lists::Lists,
+    pub(crate) lists: crate::matches::memory::lists::Lists,
     /// The seats' presence leases.
-    presence: presence::Leases,
+    pub(crate) presence: crate::presence::memory::Leases,
 }
 
-struct MatchState {
-    meta: MatchMeta,
-    secret: MatchSecret,
+pub(crate) struct MatchState {
+    pub(crate) meta: MatchMeta,
+    pub(crate) secret: MatchSecret,
     /// `log[v]` is version `v`, without views.
-    log: Vec<Entry>,
+    pub(crate) log: Vec<Entry>,
     /// Each viewer's view after the latest version.
-    views: Vec<StoredEvent>,
+    pub(crate) views: Vec<StoredEvent>,
     /// Compacted ([`HostStore::compact`]): `log` is what the record reads back as, and
     /// nothing more is appended.
-    compacted: bool,
+    pub(crate) compacted: bool,
     /// Its final step is stored (the meta's `over` on Redis): no seat is taken from then on.
-    over: bool,
+    pub(crate) over: bool,
     /// Idempotency key -> version.
-    idem: BTreeMap<String, u64>,
-    snapshot: Option<(u64, Vec<u8>)>,
+    pub(crate) idem: BTreeMap<String, u64>,
+    pub(crate) snapshot: Option<(u64, Vec<u8>)>,
 }
 
 impl Default for MemoryStore {
@@ -113,508 +100,9 @@ impl MemoryStore {
         Self::default()
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock cannot leave the maps half-updated in a way that
         // matters more than the panic itself; keep serving.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-/// Whether `finished` names every player `meta` seats (seats are only ever taken, so a
-/// final step decided on stale holders names fewer).
-fn names_every_player(meta: &MatchMeta, finished: &Finished) -> bool {
-    Seat::BOTH.into_iter().all(|seat| match &meta.seats[seat] {
-        SeatHolder::Player(p) => finished.players[seat.index()] == Some(*p),
-        SeatHolder::Open | SeatHolder::Reserved(_) | SeatHolder::Bot(_) => true,
-    })
-}
-
-impl State {
-    fn set_deadline(&mut self, id: MatchId, due_ms: u64, fence: u64) {
-        if let Some((old_due, _)) = self.deadlines.insert(id, (due_ms, fence)) {
-            self.due.remove(&(old_due, id));
-        }
-        self.due.insert((due_ms, id));
-    }
-
-    fn clear_deadline(&mut self, id: MatchId) {
-        if let Some((due, _)) = self.deadlines.remove(&id) {
-            self.due.remove(&(due, id));
-        }
-    }
-}
-
-impl MemoryStore {
-    /// An append under the state lock ([`EventStore::append`]); `finished` for a final
-    /// step ([`HostStore::append_final`]), fenced by the seat holders as on Redis.
-    fn append_entry(
-        &self,
-        state: &mut State,
-        id: MatchId,
-        entry: &Entry,
-        deadline: DeadlineChange,
-        finished: Option<&Finished>,
-    ) -> Result<AppendOutcome, StoreError> {
-        {
-            let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
-            if m.compacted {
-                // As on Redis: a conflict at the last version, so a caller behind it
-                // rebuilds and finds a retried key in the record.
-                return Ok(AppendOutcome::Conflict { current_version: m.log.len() as u64 - 1 });
-            }
-            if let Some(key) = &entry.idempotency_key
-                && let Some(&version) = m.idem.get(key)
-            {
-                return Ok(AppendOutcome::Duplicate { version });
-            }
-            let current = m.log.len() as u64 - 1;
-            if entry.version != current + 1 {
-                return Ok(AppendOutcome::Conflict { current_version: current });
-            }
-            // The holders' fence: a seat taken since the final step read the holders.
-            if finished.is_some_and(|f| !names_every_player(&m.meta, f)) {
-                return Ok(AppendOutcome::Conflict { current_version: current });
-            }
-            m.over |= finished.is_some();
-            if finished.is_some() {
-                let game = m.meta.game.clone();
-                state.lists.remove_live(&game, id);
-            }
-            let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
-            if let Some(key) = &entry.idempotency_key {
-                m.idem.insert(key.clone(), entry.version);
-            }
-            m.log.push(Entry { views: Vec::new(), ..entry.clone() });
-            m.views = entry.views.clone();
-            match deadline {
-                DeadlineChange::Keep => {}
-                DeadlineChange::Clear => state.clear_deadline(id),
-                DeadlineChange::Set { due_ms, fence_version } => {
-                    state.set_deadline(id, due_ms, fence_version)
-                }
-            }
-            // No subscriber is not an error: nobody is listening.
-            let _ = self.feed.send((id, entry.version));
-        }
-        Ok(AppendOutcome::Appended { version: entry.version })
-    }
-}
-
-#[async_trait]
-impl EventStore for MemoryStore {
-    async fn meta(&self, id: MatchId) -> Result<Option<MatchMeta>, StoreError> {
-        Ok(self.lock().matches.get(&id).map(|m| m.meta.clone()))
-    }
-
-    async fn claim_seat(
-        &self,
-        id: MatchId,
-        seat: Seat,
-        player: PlayerId,
-    ) -> Result<ClaimOutcome, StoreError> {
-        let mut state = self.lock();
-        let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
-        let over = m.over || m.compacted;
-        let holder = &mut m.meta.seats[seat];
-        let outcome = match holder {
-            SeatHolder::Player(p) if *p == player => ClaimOutcome::AlreadyYours,
-            // As claim.lua: the finished mark fences a join against the final step.
-            SeatHolder::Open
-            | SeatHolder::Reserved(_)
-            | SeatHolder::Player(_)
-            | SeatHolder::Bot(_)
-                if over =>
-            {
-                ClaimOutcome::MatchOver
-            }
-            SeatHolder::Open => ClaimOutcome::Claimed,
-            SeatHolder::Reserved(p) if *p == player => ClaimOutcome::Claimed,
-            SeatHolder::Reserved(_) => ClaimOutcome::ReservedForOther,
-            SeatHolder::Player(_) | SeatHolder::Bot(_) => ClaimOutcome::Taken,
-        };
-        if outcome == ClaimOutcome::Claimed {
-            *holder = SeatHolder::Player(player);
-        }
-        if matches!(outcome, ClaimOutcome::Claimed | ClaimOutcome::AlreadyYours) {
-            let listed = Listed { created_at_ms: m.meta.created_at_ms, id };
-            let live = crate::lists::live_game(&m.meta).map(str::to_string);
-            state.lists.add_player(player, listed);
-            if let Some(game) = live {
-                state.lists.add_live(&game, listed);
-            }
-        }
-        Ok(outcome)
-    }
-
-    async fn append(
-        &self,
-        id: MatchId,
-        entry: &Entry,
-        deadline: DeadlineChange,
-    ) -> Result<AppendOutcome, StoreError> {
-        self.append_entry(&mut self.lock(), id, entry, deadline, None)
-    }
-
-    async fn read(
-        &self,
-        id: MatchId,
-        from_version: u64,
-        limit: usize,
-    ) -> Result<Vec<Entry>, StoreError> {
-        let state = self.lock();
-        let Some(m) = state.matches.get(&id) else { return Ok(Vec::new()) };
-        let from = usize::try_from(from_version).unwrap_or(usize::MAX);
-        let mut entries: Vec<Entry> = m.log.iter().skip(from).take(limit).cloned().collect();
-        if let Some(last) = entries.last_mut()
-            && last.version + 1 == m.log.len() as u64
-        {
-            last.views = m.views.clone();
-        }
-        Ok(entries)
-    }
-
-    async fn last_version(&self, id: MatchId) -> Result<Option<u64>, StoreError> {
-        Ok(self.lock().matches.get(&id).map(|m| m.log.len() as u64 - 1))
-    }
-
-    async fn put_snapshot(
-        &self,
-        id: MatchId,
-        version: u64,
-        bytes: &[u8],
-    ) -> Result<bool, StoreError> {
-        let mut state = self.lock();
-        let Some(m) = state.matches.get_mut(&id) else { return Ok(false) };
-        if m.compacted || m.snapshot.as_ref().is_some_and(|(v, _)| *v >= version) {
-            return Ok(false);
-        }
-        m.snapshot = Some((version, bytes.to_vec()));
-        Ok(true)
-    }
-
-    async fn snapshot(&self, id: MatchId) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        Ok(self.lock().matches.get(&id).and_then(|m| m.snapshot.clone()))
-    }
-
-    async fn set_deadline(
-        &self,
-        id: MatchId,
-        due_ms: u64,
-        fence_version: u64,
-    ) -> Result<(), StoreError> {
-        self.lock().set_deadline(id, due_ms, fence_version);
-        Ok(())
-    }
-
-    async fn due_deadlines(&self, now_ms: u64, limit: usize) -> Result<Vec<Deadline>, StoreError> {
-        let state = self.lock();
-        Ok(state
-            .due
-            .iter()
-            .take_while(|(due, _)| *due <= now_ms)
-            .take(limit)
-            .map(|&(due_ms, match_id)| Deadline {
-                match_id,
-                due_ms,
-                fence_version: state.deadlines[&match_id].1,
-            })
-            .collect())
-    }
-
-    async fn deadline(&self, id: MatchId) -> Result<Option<Deadline>, StoreError> {
-        Ok(self.lock().deadlines.get(&id).map(|&(due_ms, fence_version)| Deadline {
-            match_id: id,
-            due_ms,
-            fence_version,
-        }))
-    }
-
-    async fn clear_deadline_if(&self, id: MatchId, fence_version: u64) -> Result<bool, StoreError> {
-        let mut state = self.lock();
-        if state.deadlines.get(&id).is_some_and(|&(_, fence)| fence == fence_version) {
-            state.clear_deadline(id);
-            Ok(true)
-        } else {
-            Ok(false)
-        }
-    }
-
-    async fn repair_deadline_index(&self) -> Result<usize, StoreError> {
-        Ok(0)
-    }
-
-    async fn append_feed(&self) -> Result<AppendFeed, StoreError> {
-        // A lagged reader missed appends: its stream ends, as a dropped Redis subscription's
-        // does, and it reads the logs again.
-        let feed = BroadcastStream::new(self.feed.subscribe()).map_while(Result::ok);
-        Ok(Box::pin(feed))
-    }
-
-    async fn put_session(
-        &self,
-        token_sha256_hex: &str,
-        player: PlayerId,
-        display_name: &str,
-    ) -> Result<(), StoreError> {
-        if !is_sha256_hex(token_sha256_hex) {
-            return Err(StoreError::InvalidArgument("a session key is a lower-case hex SHA-256"));
-        }
-        let session = Session { player_id: player, display_name: display_name.into() };
-        let mut state = self.lock();
-        state.players.insert(player, display_name.into());
-        state.sessions.insert(token_sha256_hex.into(), session);
-        Ok(())
-    }
-
-    async fn player_exists(&self, player: PlayerId) -> Result<bool, StoreError> {
-        Ok(self.lock().players.contains_key(&player))
-    }
-
-    async fn session(&self, token_sha256_hex: &str) -> Result<Option<Session>, StoreError> {
-        if !is_sha256_hex(token_sha256_hex) {
-            return Err(StoreError::InvalidArgument("a session key is a lower-case hex SHA-256"));
-        }
-        Ok(self.lock().sessions.get(token_sha256_hex).cloned())
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
-        let now = service_kit::time::instant();
-        let until = now + std::time::Duration::from_millis(ttl_ms.clamp(1, 1 << 40));
-        let mut state = self.lock();
-        let leases = &mut state.lobby.leases;
-        // Free, run out, or already `holder`'s: taken or extended.
-        let takes = leases
-            .get(name)
-            .is_none_or(|(held_by, runs_out)| held_by == holder || *runs_out <= now);
-        if takes {
-            leases.insert(name.to_string(), (holder.to_string(), until));
-        }
-        Ok(takes)
-    }
-
-    async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
-        self.add_bot(bot_match)?;
-        self.lock().lists.set_bot(bot_match.id, &bot_match.bot);
-        Ok(())
-    }
-
-    async fn bot_of(&self, id: MatchId) -> Result<Option<String>, StoreError> {
-        Ok(self.bot_name(id))
-    }
-
-    async fn player_matches(
-        &self,
-        player: PlayerId,
-        before: Option<Listed>,
-        limit: usize,
-    ) -> Result<Vec<Listed>, StoreError> {
-        Ok(self.player_page(player, before, limit))
-    }
-
-    async fn unlist_player_match(&self, player: PlayerId, id: MatchId) -> Result<(), StoreError> {
-        self.unlist_player(player, id);
-        Ok(())
-    }
-
-    async fn live_matches(
-        &self,
-        game: &str,
-        before: Option<Listed>,
-        limit: usize,
-    ) -> Result<Vec<Listed>, StoreError> {
-        self.live_page(game, before, limit)
-    }
-
-    async fn unlist_live_match(&self, game: &str, id: MatchId) -> Result<(), StoreError> {
-        self.unlist_live(game, id)
-    }
-
-    async fn display_names(&self, players: &[PlayerId]) -> Result<Vec<Option<String>>, StoreError> {
-        Ok(self.names(players))
-    }
-
-    async fn bot_matches(
-        &self,
-        after: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, BotMatch)>, StoreError> {
-        Ok(self.bots_after(after, limit))
-    }
-
-    async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
-        bot_match.member()?;
-        self.remove_bot(bot_match);
-        Ok(())
-    }
-
-    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
-        let mut state = self.lock();
-        state.lobby.announce(finished.clone());
-        state.owed.remove(&finished.match_id);
-        drop(state);
-        // Every reader waiting now looks again; one that is between its look and its wait
-        // was registered first (`Notified::enable`), so none misses it.
-        self.finished.notify_waiters();
-        Ok(())
-    }
-
-    async fn repair_announcements(
-        &self,
-        before_ms: u64,
-        limit: usize,
-    ) -> Result<usize, StoreError> {
-        let mut due: Vec<Finished> =
-            self.lock().owed.values().filter(|f| f.at_ms <= before_ms).cloned().collect();
-        due.sort_by_key(|f| (f.at_ms, f.match_id));
-        due.truncate(limit);
-        for f in &due {
-            self.announce_finished(f).await?;
-        }
-        Ok(due.len())
-    }
-}
-
-#[async_trait]
-impl HostStore for MemoryStore {
-    async fn append_final(
-        &self,
-        id: MatchId,
-        entry: &Entry,
-        finished: &Finished,
-    ) -> Result<AppendOutcome, StoreError> {
-        let mut state = self.lock();
-        let outcome =
-            self.append_entry(&mut state, id, entry, DeadlineChange::Clear, Some(finished))?;
-        if let AppendOutcome::Appended { .. } = outcome {
-            state.owed.insert(id, finished.clone());
-        }
-        Ok(outcome)
-    }
-
-    async fn create_match(
-        &self,
-        id: MatchId,
-        meta: &MatchMeta,
-        secret: &MatchSecret,
-        opening: &Entry,
-    ) -> Result<(), StoreError> {
-        if opening.version != 0 {
-            return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
-        }
-        {
-            let mut state = self.lock();
-            if state.matches.contains_key(&id) {
-                return Err(StoreError::AlreadyExists(id));
-            }
-            let mut idem = BTreeMap::new();
-            if let Some(key) = &opening.idempotency_key {
-                idem.insert(key.clone(), 0);
-            }
-            state.matches.insert(
-                id,
-                MatchState {
-                    meta: meta.clone(),
-                    secret: secret.clone(),
-                    log: vec![Entry { views: Vec::new(), ..opening.clone() }],
-                    views: opening.views.clone(),
-                    compacted: false,
-                    over: false,
-                    idem,
-                    snapshot: None,
-                },
-            );
-            let listed = Listed { created_at_ms: meta.created_at_ms, id };
-            for player in crate::lists::seated_players(meta) {
-                state.lists.add_player(player, listed);
-            }
-            if let Some(game) =
-                crate::lists::live_game(meta).filter(|g| crate::lists::listable_game(g))
-            {
-                state.lists.add_live(game, listed);
-            }
-        }
-        Ok(())
-    }
-
-    async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {
-        Ok(self.lock().matches.get(&id).map(|m| m.secret.clone()))
-    }
-
-    async fn compact(
-        &self,
-        id: MatchId,
-        last_version: u64,
-        _retention_ms: u64,
-    ) -> Result<bool, StoreError> {
-        let mut state = self.lock();
-        let Some(m) = state.matches.get_mut(&id) else { return Ok(false) };
-        if m.compacted || m.log.len() as u64 != last_version + 1 {
-            return Ok(false);
-        }
-        // Through the record's own encoding, so reads answer exactly what Redis's would.
-        let record = crate::record::encode(&m.log, &m.views);
-        let (log, views) = crate::record::decode(&record)
-            .map_err(|e| StoreError::Corrupt(format!("record of {id}: {e}")))?;
-        m.log = log;
-        m.views = views;
-        m.idem.clear();
-        m.snapshot = None;
-        m.compacted = true;
-        state.clear_deadline(id);
-        Ok(true)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn step(version: u64) -> Entry {
-        Entry {
-            version,
-            step_json: "{}".into(),
-            idempotency_key: None,
-            events: Vec::new(),
-            views: Vec::new(),
-            traceparent: None,
-            at_ms: version,
-            tag: version + 1,
-        }
-    }
-
-    #[tokio::test]
-    async fn a_reader_that_falls_behind_loses_its_feed() {
-        let store = MemoryStore::new();
-        let id = MatchId::random();
-        let meta = MatchMeta {
-            game: "gops".into(),
-            options_json: "{}".into(),
-            commitment_hex: "11".repeat(32),
-            seats: rules_core::PerSeat([SeatHolder::Open, SeatHolder::Open]),
-            move_time_ms: 1,
-            created_at_ms: 0,
-            listed: true,
-        };
-        let secret = MatchSecret { seed_hex: "00".repeat(16) };
-        store.create_match(id, &meta, &secret, &step(0)).await.expect("create");
-        let mut feed = store.append_feed().await.expect("subscribe");
-        let appended = store.append(id, &step(1), DeadlineChange::Keep).await;
-        assert_eq!(appended, Ok(AppendOutcome::Appended { version: 1 }));
-        assert_eq!(feed.next().await, Some((id, 1)));
-        for version in 2..=FEED_CAPACITY as u64 + 2 {
-            let appended = store.append(id, &step(version), DeadlineChange::Keep).await;
-            assert_eq!(appended, Ok(AppendOutcome::Appended { version }));
-        }
-        // It missed one: the stream ends rather than skipping it silently.
-        assert_eq!(feed.next().await, None);
-        // A new subscription hears what comes next.
-        let mut again = store.append_feed().await.expect("subscribe");
-        let next = FEED_CAPACITY as u64 + 3;
-        store.append(id, &step(next), DeadlineChange::Keep).await.expect("append");
-        assert_eq!(again.next().await, Some((id, next)));
     }
 }

@@ -25,7 +25,7 @@
 //! (`min-replicas-to-write` on the servers narrows that window).
 
 use crate::instrumented::Instrumented;
-use crate::{EventStore, FullStore, HostStore, MemoryStore, PresenceStore, RedisStore, StoreError};
+use crate::{EventStore, FullStore, GatewayStore, HostStore, MemoryStore, RedisStore, StoreError};
 use service_kit::config::list;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -97,11 +97,11 @@ pub async fn open_host_store_from_env() -> Result<Arc<dyn HostStore>, StoreError
     Ok(open_full_store_from_env().await?)
 }
 
-/// The store [`open_from_env`] opens, with the seats' presence: for the gateway.
+/// The store [`open_from_env`] opens, with the seats' presence and the bot runner's lease: for the gateway.
 ///
 /// # Errors
 /// As [`open_from_env`].
-pub async fn open_presence_store_from_env() -> Result<Arc<dyn PresenceStore>, StoreError> {
+pub async fn open_gateway_store_from_env() -> Result<Arc<dyn GatewayStore>, StoreError> {
     Ok(open_full_store_from_env().await?)
 }
 

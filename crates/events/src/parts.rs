@@ -1,21 +1,37 @@
 //! The parts of the store each service holds, composed from the domains' traits: the
-//! tournament service's ([`TenantStore`]) and the whole of it ([`FullStore`], for
+//! match-maker's ([`MatchMakerStore`]), the tournament service's ([`TenantStore`]), the
+//! gateway's ([`GatewayStore`]) and the whole of it ([`FullStore`], for
 //! `colosseum run` and the in-process cluster). Apart from the traits, so that no domain's
 //! file imports this one back.
 
+use crate::lease::LeaseStore;
+use crate::lifecycle::LifecycleStore;
 use crate::lobby::LobbyStore;
+use crate::matches::store::HostStore;
 use crate::platform::PlatformStore;
 use crate::presence::PresenceStore;
-use crate::store::HostStore;
 
-/// The tournament service's part: the platform's records, with the lobby's lease and
-/// lifecycle stream (and no seed: that is [`HostStore`]'s).
-pub trait TenantStore: LobbyStore + PlatformStore {}
+/// The match-maker's part: the lobby, the lifecycle stream (the ratings read it) and the
+/// matcher's lease.
+pub trait MatchMakerStore: LobbyStore + LifecycleStore + LeaseStore {}
 
-impl<T: LobbyStore + PlatformStore + ?Sized> TenantStore for T {}
+impl<T: LobbyStore + LifecycleStore + LeaseStore + ?Sized> MatchMakerStore for T {}
+
+/// The tournament service's part: the platform's records, the lifecycle stream (the
+/// results read it) and the driver's lease; no lobby, and no seed (that is
+/// [`HostStore`]'s).
+pub trait TenantStore: PlatformStore + LifecycleStore + LeaseStore {}
+
+impl<T: PlatformStore + LifecycleStore + LeaseStore + ?Sized> TenantStore for T {}
+
+/// The gateway's part: the matches (no seed), the seats' presence and the bot runner's
+/// lease.
+pub trait GatewayStore: PresenceStore + LeaseStore {}
+
+impl<T: PresenceStore + LeaseStore + ?Sized> GatewayStore for T {}
 
 /// Everything a store is: what `colosseum run` and the in-process cluster hand to every
 /// service (each takes the part it may use, by upcasting). Both stores are one.
-pub trait FullStore: HostStore + TenantStore + PresenceStore {}
+pub trait FullStore: HostStore + MatchMakerStore + TenantStore + GatewayStore {}
 
-impl<T: HostStore + TenantStore + PresenceStore + ?Sized> FullStore for T {}
+impl<T: HostStore + MatchMakerStore + TenantStore + GatewayStore + ?Sized> FullStore for T {}

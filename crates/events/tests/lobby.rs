@@ -11,7 +11,8 @@ use common::redis_fixture;
 use events::{
     Account, AccountChange, Board, Delivery, Finished, FullStore, MatchId, Pairing, PlayerId,
     Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
-    SeekAccepted, StoreError, Ticket, TicketCreated, TicketFeed, TicketId, TicketState, keys,
+    SeekAccepted, StoreError, Ticket, TicketCreated, TicketFeed, TicketId, TicketState,
+    redis_store::keys,
 };
 use rules_core::Seat;
 use std::collections::BTreeSet;

@@ -9,7 +9,8 @@
 mod common;
 
 use events::{
-    FullStore, MatchId, PresenceFeed, PresenceNote, PresenceStore, SeatChange, StoreError, keys,
+    FullStore, MatchId, PresenceFeed, PresenceNote, PresenceStore, SeatChange, StoreError,
+    redis_store::keys,
 };
 use rules_core::Seat;
 use std::sync::Arc;
@@ -114,10 +115,12 @@ async fn each_change_is_announced_once(store: Store) {
     store.unmark_present(a, Seat::ZERO, "gw-1", T0 + 2).await.expect("gw-2 still holds it");
     store.unmark_present(a, Seat::ZERO, "gw-2", T0 + 3).await.expect("left");
     store.unmark_present(a, Seat::ONE, "gw-2", T0 + 4).await.expect("never held");
-    assert_eq!(
-        next_notes(&mut feed, 3).await,
-        [note(a, Seat::ZERO, true), note(b, Seat::ONE, true), note(a, Seat::ZERO, false)]
-    );
+    // Each match's notes come in order; two matches' need not (on a cluster each match's
+    // node publishes its own).
+    let got = next_notes(&mut feed, 3).await;
+    let of = |id: MatchId| got.iter().filter(|n| n.id == id).cloned().collect::<Vec<_>>();
+    assert_eq!(of(a), [note(a, Seat::ZERO, true), note(a, Seat::ZERO, false)]);
+    assert_eq!(of(b), [note(b, Seat::ONE, true)]);
     assert!(quiet(&mut feed).await, "only the three changes are announced");
     // A later subscriber hears only what comes after it; both hear that.
     let mut late = store.presence_feed().await.expect("subscribe");

@@ -113,11 +113,14 @@ fn no_crate_of_the_gateway_or_the_clock_names_the_secret() {
 fn the_names_checked_are_the_secret_and_its_accessor() {
     // Were they renamed, the check above would pass vacuously.
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let model = std::fs::read_to_string(src.join("model.rs")).expect("model.rs");
-    let store = std::fs::read_to_string(src.join("store.rs")).expect("store.rs");
+    let model = std::fs::read_to_string(src.join("matches/model.rs")).expect("matches/model.rs");
+    let store = std::fs::read_to_string(src.join("matches/store.rs")).expect("matches/store.rs");
     assert!(model.contains(&format!("pub struct {}", SECRET_NAMES[0])));
     assert!(store.contains(&format!("async fn {}(", SECRET_NAMES[1])));
-    assert!(store.contains(&format!("pub trait {}: EventStore", SECRET_NAMES[2])));
+    assert!(
+        store.contains(&format!("pub trait {}: EventStore", SECRET_NAMES[2])),
+        "the host store's trait"
+    );
     let open = std::fs::read_to_string(src.join("open.rs")).expect("open.rs");
     assert!(open.contains(&format!("pub async fn {}_from_env", SECRET_NAMES[3])));
     // The edge's store trait has neither the secret nor match creation.

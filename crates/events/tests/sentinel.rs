@@ -5,7 +5,7 @@
 //! the lobby's blocking lifecycle reads, on a connection of their own, follow it too.
 
 use events::{
-    AppendOutcome, DeadlineChange, Entry, EventStore, Finished, HostStore, LobbyStore, MatchId,
+    AppendOutcome, DeadlineChange, Entry, EventStore, Finished, HostStore, LifecycleStore, MatchId,
     MatchMeta, MatchSecret, RedisStore, SeatHolder, StoreError, StoredEvent,
 };
 use rules_core::{Audience, PerSeat};
@@ -143,7 +143,7 @@ async fn the_store_follows_a_sentinel_failover() {
         let direct = redis::Client::open(format!("redis://127.0.0.1:{port}/")).expect("client");
         let mut conn = direct.get_multiplexed_async_connection().await.expect("connect");
         let len: u64 = redis::cmd("XLEN")
-            .arg(events::keys::log(id))
+            .arg(events::redis_store::keys::log(id))
             .query_async(&mut conn)
             .await
             .expect("XLEN");

@@ -12,7 +12,7 @@ use common::{cluster_fixture, memory_fixture, redis_fixture, start_redis};
 use events::{
     AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, HostStore, MatchId,
     MatchMeta, MatchSecret, PlayerId, RedisStore, SeatHolder, Session, StoreError, StoredEvent,
-    keys,
+    redis_store::keys,
 };
 use rules_core::{Audience, PerSeat, Seat};
 use std::collections::BTreeMap;
@@ -971,14 +971,14 @@ async fn a_compaction_of_a_reissued_version_changes_nothing() {
     for (id_text, e) in [("1-1", entry(1, Some("k1"))), ("2-1", reissued)] {
         let mut xadd = redis::cmd("XADD");
         xadd.arg(keys::log(id)).arg(id_text);
-        for (k, v) in events::codec::entry_fields(&e) {
+        for (k, v) in events::redis_store::codec::entry_fields(&e) {
             xadd.arg(k).arg(v);
         }
         let _: String = xadd.query_async(&mut conn).await.expect("XADD");
     }
     // The store's own compaction reads what is there now, so it is safe; a script given
     // the old entry's tag (what a compaction read before the failover would pass) is not.
-    let script = redis::Script::new(include_str!("../src/lua/compact.lua"));
+    let script = redis::Script::new(include_str!("../src/matches/lua/compact.lua"));
     let mut call = script.prepare_invoke();
     for key in [
         keys::log(id),

@@ -4,7 +4,7 @@
 //! tests start it on a real Redis and stop and restart single services mid-match. Each
 //! run makes its own internal secret and hands it to every piece.
 
-use events::{EventStore, FullStore, HostStore, LobbyStore, PresenceStore, TenantStore};
+use events::{EventStore, FullStore, GatewayStore, HostStore, MatchMakerStore, TenantStore};
 use games::Family;
 use gateway::forwarded::TrustedProxies;
 use rules_engine::engine::Engine;
@@ -528,7 +528,7 @@ async fn bind_again(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAdd
 }
 
 async fn start_gateway(
-    store: Arc<dyn PresenceStore>,
+    store: Arc<dyn GatewayStore>,
     addr: SocketAddr,
     urls: &[engines::EngineUrls],
     backends: &Backends,
@@ -539,7 +539,7 @@ async fn start_gateway(
 
 /// Serves a gateway on a bound listener, believing `x-forwarded-for` from `proxies`.
 fn serve_gateway(
-    store: Arc<dyn PresenceStore>,
+    store: Arc<dyn GatewayStore>,
     (listener, addr): (tokio::net::TcpListener, SocketAddr),
     urls: &[engines::EngineUrls],
     backends: &Backends,
@@ -617,7 +617,7 @@ async fn start_engine(
 }
 
 async fn start_match_maker(
-    store: Arc<dyn LobbyStore>,
+    store: Arc<dyn MatchMakerStore>,
     addr: SocketAddr,
     urls: &[engines::EngineUrls],
     token: &InternalToken,

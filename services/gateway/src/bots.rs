@@ -13,7 +13,7 @@
 //! applied once.
 
 use client::{Client, Cursor, Play, Turns};
-use events::{BotMatch, EventStore, PlayerId};
+use events::{BotMatch, GatewayStore, PlayerId};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -57,7 +57,7 @@ pub fn has_bot(game: &str, name: &str) -> bool {
 /// session) and where to play (this gateway's own public address).
 #[derive(Clone)]
 pub struct Runner {
-    store: Arc<dyn EventStore>,
+    store: Arc<dyn GatewayStore>,
     gateway_url: String,
     token: String,
     /// This runner's name in the lease (unique per process).
@@ -68,7 +68,7 @@ impl Runner {
     /// A runner playing through the gateway at `gateway_url`, with a session of its own
     /// (one per process: a gateway restarted opens a new one), known in the lease by
     /// that address and a random suffix (two processes never share a name).
-    pub fn new(store: Arc<dyn EventStore>, gateway_url: &str) -> Runner {
+    pub fn new(store: Arc<dyn GatewayStore>, gateway_url: &str) -> Runner {
         let suffix = hex::encode(&service_kit::time::os_random_32()[..4]);
         Runner {
             store,

@@ -51,7 +51,7 @@ pub mod watch;
 pub mod web;
 
 use api::v1;
-use events::PresenceStore;
+use events::GatewayStore;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -98,7 +98,7 @@ pub struct Backends {
 /// The server failed.
 pub async fn serve(
     listener: TcpListener,
-    store: Arc<dyn PresenceStore>,
+    store: Arc<dyn GatewayStore>,
     engines: engines::Engines,
     backends: Backends,
     proxies: forwarded::TrustedProxies,
@@ -109,11 +109,11 @@ pub async fn serve(
     let Backends { lobby, tournaments, web } = backends;
     let hub = hub::Hub::new(store.clone());
     tokio::spawn(hub.clone().run(shutdown.clone()));
-    let store: Arc<dyn events::EventStore> = store;
-    let gateway = matches::Gateway::new(store.clone(), engines, hub, shutdown.clone());
     // The bot runner plays through this gateway like any client, whenever this gateway
     // holds its lease (its calls wait for the server below to be up).
     tokio::spawn(bots::Runner::new(store.clone(), &public_url).run(shutdown.clone()));
+    let store: Arc<dyn events::EventStore> = store;
+    let gateway = matches::Gateway::new(store.clone(), engines, hub, shutdown.clone());
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
         .with(gateway.into_service())
         .with(v1::lobby_service_server::LobbyServiceServer::new(lobby::LobbyFront::new(lobby)))

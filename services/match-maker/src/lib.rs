@@ -24,7 +24,7 @@ pub mod ratings;
 pub mod watch;
 
 use api::v1::lobby_service_server::LobbyServiceServer;
-use events::LobbyStore;
+use events::MatchMakerStore;
 use service_kit::internal::InternalToken;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -37,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 /// The server failed.
 pub async fn serve(
     listener: TcpListener,
-    store: Arc<dyn LobbyStore>,
+    store: Arc<dyn MatchMakerStore>,
     engines: engines::Engines,
     token: Option<InternalToken>,
     shutdown: CancellationToken,

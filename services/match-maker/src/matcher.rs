@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::metrics;
 use crate::queues::pairing_of;
 use engines::{CallError, Created, Engines};
-use events::{LobbyStore, MatchId, Pairing, Queue, SeatHolder, Ticket, TicketId};
+use events::{MatchId, MatchMakerStore, Pairing, Queue, SeatHolder, Ticket, TicketId};
 use ladder::pairing::Candidate;
 use service_kit::time::now_ms;
 use std::collections::{BTreeMap, BTreeSet};
@@ -52,7 +52,7 @@ pub struct Pass {
 
 /// The matcher.
 pub struct Matcher {
-    store: Arc<dyn LobbyStore>,
+    store: Arc<dyn MatchMakerStore>,
     engines: Engines,
     /// This process's name in the lease.
     holder: String,
@@ -65,7 +65,7 @@ impl Matcher {
     /// A matcher over `store`, creating matches through `engines`; `name` (this
     /// replica's address) starts its name in the lease, so an operator or a test can tell
     /// which replica holds it.
-    pub fn new(store: Arc<dyn LobbyStore>, engines: Engines, name: &str) -> Arc<Matcher> {
+    pub fn new(store: Arc<dyn MatchMakerStore>, engines: Engines, name: &str) -> Arc<Matcher> {
         Arc::new(Matcher {
             store,
             engines,

@@ -10,8 +10,8 @@
 use crate::error::Error;
 use crate::metrics;
 use events::{
-    Board, Finished, LobbyStore, MatchId, PlayerId, RatedMatch, Rating, RatingChange, RatingUpdate,
-    Recorded,
+    Board, Finished, MatchId, MatchMakerStore, PlayerId, RatedMatch, Rating, RatingChange,
+    RatingUpdate, Recorded,
 };
 use ladder::glicko;
 use service_kit::time::now_ms;
@@ -59,19 +59,21 @@ pub fn board_for(leaderboard: bool, bot: bool, rating: &Rating) -> Option<Board>
 
 /// Rates finished matches.
 pub struct Ratings {
-    store: Arc<dyn LobbyStore>,
+    store: Arc<dyn MatchMakerStore>,
 }
 
 impl Ratings {
     /// The ratings over `store`.
-    pub fn new(store: Arc<dyn LobbyStore>) -> Arc<Ratings> {
+    pub fn new(store: Arc<dyn MatchMakerStore>) -> Arc<Ratings> {
         Arc::new(Ratings { store })
     }
 
     /// Reads and rates until `shutdown` (entries a dead replica left are claimed).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let consumer = events::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
-        events::consumer::consume_with(self.store.clone(), consumer, shutdown, self).await;
+        let consumer =
+            events::lifecycle::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
+        events::lifecycle::consumer::consume_with(self.store.clone(), consumer, shutdown, self)
+            .await;
     }
 
     /// Rates what was delivered and acknowledges what is done; the rest stays pending,
@@ -181,7 +183,7 @@ impl Ratings {
 }
 
 #[tonic::async_trait]
-impl events::consumer::Handler for Ratings {
+impl events::lifecycle::consumer::Handler for Ratings {
     async fn handle(&self, deliveries: Vec<events::Delivery>) {
         self.take(deliveries).await;
     }

@@ -88,8 +88,10 @@ impl Results {
 
     /// Reads and records until `shutdown` (entries a dead replica left are claimed).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let consumer = events::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
-        events::consumer::consume_with(self.store.clone(), consumer, shutdown, self).await;
+        let consumer =
+            events::lifecycle::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
+        events::lifecycle::consumer::consume_with(self.store.clone(), consumer, shutdown, self)
+            .await;
     }
 
     /// Records a read's entries and acknowledges those stored: each tournament's results
@@ -387,7 +389,7 @@ pub fn took(a: Appended) -> bool {
 }
 
 #[tonic::async_trait]
-impl events::consumer::Handler for Results {
+impl events::lifecycle::consumer::Handler for Results {
     async fn handle(&self, deliveries: Vec<events::Delivery>) {
         self.take(deliveries).await;
     }

@@ -10,7 +10,7 @@
 use api::v1;
 use client::platform::Platform;
 use cluster_tests::{Env, Picker, Player, gops3, play_out, queue};
-use events::{EventStore, LobbyStore, RedisStore};
+use events::{LifecycleStore, RedisStore};
 use games::Family;
 use std::time::Duration;
 use tokio_stream::StreamExt;

@@ -57,7 +57,7 @@ async fn announcements(redis_url: &str) -> BTreeMap<MatchId, Vec<Finished>> {
     let client = redis::Client::open(redis_url).expect("a redis url");
     let mut conn = client.get_multiplexed_async_connection().await.expect("redis");
     let entries: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
-        .arg(events::keys::LIFECYCLE)
+        .arg(events::redis_store::keys::LIFECYCLE)
         .arg("-")
         .arg("+")
         .query_async(&mut conn)

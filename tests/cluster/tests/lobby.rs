@@ -4,7 +4,7 @@
 
 use api::v1;
 use cluster_tests::{Env, Picker, Player, assert_status, play_out, queue};
-use events::{EventStore, Finished, LobbyStore, MatchId, RedisStore};
+use events::{EventStore, Finished, LifecycleStore, LobbyStore, MatchId, RedisStore};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tonic::Code;

@@ -121,8 +121,11 @@ async fn a_deadline_whose_index_entry_was_lost_fires_after_the_clock_restarts() 
     // writes); the match's own deadline stays armed.
     let client = redis::Client::open(env.redis.url()).expect("url");
     let mut conn = client.get_multiplexed_async_connection().await.expect("connect");
-    let () =
-        redis::cmd("DEL").arg(events::keys::DEADLINES).query_async(&mut conn).await.expect("DEL");
+    let () = redis::cmd("DEL")
+        .arg(events::redis_store::keys::DEADLINES)
+        .query_async(&mut conn)
+        .await
+        .expect("DEL");
     tokio::time::sleep(Duration::from_millis(1_500)).await;
 
     env.cluster.restart_clock().await.expect("the clock restarts");

@@ -1,4 +1,4 @@
--- The part every ticket script starts with (prepended by `src/redis_store/lobby.rs`): the
+-- The part every ticket script starts with (prepended by `src/lobby/redis.rs`): the
 -- keys and arguments they share and the helpers that keep the indexes in step with a
 -- ticket's state. Every key is a `colosseum:{lobby}:` one, so a script is atomic on the
 -- one node that serves the slot; the waiting sets are named here from their prefix

@@ -4,8 +4,11 @@
 //! an event or a request record says is the service's JSON: the store sequences, indexes
 //! and guards it, and never parses it.
 
+pub(crate) mod memory;
+pub(crate) mod redis;
+
 use crate::error::StoreError;
-use crate::store::EventStore;
+use crate::matches::store::EventStore;
 use async_trait::async_trait;
 use ids::{MatchId, TenantId, TournamentId};
 use serde::{Deserialize, Serialize};

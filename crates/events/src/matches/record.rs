@@ -6,13 +6,13 @@
 //! `at_ms`, tag (8 bytes little-endian), step, idempotency key (a presence byte, then the
 //! key), traceparent (`0` none; `1` then its 26 bytes when it is the W3C `00-<32 hex>-<16
 //! hex>-<2 hex>` form, as ours always are; `2` then the text) and events (as the stream's
-//! `ev` field, [`crate::codec::encode_events`]); then the final views, encoded the same
+//! `ev` field, [`crate::redis_store::codec::encode_events`]); then the final views, encoded the same
 //! way. Numbers are LEB128 varints, strings and byte strings a varint length and their
 //! bytes. Everything an entry holds is kept: a watch read from the record is the watch
 //! read from the stream.
 
-use crate::codec::{decode_events, encode_events};
-use crate::model::{Entry, StoredEvent};
+use crate::matches::model::{Entry, StoredEvent};
+use crate::redis_store::codec::{decode_events, encode_events};
 
 /// The format byte.
 const FORMAT: u8 = 1;

@@ -2,12 +2,12 @@
 //! `HostStore`, the rules engine's, which adds creating matches and reading their seed.
 //! Which implementation is behind them is decided once, at startup.
 
-use crate::bots::BotMatch;
 use crate::error::StoreError;
-use crate::feed::AppendFeed;
 use crate::lifecycle::Finished;
-use crate::lists::Listed;
-use crate::model::{
+use crate::matches::bots::BotMatch;
+use crate::matches::feed::AppendFeed;
+use crate::matches::lists::Listed;
+use crate::matches::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
 use async_trait::async_trait;
@@ -208,15 +208,6 @@ pub trait EventStore: Send + Sync {
     /// [`StoreError::Redis`] if it does not.
     async fn ping(&self) -> Result<(), StoreError>;
 
-    /// Takes or keeps the lease `name` for `holder` for `ttl_ms`: true if `holder` holds
-    /// it now (it was free, expired, or already `holder`'s, and is extended). What one
-    /// process of many does at a time (the matcher, the tournament driver, the bot runner)
-    /// runs under one.
-    ///
-    /// # Errors
-    /// [`StoreError::Redis`].
-    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError>;
-
     /// Records a live bot match after every one recorded before it (one recorded again
     /// moves last): the gateway's, before it answers the CreateMatch, so the bot runner,
     /// whichever process runs it, plays the match. The bot's name is kept with the match
@@ -256,7 +247,7 @@ pub trait EventStore: Send + Sync {
     /// At most `limit` of `player`'s matches, newest first, each older than `before`
     /// (`None`: from the newest): a player's list, written when a match seats the player
     /// ([`HostStore::create_match`], [`EventStore::claim_seat`]) and keeping the newest
-    /// [`crate::lists::PLAYER_MATCHES_KEPT`]. A hint: on Redis the entry is written before
+    /// [`crate::matches::lists::PLAYER_MATCHES_KEPT`]. A hint: on Redis the entry is written before
     /// the seat is (another slot), so it may name a match the player was never seated in
     /// (a claim refused, or never made) or one that no longer exists; a reader checks the
     /// meta and may [`EventStore::unlist_player_match`] what can no longer hold.
@@ -306,31 +297,6 @@ pub trait EventStore: Send + Sync {
     /// # Errors
     /// [`StoreError::Redis`].
     async fn display_names(&self, players: &[PlayerId]) -> Result<Vec<Option<String>>, StoreError>;
-
-    /// Announces a finished match on the lifecycle stream (`colosseum:lifecycle`, read by
-    /// consumer groups: the ratings, the tournaments), then clears the announcement its
-    /// final step left owed ([`HostStore::append_final`]). At least once: the rules engine
-    /// announces after the final step is stored, and the match may be announced again (a
-    /// retry, [`EventStore::repair_announcements`] racing a slow engine); readers make a
-    /// repeat change nothing.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Redis`].
-    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError>;
-
-    /// Announces, as [`EventStore::announce_finished`] does, the owed announcements
-    /// ([`HostStore::append_final`]) whose final step was stored at or before `before_ms`,
-    /// at most `limit` of them, oldest first; an index entry whose final step was never
-    /// stored (its append failed or was refused) is dropped. Returns how many it
-    /// announced. The repair of announcements an engine died before making: one process
-    /// at a time runs it, under a lease (two at once would only announce twice).
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Redis`], [`StoreError::Corrupt`].
-    async fn repair_announcements(&self, before_ms: u64, limit: usize)
-    -> Result<usize, StoreError>;
 }
 
 /// What the rules engine, which hosts matches, needs beyond [`EventStore`]: creating a
@@ -339,7 +305,7 @@ pub trait EventStore: Send + Sync {
 /// it is published (`tests/secret_readers.rs` checks that their sources never name this
 /// trait or the secret).
 #[async_trait]
-pub trait HostStore: EventStore {
+pub trait HostStore: EventStore + crate::lifecycle::LifecycleStore {
     /// Creates a match with its meta, its secret and its opening entry (version 0), all
     /// together or not at all: a match never exists without its seed. Before it, the match
     /// is listed for each player it seats, and in its game's live list if both seats are
@@ -392,7 +358,7 @@ pub trait HostStore: EventStore {
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError>;
 
     /// Compacts a finished match whose last version is `last_version`: its entries and
-    /// final views become one record ([`crate::record`]), and the stream, the idempotency
+    /// final views become one record ([`crate::matches::record`]), and the stream, the idempotency
     /// keys, the snapshot, the views and any deadline go; reads answer the same entries
     /// from the record. With `retention_ms > 0` the record, the meta and the secret
     /// expire after that long (the match is then unknown); 0 keeps them. Returns whether

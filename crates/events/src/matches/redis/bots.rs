@@ -8,18 +8,19 @@
 //! | `bot_matches` | `ZRANGEBYSCORE (<after> +inf WITHSCORES LIMIT 0 <limit>` |
 //! | `remove_bot_match` | `ZREM` |
 
-use super::RedisStore;
-use crate::bots::BotMatch;
 use crate::error::StoreError;
-use crate::keys;
+use crate::matches::bots::BotMatch;
+use crate::redis_store::RedisStore;
+use crate::redis_store::keys;
 use redis::Script;
 use std::sync::LazyLock;
 
 /// Loaded on first use (`redis::Script` answers `NOSCRIPT` by loading).
-static ADD: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../lua/bot_add.lua")));
+pub(crate) static ADD: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("../lua/bot_add.lua")));
 
 impl RedisStore {
-    pub(super) async fn add_bot(&self, m: &BotMatch) -> Result<(), StoreError> {
+    pub(crate) async fn add_bot(&self, m: &BotMatch) -> Result<(), StoreError> {
         let _: u64 = ADD
             .key(keys::BOT_MATCHES)
             .key(keys::BOT_SEQ)
@@ -29,7 +30,7 @@ impl RedisStore {
         Ok(())
     }
 
-    pub(super) async fn bots_after(
+    pub(crate) async fn bots_after(
         &self,
         after: u64,
         limit: usize,
@@ -53,7 +54,7 @@ impl RedisStore {
             .collect()
     }
 
-    pub(super) async fn remove_bot(&self, m: &BotMatch) -> Result<(), StoreError> {
+    pub(crate) async fn remove_bot(&self, m: &BotMatch) -> Result<(), StoreError> {
         let _: i64 = redis::cmd("ZREM")
             .arg(keys::BOT_MATCHES)
             .arg(m.member()?)

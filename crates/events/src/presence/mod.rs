@@ -3,8 +3,11 @@
 //! it has none, so a holder that dies lets its presence lapse by itself after the lease's
 //! time. [`PresenceStore`] is the gateway's store; a change is announced on a feed.
 
+pub(crate) mod memory;
+pub(crate) mod redis;
+
 use crate::error::StoreError;
-use crate::store::EventStore;
+use crate::matches::store::EventStore;
 use async_trait::async_trait;
 use ids::MatchId;
 use rules_core::Seat;

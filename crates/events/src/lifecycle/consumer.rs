@@ -4,7 +4,7 @@
 //! claimed on a slower tick, with one retry and one shutdown policy.
 
 use crate::lifecycle::Delivery;
-use crate::lobby::LobbyStore;
+use crate::lifecycle::LifecycleStore;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,7 +52,7 @@ pub async fn consume_with<S, H>(
     shutdown: CancellationToken,
     handler: Arc<H>,
 ) where
-    S: LobbyStore + ?Sized + 'static,
+    S: LifecycleStore + ?Sized + 'static,
     H: Handler,
 {
     let handle = move |d| {
@@ -73,7 +73,7 @@ pub async fn consume<S, H, F>(
     shutdown: CancellationToken,
     handle: H,
 ) where
-    S: LobbyStore + ?Sized + 'static,
+    S: LifecycleStore + ?Sized + 'static,
     H: Fn(Vec<Delivery>) -> F + Clone + Send + Sync + 'static,
     F: Future<Output = ()> + Send,
 {

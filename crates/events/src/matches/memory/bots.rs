@@ -1,14 +1,14 @@
 //! The bot matches in memory: each match's member and position, positions counted up.
 
-use super::MemoryStore;
-use crate::bots::BotMatch;
 use crate::error::StoreError;
+use crate::matches::bots::BotMatch;
+use crate::memory::MemoryStore;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
 /// The live bot matches.
 #[derive(Default)]
-pub(super) struct Bots {
+pub(crate) struct Bots {
     /// The last position given.
     seq: u64,
     /// Position -> bot match, and the way back.
@@ -17,7 +17,7 @@ pub(super) struct Bots {
 }
 
 impl MemoryStore {
-    pub(super) fn add_bot(&self, m: &BotMatch) -> Result<(), StoreError> {
+    pub(crate) fn add_bot(&self, m: &BotMatch) -> Result<(), StoreError> {
         m.member()?;
         let bots = &mut self.lock().bots;
         bots.seq += 1;
@@ -29,13 +29,13 @@ impl MemoryStore {
         Ok(())
     }
 
-    pub(super) fn bots_after(&self, after: u64, limit: usize) -> Vec<(u64, BotMatch)> {
+    pub(crate) fn bots_after(&self, after: u64, limit: usize) -> Vec<(u64, BotMatch)> {
         let state = self.lock();
         let later = state.bots.by_seq.range((Bound::Excluded(after), Bound::Unbounded));
         later.take(limit).map(|(seq, m)| (*seq, m.clone())).collect()
     }
 
-    pub(super) fn remove_bot(&self, m: &BotMatch) {
+    pub(crate) fn remove_bot(&self, m: &BotMatch) {
         let bots = &mut self.lock().bots;
         if let Some(seq) = bots.seq_of.remove(m) {
             bots.by_seq.remove(&seq);

@@ -1,8 +1,8 @@
 //! Seat presence in memory: [`PresenceStore`] for [`MemoryStore`], each seat's leases as
 //! Redis keeps them (holder -> expiry), the feed a broadcast channel sent under the lock.
 
-use super::MemoryStore;
 use crate::error::StoreError;
+use crate::memory::MemoryStore;
 use crate::presence::{
     Presence, PresenceFeed, PresenceNote, PresenceStore, SeatChange, check_holder,
 };
@@ -14,10 +14,10 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
 
 /// Every seat's leases: (match, seat index) -> holder -> expiry (Unix ms).
-pub(super) type Leases = BTreeMap<(MatchId, usize), BTreeMap<String, u64>>;
+pub(crate) type Leases = BTreeMap<(MatchId, usize), BTreeMap<String, u64>>;
 
 /// Whether a lease of `leases` is live at `now_ms`; run-out ones are dropped.
-fn live(leases: &mut BTreeMap<String, u64>, now_ms: u64) -> bool {
+pub(crate) fn live(leases: &mut BTreeMap<String, u64>, now_ms: u64) -> bool {
     leases.retain(|_, expiry| *expiry > now_ms);
     !leases.is_empty()
 }
@@ -25,7 +25,7 @@ fn live(leases: &mut BTreeMap<String, u64>, now_ms: u64) -> bool {
 impl MemoryStore {
     /// Applies `change` to `holder`'s lease on `seat` of `id` (`Some(expiry)`: take or
     /// renew; `None`: give up), announcing a change of the seat's presence.
-    fn presence_lease(
+    pub(crate) fn presence_lease(
         &self,
         (id, seat): (MatchId, Seat),
         holder: &str,

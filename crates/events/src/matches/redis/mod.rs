@@ -1,426 +1,31 @@
-//! [`RedisStore`]: the store on Redis Streams, for production and every integration test,
-//! on a single Redis (or a primary with replicas), on the master of a Redis Sentinel
-//! deployment, or on a sharded Redis Cluster.
-//!
-//! Key layout: see [`crate::keys`]; field encodings: see [`crate::codec`]. Every operation
-//! that reads and then writes is a Lua script in `src/lua/`, run with `EVALSHA` (the scripts
-//! are loaded at connect, on every primary of a cluster; after a restart `redis::Script`
-//! reloads them on the first `NOSCRIPT`). Each script touches the keys of one match only,
-//! so each is atomic and one round trip, and on a cluster runs on the match's node:
-//!
-//! | operation | Redis |
-//! | --- | --- |
-//! | `create_match` | `create.lua`: `EXISTS`, `HSET` open (the opening entry), `HSET` views, `HSET` meta, `HSET` secret (and idem) |
-//! | `meta` | `HMGET meta m seat0 seat1` |
-//! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`, then `move_secret.lua` moves the seed to `secret`) |
-//! | `claim_seat` | `claim.lua`: `HGET` of `seat0`/`seat1`, `HEXISTS meta over`, `EXISTS record`, `HSET` of the seat |
-//! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id (and `EXISTS open` before the first step), `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET` views, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
-//! | `read` | from version 1 on: `XRANGE log <from>-0 + COUNT limit`, `HMGET views v b`, `EXISTS log`, pipelined (a script costs Redis several times the commands it runs); from version 0, or when there is no stream: `read.lua`: `HGETALL open` (from version 0), `XRANGE log <from>-0 + COUNT limit`, `HMGET views` when the last entry read is the latest; a compacted match's `GET record` |
-//! | `last_version` | `XREVRANGE log + - COUNT 1`, `EXISTS open`, `GETRANGE record 0 24`, pipelined |
-//! | `compact` | `read.lua` to the end, then `compact.lua`: `XREVRANGE`, `SET record`, `DEL` log, open, idem, snap, views, deadline, `PEXPIRE` record, meta, secret |
-//! | `put_snapshot` / `snapshot` | `snapshot.lua` / `HMGET snap v b` |
-//! | `set_deadline` | `ZADD deadlines LT`, then `HSET deadline due fence` |
-//! | `due_deadlines` | `ZRANGEBYSCORE deadlines ... LIMIT`, `HMGET` of each candidate's deadline, `index_fix.lua` for stale index entries |
-//! | `deadline` | `HMGET deadline due fence` |
-//! | `clear_deadline_if` | `clear_if.lua` on the match's deadline, then `index_fix.lua` |
-//! | `repair_deadline_index` | `SCAN MATCH colosseum:{*}:deadline` on each primary, `HMGET` of each (pipelined), `ZADD deadlines LT CH`, then a 5 ms pause |
-//! | `append_feed` | `SUBSCRIBE colosseum:appended` on a dedicated connection |
-//! | `put_session` / `session` | `HSET` / `HMGET` of `colosseum:session:<sha256>` |
-//! | `append_final` | `ZADD announcing <at> <match>`, then `append.lua` as `append`, which also checks the `Finished`'s players against `HMGET meta seat0 seat1` (the holders' fence), `SET`s the match's `finished` and `HSET meta over <version>` |
-//! | `announce_finished` | `XADD colosseum:lifecycle MAXLEN ~ 1000000`, then `DEL` the match's `finished`, `ZREM announcing` |
-//! | `create_match`, `claim_seat`: the lists | before the script: `ZADD` of each list the seating joins (see `redis_store/lists.rs`) |
-//! | `repair_announcements` | `ZRANGE announcing -inf <before> BYSCORE LIMIT`, `GET` each match's `finished`: announced as above, or (none) `index_fix.lua` drops the entry |
-//!
-//! The lobby's operations ([`crate::LobbyStore`]) are in `redis_store/lobby.rs`, with their
-//! own table: scripts on the `{lobby}` keys, and the lifecycle stream's consumer groups.
-//! The seats' presence ([`crate::PresenceStore`]) is in `redis_store/presence.rs`.
-//!
-//! # The deadline index
-//!
-//! A match's armed deadline is its `deadline` hash, written by its own scripts: the truth.
-//! `colosseum:deadlines` (another slot) only tells the clock where to look, and is kept
-//! *at or before* the truth, never after it, so a deadline can fire late only if its
-//! entry is lost altogether:
-//! - Arming first sends `ZADD LT` (which only adds or lowers) and only then writes the
-//!   hash: in one pipeline on a single Redis (one round trip), one command after the other
-//!   on a cluster (a pipeline there must stay in one slot). An arming that the script then
-//!   refuses leaves an entry at or before the truth, or one with no hash at all: harmless.
-//! - `due_deadlines` reads each due candidate's hash. Due: returned with the hash's due
-//!   and fence. Due later: the entry is raised to it. No hash (cleared, or the arming was
-//!   refused): the entry is removed. Both corrections run in `index_fix.lua`, each only if
-//!   the entry still has the score it was read with (an arming that lowered it meanwhile
-//!   wins), and then the hashes are read again: an arming whose `ZADD` did not move the
-//!   entry and whose hash landed during the correction is put back with `ZADD LT`.
-//! - What that leaves is an arming whose hash lands more than two round trips after its
-//!   `ZADD` (a writer stalled between the two), and an entry never written (a crash
-//!   between the two, a node down). `repair_deadline_index` covers both: it scans every
-//!   hash and `ZADD LT`s its due, which restores a lost entry and lowers one left too late.
-//!   The clock runs it at start and every minute, one sweep at a time, paced
-//!   (`SCAN_PAUSE` between steps).
-//!
-//! # Connections
-//!
-//! Commands go over one [`ConnectionManager`] (a multiplexed connection that reconnects
-//! after a failure, so a Redis restart costs the calls in flight, not the process), on
-//! Sentinel one multiplexed connection to the master that asks the sentinels for the
-//! master again after a failure or a demotion and on their `+switch-master` (see
-//! `src/sentinel.rs`), or on a cluster one [`ClusterConnection`] (a multiplexed
-//! connection per node, following the cluster's slot map). Sentinel runs the same
-//! commands as a single Redis: one pipeline, one node. The feed subscribes on a
-//! connection of its own, to the server, to the Sentinel master in use when it
-//! subscribes, or to the first seed node that answers: a cluster delivers every `PUBLISH`
-//! on every node. The ticket feed subscribes the same way, and blocking lifecycle reads
-//! have a connection of their own too (see `redis_store/lobby.rs`).
+//! The matches' part of the Redis store.
 
 mod bots;
 mod lists;
-mod lobby;
-mod platform;
-mod presence;
 
-use crate::bots::BotMatch;
-use crate::codec;
 use crate::error::StoreError;
-use crate::feed::{self, AppendFeed};
-use crate::keys;
 use crate::lifecycle::Finished;
-use crate::lists::{self as match_lists, Listed};
-use crate::model::{
+use crate::matches::bots::BotMatch;
+use crate::matches::feed::{self, AppendFeed};
+use crate::matches::lists::{self as match_lists, Listed};
+use crate::matches::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
     StoredEvent, is_sha256_hex,
 };
-use crate::record;
-use crate::sentinel::SentinelConn;
-use crate::store::{EventStore, HostStore};
+use crate::matches::record;
+use crate::matches::store::{EventStore, HostStore};
+use crate::redis_store::codec;
+use crate::redis_store::keys;
+use crate::redis_store::{
+    Conn, IndexFix, Node, RedisStore, SCAN_COUNT, SCAN_PAUSE, bytes, corrupt, index_add, text,
+};
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId};
-use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
-use redis::cluster::ClusterClientBuilder;
-use redis::cluster_async::ClusterConnection;
-use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, Slot, SlotAddr};
-use redis::{
-    Client, Cmd, ErrorKind, Pipeline, RedisFuture, RedisResult, Script, ServerErrorKind, Value,
-};
+use redis::{ErrorKind, Script, ServerErrorKind, Value};
 use rules_core::Seat;
-use std::collections::BTreeMap;
-use std::pin::Pin;
-use std::time::Duration;
-use tokio_stream::{Stream, StreamExt};
-
-/// How long an ordinary command may take before it fails. Redis answers in microseconds;
-/// this only bounds a hung connection.
-const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// How long opening a connection may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// The `COUNT` of each `SCAN` step of the index repair: keys looked at per round trip.
-const SCAN_COUNT: usize = 1_000;
-
-/// The index repair's pause between two `SCAN` steps. A step (the SCAN and the read of the
-/// deadlines it found) holds Redis's one thread for about a millisecond. Back to back, a
-/// sweep over a million matches' keys took most of that thread for seconds, and the moves
-/// of those seconds queued behind its steps; paced, it takes about one millisecond in six
-/// (25 s of pauses, about 35 s in all, for 5,000,000 keys).
-const SCAN_PAUSE: Duration = Duration::from_millis(5);
-
-/// The Lua scripts, hashed once.
-struct Scripts {
-    create: Script,
-    claim: Script,
-    append: Script,
-    snapshot: Script,
-    clear_if: Script,
-    index_fix: Script,
-    move_secret: Script,
-    read: Script,
-    compact: Script,
-}
-
-impl Scripts {
-    fn new() -> Self {
-        Scripts {
-            create: Script::new(include_str!("lua/create.lua")),
-            claim: Script::new(include_str!("lua/claim.lua")),
-            append: Script::new(include_str!("lua/append.lua")),
-            snapshot: Script::new(include_str!("lua/snapshot.lua")),
-            clear_if: Script::new(include_str!("lua/clear_if.lua")),
-            index_fix: Script::new(include_str!("lua/index_fix.lua")),
-            move_secret: Script::new(include_str!("lua/move_secret.lua")),
-            read: Script::new(include_str!("lua/read.lua")),
-            compact: Script::new(include_str!("lua/compact.lua")),
-        }
-    }
-
-    fn all(&self) -> [&Script; 8] {
-        [
-            &self.create,
-            &self.claim,
-            &self.append,
-            &self.snapshot,
-            &self.clear_if,
-            &self.index_fix,
-            &self.read,
-            &self.compact,
-        ]
-    }
-}
-
-/// The command connection: to one Redis, or to a cluster. Both run the same commands and
-/// scripts; they differ in how commands for different slots may be sent together.
-#[derive(Clone)]
-enum Conn {
-    Single(ConnectionManager),
-    Cluster(ClusterConnection),
-    /// The master of a Redis Sentinel deployment, found again after a failover: to the
-    /// commands, one Redis like `Single`.
-    Sentinel(SentinelConn),
-}
-
-impl ConnectionLike for Conn {
-    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
-        match self {
-            Conn::Single(c) => c.req_packed_command(cmd),
-            Conn::Cluster(c) => c.req_packed_command(cmd),
-            Conn::Sentinel(c) => c.req_packed_command(cmd),
-        }
-    }
-
-    fn req_packed_commands<'a>(
-        &'a mut self,
-        pipeline: &'a Pipeline,
-        offset: usize,
-        count: usize,
-    ) -> RedisFuture<'a, Vec<Value>> {
-        match self {
-            Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
-            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
-            Conn::Sentinel(c) => c.req_packed_commands(pipeline, offset, count),
-        }
-    }
-
-    fn get_db(&self) -> i64 {
-        match self {
-            Conn::Single(c) => c.get_db(),
-            Conn::Cluster(c) => c.get_db(),
-            Conn::Sentinel(c) => c.get_db(),
-        }
-    }
-}
-
-impl Conn {
-    /// Runs `cmds` in order, each with its own answer: one pipeline (one round trip) on a
-    /// single Redis; on a cluster each goes to its slot's node once the one before has
-    /// answered.
-    async fn in_order(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<RedisResult<Value>>> {
-        match self {
-            Conn::Single(c) => pipeline(cmds).query_async(c).await,
-            Conn::Sentinel(c) => pipeline(cmds).query_async(c).await,
-            Conn::Cluster(c) => {
-                let mut answers = Vec::with_capacity(cmds.len());
-                for cmd in cmds {
-                    answers.push(cmd.query_async(c).await);
-                }
-                Ok(answers)
-            }
-        }
-    }
-
-    /// Runs `cmds`, whose keys all share one slot (one match's), as one pipeline: one round
-    /// trip on a cluster too, since one node serves them all.
-    async fn same_slot(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<RedisResult<Value>>> {
-        match self {
-            Conn::Single(c) => pipeline(cmds).query_async(c).await,
-            Conn::Sentinel(c) => pipeline(cmds).query_async(c).await,
-            Conn::Cluster(c) => pipeline(cmds).query_async(c).await,
-        }
-    }
-
-    /// Runs `cmd` on `node` (a cluster would send a keyless command to a random node).
-    async fn on_node(&mut self, cmd: Cmd, node: Node) -> RedisResult<Value> {
-        match (self, node) {
-            (Conn::Cluster(c), Node::Serving(slot)) => {
-                let to = Route::with_slot(slot, SlotAddr::Master);
-                c.route_command(
-                    cmd,
-                    RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(to)),
-                )
-                .await
-            }
-            (conn, _) => cmd.query_async(conn).await,
-        }
-    }
-
-    /// Runs independent commands, each with its own answer in `cmds` order: one pipeline
-    /// on a single Redis; side by side on a cluster, each to its slot's node.
-    async fn each(&self, cmds: Vec<Cmd>) -> RedisResult<Vec<RedisResult<Value>>> {
-        match self {
-            Conn::Single(c) => pipeline(cmds).query_async(&mut c.clone()).await,
-            Conn::Sentinel(c) => pipeline(cmds).query_async(&mut c.clone()).await,
-            Conn::Cluster(c) => {
-                let mut tasks = tokio::task::JoinSet::new();
-                for (i, cmd) in cmds.into_iter().enumerate() {
-                    let mut c = c.clone();
-                    tasks.spawn(async move { (i, cmd.query_async(&mut c).await) });
-                }
-                let mut answers: Vec<Option<RedisResult<Value>>> =
-                    (0..tasks.len()).map(|_| None).collect();
-                while let Some(joined) = tasks.join_next().await {
-                    let (i, answer) = joined.map_err(|e| {
-                        redis::RedisError::from((
-                            ErrorKind::Io,
-                            "a command task failed",
-                            e.to_string(),
-                        ))
-                    })?;
-                    answers[i] = Some(answer);
-                }
-                Ok(answers.into_iter().flatten().collect())
-            }
-        }
-    }
-}
-
-/// A node to send a keyless command (`SCAN`) to: on a cluster, the primary serving a slot.
-#[derive(Clone, Copy)]
-enum Node {
-    /// The single Redis (or the Sentinel master).
-    Only,
-    /// The cluster primary serving this slot.
-    Serving(Slot),
-}
-
-/// `cmds` as one pipeline that answers each command separately, errors included.
-fn pipeline(cmds: Vec<Cmd>) -> Pipeline {
-    let mut pipe = redis::pipe();
-    for cmd in cmds {
-        pipe.add_command(cmd);
-    }
-    pipe.ignore_errors();
-    pipe
-}
-
-/// `ZADD colosseum:deadlines LT <due> <match>`: adds the match's index entry, or lowers
-/// it, never raises it (see the module docs).
-fn index_add(id: MatchId, due_ms: u64) -> Cmd {
-    let mut cmd = redis::cmd("ZADD");
-    cmd.arg(keys::DEADLINES).arg("LT").arg(due_ms).arg(id.to_string());
-    cmd
-}
-
-/// A correction of the deadline index for `index_fix.lua`: the match, the score its entry
-/// was read with, and its new score (`None`: remove it).
-struct IndexFix {
-    id: MatchId,
-    score: String,
-    new_due_ms: Option<u64>,
-}
-
-/// TCP_NODELAY on every connection (the redis crate leaves Nagle's algorithm on): without
-/// it, a command written while the previous one is unacknowledged waits for Redis's
-/// delayed ACK. Measured: SubmitMove calls of 50-200 ms under `colosseum load`.
-fn tcp_settings() -> redis::io::tcp::TcpSettings {
-    redis::io::tcp::TcpSettings::default().set_nodelay(true)
-}
-
-/// A client for `url` with the house TCP settings.
-fn client(url: &str) -> Result<Client, StoreError> {
-    let info = redis::IntoConnectionInfo::into_connection_info(url)?;
-    Ok(Client::open(info.set_tcp_settings(tcp_settings()))?)
-}
-
-/// The messages of one pub/sub channel, on a connection of their own.
-type Messages = Pin<Box<dyn Stream<Item = redis::Msg> + Send>>;
-
-/// The event store on Redis.
-pub struct RedisStore {
-    /// Every command but the subscriptions and the blocking reads.
-    conn: Conn,
-    /// Where the feeds' subscriptions go: the server, or a cluster's seed nodes (the
-    /// first that answers). Never empty.
-    nodes: Vec<Client>,
-    scripts: Scripts,
-    /// The lobby's scripts.
-    lobby: lobby::Scripts,
-    /// The platform's scripts.
-    platform: platform::Scripts,
-    /// The connection for blocking lifecycle reads, opened on the first (see
-    /// `redis_store/lobby.rs`); a tokio mutex, since opening it awaits.
-    blocking: tokio::sync::Mutex<Option<Conn>>,
-}
+use tokio_stream::StreamExt;
 
 impl RedisStore {
-    /// Connects to Redis at `url` (`redis://host:port/`) and loads the scripts.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Redis`] if the URL is invalid or the server does not answer.
-    pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let client = client(url)?;
-        let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-            .set_connection_timeout(Some(CONNECT_TIMEOUT));
-        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
-        RedisStore::with(Conn::Single(conn), vec![client]).await
-    }
-
-    /// Connects to the Redis Cluster that the seed nodes `urls` (`redis://host:port/`, any
-    /// of its nodes) belong to, and loads the scripts on every primary.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::InvalidArgument`] if `urls` is empty; [`StoreError::Redis`] if a URL is
-    /// invalid or no seed node answers.
-    pub async fn connect_cluster(urls: &[String]) -> Result<Self, StoreError> {
-        if urls.is_empty() {
-            return Err(StoreError::InvalidArgument(
-                "a Redis Cluster needs at least one seed node",
-            ));
-        }
-        let nodes = urls.iter().map(|url| client(url)).collect::<Result<Vec<_>, _>>()?;
-        let conn = ClusterClientBuilder::new(urls.to_vec())
-            .tcp_settings(tcp_settings())
-            .connection_timeout(CONNECT_TIMEOUT)
-            .response_timeout(RESPONSE_TIMEOUT)
-            .build()?
-            .get_async_connection()
-            .await?;
-        RedisStore::with(Conn::Cluster(conn), nodes).await
-    }
-
-    /// Connects to the master named `master` of a Redis Sentinel deployment, found by
-    /// asking the sentinels `urls` (`redis://host:26379`, any number of them), and loads the
-    /// scripts. The connection asks the sentinels again when the master fails or is demoted
-    /// (see [`crate::open`]), so the store follows a failover. The credentials and database
-    /// of the first URL are used for the master too.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::InvalidArgument`] if `urls` is empty or `master` blank;
-    /// [`StoreError::Redis`] if a URL is invalid or no sentinel names a reachable master.
-    pub async fn connect_sentinel(urls: &[String], master: &str) -> Result<Self, StoreError> {
-        let conn =
-            SentinelConn::connect(urls, master, tcp_settings(), CONNECT_TIMEOUT, RESPONSE_TIMEOUT)
-                .await?;
-        let node = conn.master_client();
-        RedisStore::with(Conn::Sentinel(conn), vec![node]).await
-    }
-
-    async fn with(mut conn: Conn, nodes: Vec<Client>) -> Result<Self, StoreError> {
-        let scripts = Scripts::new();
-        for script in scripts.all() {
-            script.load_async(&mut conn).await?;
-        }
-        Ok(RedisStore {
-            conn,
-            nodes,
-            scripts,
-            lobby: lobby::Scripts::new(),
-            platform: platform::Scripts::new(),
-            blocking: tokio::sync::Mutex::new(None),
-        })
-    }
-
     /// The common read (a watcher or an engine following a live match past its opening):
     /// `XRANGE`, the views and whether the stream exists, pipelined in one round trip
     /// without a script (a script costs Redis several times the commands it runs). `None`
@@ -428,7 +33,7 @@ impl RedisStore {
     /// answers those. Not atomic, and need not be: entries read are entries stored, views
     /// go only with the entry of their own version, and a compaction between the commands
     /// leaves no stream for the last one to find.
-    async fn read_steps(
+    pub(crate) async fn read_steps(
         &self,
         id: MatchId,
         from_version: u64,
@@ -463,7 +68,7 @@ impl RedisStore {
     }
 
     /// Every entry of a match, the latest with its views.
-    async fn read_all(&self, id: MatchId) -> Result<Vec<Entry>, StoreError> {
+    pub(crate) async fn read_all(&self, id: MatchId) -> Result<Vec<Entry>, StoreError> {
         const PAGE: usize = 1_024;
         let mut all: Vec<Entry> = Vec::new();
         loop {
@@ -476,13 +81,11 @@ impl RedisStore {
         }
     }
 
-    fn conn(&self) -> Conn {
-        // A clone shares the one multiplexed connection (or the cluster's node connections).
-        self.conn.clone()
-    }
-
     /// The armed deadline of each of `ids` (`(due_ms, fence_version)`), in order.
-    async fn records(&self, ids: &[MatchId]) -> Result<Vec<Option<(u64, u64)>>, StoreError> {
+    pub(crate) async fn records(
+        &self,
+        ids: &[MatchId],
+    ) -> Result<Vec<Option<(u64, u64)>>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -512,7 +115,7 @@ impl RedisStore {
 
     /// Applies `fixes` to the deadline index, each only if its entry is unchanged, then
     /// puts back any entry an arming needs after all (see the module docs).
-    async fn fix_index(&self, fixes: &[IndexFix]) -> Result<(), StoreError> {
+    pub(crate) async fn fix_index(&self, fixes: &[IndexFix]) -> Result<(), StoreError> {
         let mut call = self.scripts.index_fix.prepare_invoke();
         call.key(keys::DEADLINES);
         for fix in fixes {
@@ -548,42 +151,9 @@ impl RedisStore {
         Ok(())
     }
 
-    /// Each primary of the cluster, as a slot it serves.
-    async fn primaries(conn: &mut ClusterConnection) -> Result<Vec<Node>, StoreError> {
-        let bad = |what: &str| StoreError::Corrupt(format!("CLUSTER SLOTS: {what}"));
-        let reply = conn
-            .route_command(
-                redis::cmd("CLUSTER").arg("SLOTS").clone(),
-                RoutingInfo::SingleNode(SingleNodeRoutingInfo::Random),
-            )
-            .await?;
-        let Value::Array(ranges) = reply else { return Err(bad("not an array")) };
-        // Primary address -> the first slot of one of its ranges.
-        let mut primaries: BTreeMap<(Vec<u8>, i64), Slot> = BTreeMap::new();
-        for range in ranges {
-            let Value::Array(range) = range else { return Err(bad("a range is not an array")) };
-            let (Some(Value::Int(start)), Some(Value::Array(primary))) =
-                (range.first(), range.get(2))
-            else {
-                return Err(bad("a range has no start or no primary"));
-            };
-            let (Some(host), Some(Value::Int(port))) =
-                (primary.first().cloned().and_then(bytes), primary.get(1))
-            else {
-                return Err(bad("a primary has no host or no port"));
-            };
-            let start = u16::try_from(*start)
-                .ok()
-                .and_then(Slot::new)
-                .ok_or_else(|| bad("a slot out of range"))?;
-            primaries.entry((host, *port)).or_insert(start);
-        }
-        Ok(primaries.into_values().map(Node::Serving).collect())
-    }
-
     /// Restores the index entries of the deadlines kept on `node`. Returns how many entries
     /// it added or lowered.
-    async fn repair_node(&self, node: Node) -> Result<usize, StoreError> {
+    pub(crate) async fn repair_node(&self, node: Node) -> Result<usize, StoreError> {
         let mut repaired = 0;
         let mut cursor = 0u64;
         loop {
@@ -617,39 +187,52 @@ impl RedisStore {
             tokio::time::sleep(SCAN_PAUSE).await;
         }
     }
+}
 
-    /// Subscribes to `channel` on a connection of its own: to the Sentinel master in use,
-    /// or to the first of the nodes that answers.
-    async fn listen(&self, channel: &'static str) -> Result<Messages, StoreError> {
-        if let Conn::Sentinel(c) = &self.conn {
-            // The master in use now: after a failover the old one may be gone.
-            return RedisStore::listen_on(&c.master_client(), channel).await;
+/// The Lua scripts, hashed once.
+pub(crate) struct Scripts {
+    pub(crate) create: Script,
+    pub(crate) claim: Script,
+    pub(crate) append: Script,
+    pub(crate) snapshot: Script,
+    pub(crate) clear_if: Script,
+    pub(crate) index_fix: Script,
+    pub(crate) move_secret: Script,
+    pub(crate) read: Script,
+    pub(crate) compact: Script,
+}
+
+impl Scripts {
+    pub(crate) fn new() -> Self {
+        Scripts {
+            create: Script::new(include_str!("../lua/create.lua")),
+            claim: Script::new(include_str!("../lua/claim.lua")),
+            append: Script::new(include_str!("../lua/append.lua")),
+            snapshot: Script::new(include_str!("../lua/snapshot.lua")),
+            clear_if: Script::new(include_str!("../lua/clear_if.lua")),
+            index_fix: Script::new(include_str!("../lua/index_fix.lua")),
+            move_secret: Script::new(include_str!("../lua/move_secret.lua")),
+            read: Script::new(include_str!("../lua/read.lua")),
+            compact: Script::new(include_str!("../lua/compact.lua")),
         }
-        let mut failure = StoreError::Redis("no node to subscribe on".into());
-        for node in &self.nodes {
-            match RedisStore::listen_on(node, channel).await {
-                Ok(messages) => return Ok(messages),
-                Err(e) => failure = e,
-            }
-        }
-        Err(failure)
     }
 
-    /// Subscribes to `channel` on `node`.
-    async fn listen_on(node: &Client, channel: &'static str) -> Result<Messages, StoreError> {
-        let late = |what: &str| StoreError::Redis(format!("{what} took longer than the limit"));
-        let mut pubsub = tokio::time::timeout(CONNECT_TIMEOUT, node.get_async_pubsub())
-            .await
-            .map_err(|_| late("connecting for a feed"))??;
-        tokio::time::timeout(RESPONSE_TIMEOUT, pubsub.subscribe(channel))
-            .await
-            .map_err(|_| late("SUBSCRIBE"))??;
-        Ok(Box::pin(pubsub.into_on_message()))
+    pub(crate) fn all(&self) -> [&Script; 8] {
+        [
+            &self.create,
+            &self.claim,
+            &self.append,
+            &self.snapshot,
+            &self.clear_if,
+            &self.index_fix,
+            &self.read,
+            &self.compact,
+        ]
     }
 }
 
 /// Adds a flag and the idempotency key as two script arguments (`'1'`/`'0'`, key).
-fn idem_args(entry: &Entry) -> (&'static str, &str) {
+pub(crate) fn idem_args(entry: &Entry) -> (&'static str, &str) {
     match &entry.idempotency_key {
         Some(key) => ("1", key.as_str()),
         None => ("0", ""),
@@ -657,7 +240,7 @@ fn idem_args(entry: &Entry) -> (&'static str, &str) {
 }
 
 /// The views argument of the append and create scripts: encoded, or `''` for none.
-fn views_arg(entry: &Entry) -> Vec<u8> {
+pub(crate) fn views_arg(entry: &Entry) -> Vec<u8> {
     if entry.views.is_empty() {
         Vec::new()
     } else {
@@ -667,17 +250,17 @@ fn views_arg(entry: &Entry) -> Vec<u8> {
 }
 
 /// A field name and its value, as bytes.
-type FieldPair = (Vec<u8>, Vec<u8>);
+pub(crate) type FieldPair = (Vec<u8>, Vec<u8>);
 
 /// The version and the record of a `record` key's value, `<version>:<record>`.
-fn split_record(stored: &[u8]) -> Option<(u64, &[u8])> {
+pub(crate) fn split_record(stored: &[u8]) -> Option<(u64, &[u8])> {
     let colon = stored.iter().position(|&b| b == b':')?;
     let version = std::str::from_utf8(&stored[..colon]).ok()?.parse().ok()?;
     Some((version, &stored[colon + 1..]))
 }
 
 /// A flat `[field, value, ...]` reply as byte pairs.
-fn field_pairs(flat: Vec<Value>) -> Result<Vec<FieldPair>, String> {
+pub(crate) fn field_pairs(flat: Vec<Value>) -> Result<Vec<FieldPair>, String> {
     if !flat.len().is_multiple_of(2) {
         return Err("an odd field list".into());
     }
@@ -691,7 +274,7 @@ fn field_pairs(flat: Vec<Value>) -> Result<Vec<FieldPair>, String> {
 
 /// What a read of `limit` entries from `from_version` answers from a compacted record:
 /// the last entry carries the final views.
-fn from_record(
+pub(crate) fn from_record(
     mut entries: Vec<Entry>,
     views: Vec<StoredEvent>,
     from_version: u64,
@@ -704,25 +287,8 @@ fn from_record(
     entries.into_iter().skip(from).take(limit).collect()
 }
 
-fn corrupt(key: &str, what: impl std::fmt::Display) -> StoreError {
-    StoreError::Corrupt(format!("{key}: {what}"))
-}
-
-fn bytes(value: Value) -> Option<Vec<u8>> {
-    match value {
-        Value::BulkString(b) => Some(b),
-        Value::SimpleString(s) => Some(s.into_bytes()),
-        Value::VerbatimString { text, .. } => Some(text.into_bytes()),
-        _ => None,
-    }
-}
-
-fn text(value: Value) -> Option<String> {
-    bytes(value).and_then(|b| String::from_utf8(b).ok())
-}
-
 /// One stream entry, `[id, [field, value, ...]]`.
-fn parse_entry(value: Value) -> Result<Entry, String> {
+pub(crate) fn parse_entry(value: Value) -> Result<Entry, String> {
     let Value::Array(parts) = value else { return Err("an entry is not an array".into()) };
     let [id, fields] = <[Value; 2]>::try_from(parts).map_err(|_| "an entry is not [id, fields]")?;
     let id = text(id).ok_or("an entry id is not a string")?;
@@ -738,7 +304,7 @@ fn parse_entry(value: Value) -> Result<Entry, String> {
 }
 
 /// The reply of `XRANGE`/`XREVRANGE`: an array of entries.
-fn parse_entries(value: Value, key: &str) -> Result<Vec<Entry>, StoreError> {
+pub(crate) fn parse_entries(value: Value, key: &str) -> Result<Vec<Entry>, StoreError> {
     match value {
         Value::Nil => Ok(Vec::new()),
         Value::Array(items) => {
@@ -748,7 +314,7 @@ fn parse_entries(value: Value, key: &str) -> Result<Vec<Entry>, StoreError> {
     }
 }
 
-fn claim_outcome(code: i64, id: MatchId) -> Result<ClaimOutcome, StoreError> {
+pub(crate) fn claim_outcome(code: i64, id: MatchId) -> Result<ClaimOutcome, StoreError> {
     match code {
         0 => Ok(ClaimOutcome::Claimed),
         1 => Ok(ClaimOutcome::AlreadyYours),
@@ -763,7 +329,7 @@ fn claim_outcome(code: i64, id: MatchId) -> Result<ClaimOutcome, StoreError> {
 impl RedisStore {
     /// The append script, with the final step's owed announcement when `finished` is
     /// given ([`HostStore::append_final`]: its index entry is written by the caller).
-    async fn append_entry(
+    pub(crate) async fn append_entry(
         &self,
         id: MatchId,
         entry: &Entry,
@@ -794,7 +360,7 @@ impl RedisStore {
             .arg(keys::APPENDED)
             .arg(feed::payload(id, entry.version))
             .arg(views_arg(entry))
-            .arg(finished.map(lobby::json).transpose()?.unwrap_or_default());
+            .arg(finished.map(crate::lobby::redis::json).transpose()?.unwrap_or_default());
         for (field, value) in codec::entry_fields(entry) {
             call.arg(field).arg(value);
         }
@@ -834,7 +400,7 @@ impl RedisStore {
 
     /// Clears a match's owed announcement: its `finished` key, then its index entry (a
     /// crash between the two leaves an entry the repair drops).
-    async fn clear_owed(&self, id: MatchId) -> Result<(), StoreError> {
+    pub(crate) async fn clear_owed(&self, id: MatchId) -> Result<(), StoreError> {
         let mut conn = self.conn();
         let () = redis::cmd("DEL").arg(keys::finished(id)).exec_async(&mut conn).await?;
         let () = redis::cmd("ZREM")
@@ -1207,18 +773,6 @@ impl EventStore for RedisStore {
         }
     }
 
-    async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
-        let held: i64 = self
-            .lobby
-            .lease
-            .key(keys::lease(name))
-            .arg(holder)
-            .arg(ttl_ms.max(1))
-            .invoke_async(&mut self.conn())
-            .await?;
-        Ok(held == 1)
-    }
-
     async fn add_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
         bot_match.member()?;
         // The name with the match first (another slot): what is recorded is named.
@@ -1270,62 +824,6 @@ impl EventStore for RedisStore {
 
     async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
         self.remove_bot(bot_match).await
-    }
-
-    async fn announce_finished(&self, finished: &Finished) -> Result<(), StoreError> {
-        self.announce(finished).await?;
-        self.clear_owed(finished.match_id).await
-    }
-
-    async fn repair_announcements(
-        &self,
-        before_ms: u64,
-        limit: usize,
-    ) -> Result<usize, StoreError> {
-        if limit == 0 {
-            return Ok(0);
-        }
-        let owed: Vec<(String, String)> = redis::cmd("ZRANGE")
-            .arg(keys::ANNOUNCING)
-            .arg("-inf")
-            .arg(before_ms)
-            .arg("BYSCORE")
-            .arg("LIMIT")
-            .arg(0)
-            .arg(limit)
-            .arg("WITHSCORES")
-            .query_async(&mut self.conn())
-            .await?;
-        let mut announced = 0;
-        let mut drop = self.scripts.index_fix.prepare_invoke();
-        drop.key(keys::ANNOUNCING);
-        let mut dropping = false;
-        for (member, score) in owed {
-            let json: Option<String> = match member.parse::<MatchId>() {
-                Ok(id) => {
-                    redis::cmd("GET").arg(keys::finished(id)).query_async(&mut self.conn()).await?
-                }
-                Err(_) => None,
-            };
-            match json.map(|j| lobby::decode::<Finished>(keys::ANNOUNCING, &j)) {
-                Some(Ok(finished)) => {
-                    self.announce_finished(&finished).await?;
-                    announced += 1;
-                }
-                Some(Err(e)) => return Err(e),
-                // No final step stored with it (its append failed or was refused), or
-                // announced meanwhile: only the entry as read goes, so one a new final
-                // step wrote meanwhile stays.
-                None => {
-                    drop.arg(member).arg(score).arg("");
-                    dropping = true;
-                }
-            }
-        }
-        if dropping {
-            let _: Vec<i64> = drop.invoke_async(&mut self.conn()).await?;
-        }
-        Ok(announced)
     }
 }
 

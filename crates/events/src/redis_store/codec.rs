@@ -13,7 +13,7 @@
 //! | `tp` | the traceparent (optional) |
 //! | `tag` | the entry's random tag, decimal (omitted when 0) |
 //!
-//! The version is not a field: it is the entry id (`<version>-1`, see [`crate::keys`]).
+//! The version is not a field: it is the entry id (`<version>-1`, see [`crate::redis_store::keys`]).
 //! The views are not in the stream: the match's `views` hash holds the latest version's
 //! alone (entries written before that carry a `vw` field, now skipped).
 //!
@@ -24,7 +24,7 @@
 //! A seat holder is a string: `open`, `player:<uuid>`, `reserved:<uuid>` or `bot:<name>`;
 //! the claim script compares these strings, so it needs no JSON decoding in Lua.
 
-use crate::model::{Entry, MatchMeta, MatchSecret, StoredEvent};
+use crate::matches::model::{Entry, MatchMeta, MatchSecret, StoredEvent};
 use ids::PlayerId;
 use ids::SeatHolder;
 use rules_core::{Audience, PerSeat, Seat};
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn metas_round_trip_without_the_seed() {
-        let meta = crate::model::sample_meta();
+        let meta = crate::matches::model::sample_meta();
         let [(_, m), (_, s0), (_, s1)] = meta_fields(&meta);
         assert!(!m.contains("seed"), "{m}");
         assert_eq!(meta_from_fields(&m, &s0, &s1), Ok(meta.clone()));
@@ -359,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_meta_stored_before_the_listed_flag_reads_as_unlisted() {
-        let meta = crate::model::sample_meta();
+        let meta = crate::matches::model::sample_meta();
         assert!(meta.listed);
         let [(_, m), (_, s0), (_, s1)] = meta_fields(&meta);
         assert!(m.contains(r#""listed":true"#), "{m}");

@@ -1,5 +1,5 @@
 //! The lobby on Redis: [`LobbyStore`] for [`RedisStore`]. Every read-modify-write is one Lua
-//! script (`src/lua/lobby_*.lua`) on `{lobby}` keys, one slot, so atomic on one node of a
+//! script (`src/lobby/lua/*.lua`) on `{lobby}` keys, one slot, so atomic on one node of a
 //! cluster; the lifecycle stream is read by consumer groups, blocking on a connection of its own.
 //!
 //! | operation | Redis |
@@ -38,18 +38,18 @@
 //! timeout above the longest block, [`MAX_BLOCK`], and opened again after a failure. A
 //! read that does not block (`block_ms = 0`) uses the shared one.
 
-use super::{
-    CONNECT_TIMEOUT, Conn, RESPONSE_TIMEOUT, RedisStore, bytes, corrupt, tcp_settings, text,
-};
 use crate::error::StoreError;
-use crate::keys;
 use crate::lifecycle::{Delivery, Finished};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing, Queue,
     RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
     SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
 };
-use crate::model::is_sha256_hex;
+use crate::matches::model::is_sha256_hex;
+use crate::redis_store::keys;
+use crate::redis_store::{
+    CONNECT_TIMEOUT, Conn, RESPONSE_TIMEOUT, RedisStore, bytes, corrupt, tcp_settings, text,
+};
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, TicketId};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -64,18 +64,18 @@ use tokio_stream::StreamExt;
 
 /// The longest a lifecycle read blocks: a longer `block_ms` answers empty after it, and
 /// the caller reads again.
-const MAX_BLOCK: Duration = Duration::from_secs(10);
+pub(crate) const MAX_BLOCK: Duration = Duration::from_secs(10);
 
 /// How many ticket fields one `HMGET` asks for, and how many seeks one page reads.
-const BATCH: usize = 500;
+pub(crate) const BATCH: usize = 500;
 
 /// The lobby's Lua scripts, hashed once. They are loaded on first use (`redis::Script`
 /// answers `NOSCRIPT` by loading), so processes that never touch the lobby never load them.
-pub(super) struct Scripts {
+pub(crate) struct Scripts {
     register: Script,
     update_account: Script,
     rate_limit: Script,
-    pub(super) lease: Script,
+    pub(crate) lease: Script,
     place: Script,
     record_result: Script,
     create_ticket: Script,
@@ -90,33 +90,33 @@ pub(super) struct Scripts {
 /// A ticket script: the shared prelude, then the script itself.
 macro_rules! ticket_script {
     ($file:literal) => {
-        Script::new(concat!(include_str!("../lua/lobby_prelude.lua"), include_str!($file)))
+        Script::new(concat!(include_str!("lua/prelude.lua"), include_str!($file)))
     };
 }
 
 impl Scripts {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Scripts {
-            register: Script::new(include_str!("../lua/lobby_register.lua")),
-            update_account: Script::new(include_str!("../lua/lobby_update_account.lua")),
-            rate_limit: Script::new(include_str!("../lua/lobby_rate_limit.lua")),
-            lease: Script::new(include_str!("../lua/lobby_lease.lua")),
-            place: Script::new(include_str!("../lua/lobby_place.lua")),
-            record_result: Script::new(include_str!("../lua/lobby_record_result.lua")),
-            create_ticket: ticket_script!("../lua/lobby_create_ticket.lua"),
-            cancel: ticket_script!("../lua/lobby_cancel.lua"),
-            pair: ticket_script!("../lua/lobby_pair.lua"),
-            accept_seek: ticket_script!("../lua/lobby_accept_seek.lua"),
-            assign: ticket_script!("../lua/lobby_assign.lua"),
-            unpair: ticket_script!("../lua/lobby_unpair.lua"),
-            expire: ticket_script!("../lua/lobby_expire.lua"),
+            register: Script::new(include_str!("lua/register.lua")),
+            update_account: Script::new(include_str!("lua/update_account.lua")),
+            rate_limit: Script::new(include_str!("lua/rate_limit.lua")),
+            lease: Script::new(include_str!("lua/lease.lua")),
+            place: Script::new(include_str!("lua/place.lua")),
+            record_result: Script::new(include_str!("lua/record_result.lua")),
+            create_ticket: ticket_script!("lua/create_ticket.lua"),
+            cancel: ticket_script!("lua/cancel.lua"),
+            pair: ticket_script!("lua/pair.lua"),
+            accept_seek: ticket_script!("lua/accept_seek.lua"),
+            assign: ticket_script!("lua/assign.lua"),
+            unpair: ticket_script!("lua/unpair.lua"),
+            expire: ticket_script!("lua/expire.lua"),
         }
     }
 }
 
 /// A call of a ticket script with the keys and arguments of `lobby_prelude.lua`; its own
 /// keys follow from `KEYS[9]`, its own arguments from `ARGV[4]`.
-fn ticket_call(script: &Script) -> ScriptInvocation<'_> {
+pub(crate) fn ticket_call(script: &Script) -> ScriptInvocation<'_> {
     let mut call = script.prepare_invoke();
     call.key(keys::TICKETS)
         .key(keys::SEEKS)
@@ -133,46 +133,50 @@ fn ticket_call(script: &Script) -> ScriptInvocation<'_> {
 /// A ticket as the scripts see it: strings only (see the module docs and
 /// `lobby_prelude.lua`).
 #[derive(Serialize, Deserialize)]
-struct Record {
+pub(crate) struct Record {
     /// The ticket as created, JSON; its `state` and `changed_ms` are the fields below.
-    t: String,
+    pub(crate) t: String,
     /// The queue's JSON, for `colosseum:{lobby}:queues` when the ticket is listed again.
-    q: String,
+    pub(crate) q: String,
     /// The queue key.
-    queue: String,
-    player: String,
+    pub(crate) queue: String,
+    pub(crate) player: String,
     /// `1` for a seek, `0` for a queued ticket.
-    seek: String,
+    pub(crate) seek: String,
     /// Created, Unix ms (the score in the player's list and the seek list).
-    created: String,
+    pub(crate) created: String,
     /// Expires, Unix ms.
-    expires: String,
+    pub(crate) expires: String,
     /// Its field in `colosseum:{lobby}:idem`.
-    idem: String,
+    pub(crate) idem: String,
     /// Its field in `colosseum:{lobby}:live`.
-    live: String,
+    pub(crate) live: String,
     /// `waiting`, `pairing`, `assigned`, `cancelled` or `expired`.
-    state: String,
+    pub(crate) state: String,
     /// The state's time, Unix ms.
-    changed: String,
+    pub(crate) changed: String,
     /// The match, while pairing or assigned; else empty.
     #[serde(rename = "match")]
-    match_id: String,
+    pub(crate) match_id: String,
     /// The seat (`0`/`1`), while pairing or assigned; else empty.
-    seat: String,
+    pub(crate) seat: String,
 }
 
-pub(super) fn json(value: &impl Serialize) -> Result<String, StoreError> {
+pub(crate) fn json(value: &impl Serialize) -> Result<String, StoreError> {
     serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("not encodable: {e}")))
 }
 
-pub(super) fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
+pub(crate) fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| corrupt(key, e))
 }
 
 impl Record {
     /// The record of `ticket` in `state` at `changed_ms`.
-    fn new(ticket: &Ticket, state: TicketState, changed_ms: u64) -> Result<Record, StoreError> {
+    pub(crate) fn new(
+        ticket: &Ticket,
+        state: TicketState,
+        changed_ms: u64,
+    ) -> Result<Record, StoreError> {
         let queue = ticket.queue.key();
         let (state, match_id, seat) = match state {
             TicketState::Waiting => ("waiting", String::new(), String::new()),
@@ -203,7 +207,7 @@ impl Record {
     }
 
     /// The ticket a stored record holds, in the record's state.
-    fn ticket(text: &str) -> Result<Ticket, StoreError> {
+    pub(crate) fn ticket(text: &str) -> Result<Ticket, StoreError> {
         let bad = |what: String| corrupt(keys::TICKETS, what);
         let r: Record = decode(keys::TICKETS, text)?;
         let mut ticket: Ticket = decode(keys::TICKETS, &r.t)?;
@@ -232,7 +236,7 @@ impl Record {
 }
 
 /// The fields of an account's hash, but its player (the key's name).
-fn account_fields(a: &Account) -> Vec<(&'static str, String)> {
+pub(crate) fn account_fields(a: &Account) -> Vec<(&'static str, String)> {
     let flag = |b: bool| if b { "1" } else { "0" }.to_string();
     vec![
         ("email", a.email.clone()),
@@ -244,7 +248,7 @@ fn account_fields(a: &Account) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn account_from(
+pub(crate) fn account_from(
     player: PlayerId,
     mut fields: BTreeMap<String, String>,
 ) -> Result<Account, StoreError> {
@@ -264,27 +268,27 @@ fn account_from(
 
 /// A board's number in `lobby_place.lua` and `lobby_record_result.lua` (1-3, in
 /// [`Board::ALL`] order), `""` for none.
-fn board_number(board: Option<Board>) -> String {
+pub(crate) fn board_number(board: Option<Board>) -> String {
     board
         .and_then(|b| Board::ALL.iter().position(|x| *x == b))
         .map(|i| (i + 1).to_string())
         .unwrap_or_default()
 }
 
-fn score_arg(score: f64) -> Result<String, StoreError> {
+pub(crate) fn score_arg(score: f64) -> Result<String, StoreError> {
     lobby::check_score(score)?;
     // Rust writes the shortest text that reads back as the same f64; so does Redis
     // (`%.17g`) when it answers.
     Ok(score.to_string())
 }
 
-fn is_code(e: &redis::RedisError, code: &str) -> bool {
+pub(crate) fn is_code(e: &redis::RedisError, code: &str) -> bool {
     e.code() == Some(code)
 }
 
 /// One stream entry of the lifecycle stream, `[id, [field, value, ...]]` (the fields nil
 /// for an entry deleted while pending): its delivery.
-fn delivery(entry: Value) -> Result<Delivery, StoreError> {
+pub(crate) fn delivery(entry: Value) -> Result<Delivery, StoreError> {
     let bad = |what: &str| corrupt(keys::LIFECYCLE, what);
     let Value::Array(parts) = entry else { return Err(bad("an entry is not an array")) };
     let mut parts = parts.into_iter();
@@ -308,7 +312,7 @@ fn delivery(entry: Value) -> Result<Delivery, StoreError> {
     Ok(Delivery { id, finished })
 }
 
-fn deliveries(entries: Value) -> Result<Vec<Delivery>, StoreError> {
+pub(crate) fn deliveries(entries: Value) -> Result<Vec<Delivery>, StoreError> {
     match entries {
         Value::Nil => Ok(Vec::new()),
         Value::Array(entries) => entries.into_iter().map(delivery).collect(),
@@ -318,7 +322,7 @@ fn deliveries(entries: Value) -> Result<Vec<Delivery>, StoreError> {
 
 /// The reply of `XREADGROUP` on the one stream: nil (nothing came), `[[stream, entries]]`
 /// or, in RESP3, `{stream: entries}`.
-fn read_reply(reply: Value) -> Result<Vec<Delivery>, StoreError> {
+pub(crate) fn read_reply(reply: Value) -> Result<Vec<Delivery>, StoreError> {
     let streams: Vec<Value> = match reply {
         Value::Nil => return Ok(Vec::new()),
         Value::Array(streams) => streams
@@ -340,7 +344,7 @@ fn read_reply(reply: Value) -> Result<Vec<Delivery>, StoreError> {
 
 impl RedisStore {
     /// The connection for blocking reads (see the module docs), opened on first use.
-    async fn blocking_conn(&self) -> Result<Conn, StoreError> {
+    pub(crate) async fn blocking_conn(&self) -> Result<Conn, StoreError> {
         let mut held = self.blocking.lock().await;
         if let Some(conn) = held.as_ref() {
             return Ok(conn.clone());
@@ -375,7 +379,7 @@ impl RedisStore {
 
     /// `XREADGROUP GROUP <group> <consumer> COUNT <count> [BLOCK <ms>] STREAMS
     /// colosseum:lifecycle >`.
-    async fn read_group(
+    pub(crate) async fn read_group(
         conn: &mut Conn,
         group: &str,
         consumer: &str,
@@ -392,7 +396,7 @@ impl RedisStore {
     }
 
     /// Makes `group` at the stream's start (and the stream, if it has no entry yet).
-    async fn create_group(&self, group: &str) -> Result<(), StoreError> {
+    pub(crate) async fn create_group(&self, group: &str) -> Result<(), StoreError> {
         let made: RedisResult<()> = redis::cmd("XGROUP")
             .arg("CREATE")
             .arg(keys::LIFECYCLE)
@@ -409,7 +413,10 @@ impl RedisStore {
     }
 
     /// The records of `ids` (`None` for an id with none), in order.
-    async fn ticket_records(&self, ids: &[String]) -> Result<Vec<Option<String>>, StoreError> {
+    pub(crate) async fn ticket_records(
+        &self,
+        ids: &[String],
+    ) -> Result<Vec<Option<String>>, StoreError> {
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(BATCH) {
             let found: Vec<Option<String>> = redis::cmd("HMGET")
@@ -423,13 +430,13 @@ impl RedisStore {
     }
 
     /// The tickets of `ids` that exist, in order.
-    async fn tickets(&self, ids: &[String]) -> Result<Vec<Ticket>, StoreError> {
+    pub(crate) async fn tickets(&self, ids: &[String]) -> Result<Vec<Ticket>, StoreError> {
         let records = self.ticket_records(ids).await?;
         records.into_iter().flatten().map(|r| Record::ticket(&r)).collect()
     }
 
     /// Appends `finished` to the lifecycle stream.
-    pub(super) async fn announce(&self, finished: &Finished) -> Result<(), StoreError> {
+    pub(crate) async fn announce(&self, finished: &Finished) -> Result<(), StoreError> {
         let () = redis::cmd("XADD")
             .arg(keys::LIFECYCLE)
             .arg("MAXLEN")
@@ -881,91 +888,5 @@ impl LobbyStore for RedisStore {
             .query_async(&mut self.conn())
             .await?;
         lines.iter().map(|l| decode(&key, l)).collect()
-    }
-
-    async fn lifecycle_read(
-        &self,
-        group: &str,
-        consumer: &str,
-        count: usize,
-        block_ms: u64,
-    ) -> Result<Vec<Delivery>, StoreError> {
-        if count == 0 {
-            return Ok(Vec::new());
-        }
-        let max = u64::try_from(MAX_BLOCK.as_millis()).unwrap_or(u64::MAX);
-        let block = (block_ms > 0).then(|| block_ms.min(max));
-        let mut conn = match block {
-            Some(_) => self.blocking_conn().await?,
-            None => self.conn(),
-        };
-        let mut reply = RedisStore::read_group(&mut conn, group, consumer, count, block).await;
-        if let Err(e) = &reply
-            && is_code(e, "NOGROUP")
-        {
-            self.create_group(group).await?;
-            reply = RedisStore::read_group(&mut conn, group, consumer, count, block).await;
-        }
-        match reply {
-            Ok(reply) => read_reply(reply),
-            Err(e) => {
-                if block.is_some() {
-                    // Opened again by the next read: after a failover, to the new master.
-                    *self.blocking.lock().await = None;
-                }
-                Err(e.into())
-            }
-        }
-    }
-
-    async fn lifecycle_claim(
-        &self,
-        group: &str,
-        consumer: &str,
-        min_idle_ms: u64,
-        count: usize,
-    ) -> Result<Vec<Delivery>, StoreError> {
-        if count == 0 {
-            return Ok(Vec::new());
-        }
-        let reply: RedisResult<Value> = redis::cmd("XAUTOCLAIM")
-            .arg(keys::LIFECYCLE)
-            .arg(group)
-            .arg(consumer)
-            .arg(min_idle_ms)
-            .arg("0-0")
-            .arg("COUNT")
-            .arg(count)
-            .query_async(&mut self.conn())
-            .await;
-        let reply = match reply {
-            // No group yet: nothing was ever delivered to it.
-            Err(e) if is_code(&e, "NOGROUP") => return Ok(Vec::new()),
-            reply => reply?,
-        };
-        // `[next cursor, entries, deleted ids]` (no third part before Redis 7).
-        let Value::Array(parts) = reply else {
-            return Err(corrupt(keys::LIFECYCLE, "an XAUTOCLAIM reply is not an array"));
-        };
-        match parts.into_iter().nth(1) {
-            Some(entries) => deliveries(entries),
-            None => Err(corrupt(keys::LIFECYCLE, "an XAUTOCLAIM reply has no entries")),
-        }
-    }
-
-    async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let acked: RedisResult<i64> = redis::cmd("XACK")
-            .arg(keys::LIFECYCLE)
-            .arg(group)
-            .arg(ids)
-            .query_async(&mut self.conn())
-            .await;
-        match acked {
-            Err(e) if is_code(&e, "NOGROUP") => Ok(()),
-            acked => acked.map(|_| ()).map_err(StoreError::from),
-        }
     }
 }

@@ -7,8 +7,8 @@
 //! | --- | --- | --- |
 //! | `colosseum:{<match-id>}:open` | hash | the opening entry (version 0), its fields as a stream entry's; gone once the match is compacted |
 //! | `colosseum:{<match-id>}:log` | stream | one entry per step (version 1 on), id `<version>-1`; made by the first step, gone once the match is compacted |
-//! | `colosseum:{<match-id>}:views` | hash | `v`: the latest version; `b`: each viewer's view after it (the opening's deflated, [`crate::record::encode_views`]) |
-//! | `colosseum:{<match-id>}:record` | string | a finished match compacted ([`crate::record`]): `<last version>:<record>` |
+//! | `colosseum:{<match-id>}:views` | hash | `v`: the latest version; `b`: each viewer's view after it (the opening's deflated, [`crate::matches::record::encode_views`]) |
+//! | `colosseum:{<match-id>}:record` | string | a finished match compacted ([`crate::matches::record`]): `<last version>:<record>` |
 //! | `colosseum:{<match-id>}:meta` | hash | `m`: the fixed meta as JSON; `seat0`, `seat1`: the seat holders; `over`: the final step's version, once stored; `bot`: the bot's name, in a bot match |
 //! | `colosseum:{<match-id>}:secret` | hash | `seed`: the seed in hex, for the rules engine alone (in matches created before it, `m` of the meta held it) |
 //! | `colosseum:{<match-id>}:idem` | hash | idempotency key -> the version it was accepted at |
@@ -19,25 +19,25 @@
 //! | `colosseum:announcing` | sorted set | member: match id; score: when its final step was stored (Unix ms). The announcements owed, written before the final step; an index: a hint |
 //! | `colosseum:session:<sha256-hex>` | hash | `player`: player id; `name`: display name |
 //! | `colosseum:player:<player-id>` | hash | `name`: display name. Written with each session: the players that exist |
-//! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::feed`]) |
+//! | `colosseum:appended` | pub/sub channel | `<match-id> <version>` after each append (see [`crate::matches::feed`]) |
 //! | `colosseum:{<match-id>}:presence:<seat>` | hash | a presence lease per holder: holder -> its expiry (Unix ms); expires with the longest lease (see [`crate::presence`]) |
 //! | `colosseum:presence` | pub/sub channel | `<match-id> <seat> <0\|1>` when a seat's presence changes (see [`crate::presence`]) |
-//! | `colosseum:{bots}:matches` | sorted set | member: `<match-id> <game> <bot>`, a live bot match; score: its position (see [`crate::bots`]) |
+//! | `colosseum:{bots}:matches` | sorted set | member: `<match-id> <game> <bot>`, a live bot match; score: its position (see [`crate::matches::bots`]) |
 //! | `colosseum:{bots}:seq` | string | the last position given to a bot match |
-//! | `colosseum:{player:<player-id>}:matches` | sorted set | member: match id; score: its creation (Unix ms). The player's matches, written before each seating (creation, claim), the newest 1,000 kept (see [`crate::lists`]). A hint |
+//! | `colosseum:{player:<player-id>}:matches` | sorted set | member: match id; score: its creation (Unix ms). The player's matches, written before each seating (creation, claim), the newest 1,000 kept (see [`crate::matches::lists`]). A hint |
 //! | `colosseum:live:<game>` | sorted set | member: match id; score: its creation (Unix ms). The game's matches with both seats held, written before the seating that fills them, removed after the final step. A hint |
 //!
 //! # The lobby
 //!
 //! Every lobby key carries the one hash tag `{lobby}`, so on Redis Cluster they share a
-//! slot and every lobby script (`src/lua/lobby_*.lua`) is atomic on one node. Client text
+//! slot and every lobby script (`src/lobby/lua/*.lua`) is atomic on one node. Client text
 //! (emails, idempotency keys, options) never appears in a name: a SHA-256 digest does.
 //!
 //! | key | type | holds |
 //! | --- | --- | --- |
 //! | `colosseum:{lobby}:account:<player-id>` | hash | `email`, `password_phc`, `display_name`, `leaderboard` and `bot` (`1`/`0`), `created_ms` |
 //! | `colosseum:{lobby}:email:<sha256-hex of the email>` | string | the account's player id |
-//! | `colosseum:{lobby}:tickets` | hash | ticket id -> its record (JSON of strings only, see `src/redis_store/lobby.rs`) |
+//! | `colosseum:{lobby}:tickets` | hash | ticket id -> its record (JSON of strings only, see `src/lobby/redis.rs`) |
 //! | `colosseum:{lobby}:idem` | hash | `<player-id>:<sha256-hex of the idempotency key>` -> ticket id |
 //! | `colosseum:{lobby}:live` | hash | `<player-id>:<queue key>` -> the player's live ticket in that queue |
 //! | `colosseum:{lobby}:waiting:<queue key>` | set | the queue's waiting tickets (not seeks) |
@@ -58,7 +58,7 @@
 //! # The platform
 //!
 //! The tournament service's keys share the hash tag `{platform}`, one slot, so each of its
-//! scripts (`src/lua/platform_*.lua`) is atomic on one node: a tournament's event and its
+//! scripts (`src/platform/lua/*.lua`) is atomic on one node: a tournament's event and its
 //! tenant's copy are appended together. Client text (idempotency keys) never appears in a
 //! name: a SHA-256 digest does.
 //!
@@ -345,7 +345,7 @@ pub const ONCE: &str = "colosseum:{platform}:once";
 pub const PUBLIC_TOURNAMENTS: &str = "colosseum:{platform}:public";
 
 fn sha256_hex(text: &str) -> String {
-    crate::model::token_digest(text)
+    crate::matches::model::token_digest(text)
 }
 
 /// The stream entry id of a version: `<version>-1`, so version 0 is `0-1` (Redis refuses

@@ -1,8 +1,8 @@
 //! The platform in memory: [`PlatformStore`] for [`MemoryStore`], the same records the
 //! Redis keys hold, under the store's one lock (never held across an await).
 
-use super::MemoryStore;
 use crate::error::StoreError;
+use crate::memory::MemoryStore;
 use crate::platform::{
     AUDIT_KEPT, ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant,
     Unfinished,
@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Everything of the platform's, inside the store's one `State`.
 #[derive(Default)]
-pub(super) struct Platform {
+pub(crate) struct Platform {
     tenants: BTreeMap<TenantId, Tenant>,
     keys: BTreeMap<String, ApiKey>,
     audit: BTreeMap<TenantId, VecDeque<String>>,
@@ -32,21 +32,21 @@ pub(super) struct Platform {
     public: BTreeMap<TournamentId, TenantId>,
 }
 
-struct Request {
-    digest: String,
-    record: String,
-    done: bool,
-    begun_ms: u64,
+pub(crate) struct Request {
+    pub(crate) digest: String,
+    pub(crate) record: String,
+    pub(crate) done: bool,
+    pub(crate) begun_ms: u64,
 }
 
 impl Platform {
-    fn push(&mut self, stream: Stream, events: &[String]) -> u64 {
+    pub(crate) fn push(&mut self, stream: Stream, events: &[String]) -> u64 {
         let s = self.streams.entry(stream).or_default();
         s.extend(events.iter().cloned());
         s.len() as u64
     }
 
-    fn seq(&self, stream: Stream) -> u64 {
+    pub(crate) fn seq(&self, stream: Stream) -> u64 {
         self.streams.get(&stream).map_or(0, |s| s.len() as u64)
     }
 }

@@ -3,13 +3,15 @@
 //! match-maker. [`LobbyStore`] extends [`EventStore`] (sessions live there), so the
 //! match-maker holds one `Arc<dyn LobbyStore>`; both stores implement it.
 //!
-//! On Redis every lobby key carries the hash tag `{lobby}` (see [`crate::keys`]), so every
+//! On Redis every lobby key carries the hash tag `{lobby}` (see [`crate::redis_store::keys`]), so every
 //! lobby script is atomic on one node of a cluster: the lobby's traffic (a few calls per
 //! match) is small beside the moves', which stay spread over the matches' own slots.
 
+pub(crate) mod memory;
+pub(crate) mod redis;
+
 use crate::error::StoreError;
-use crate::lifecycle::Delivery;
-use crate::store::EventStore;
+use crate::matches::store::EventStore;
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, TicketId};
 use rules_core::Seat;
@@ -115,7 +117,7 @@ impl Queue {
     /// The queue's name in keys: game, time, rated and a digest of the options (options
     /// are client text, never spelled in a key).
     pub fn key(&self) -> String {
-        let digest = crate::model::token_digest(&self.options_json);
+        let digest = crate::matches::model::token_digest(&self.options_json);
         let kind = if self.rated { "rated" } else { "casual" };
         format!("{}:{}:{kind}:{}", self.game, self.move_time_ms, &digest[..16])
     }
@@ -607,39 +609,6 @@ pub trait LobbyStore: EventStore {
     ) -> Result<Vec<RatingChange>, StoreError>;
 
     // --- The lifecycle stream, read by a consumer group ---
-
-    /// Up to `count` entries never delivered to `group` (created at the stream's start on
-    /// first use), delivered to `consumer` and pending until acknowledged; waits up to
-    /// `block_ms` for one if there is none.
-    ///
-    /// # Errors
-    /// [`StoreError::Redis`].
-    async fn lifecycle_read(
-        &self,
-        group: &str,
-        consumer: &str,
-        count: usize,
-        block_ms: u64,
-    ) -> Result<Vec<Delivery>, StoreError>;
-
-    /// Claims for `consumer` up to `count` of `group`'s entries pending for at least
-    /// `min_idle_ms` (their consumer died or stalled), and answers them.
-    ///
-    /// # Errors
-    /// [`StoreError::Redis`].
-    async fn lifecycle_claim(
-        &self,
-        group: &str,
-        consumer: &str,
-        min_idle_ms: u64,
-        count: usize,
-    ) -> Result<Vec<Delivery>, StoreError>;
-
-    /// Acknowledges entries: no longer pending for `group`.
-    ///
-    /// # Errors
-    /// [`StoreError::Redis`].
-    async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError>;
 }
 
 /// How many tickets a player's list keeps ([`LobbyStore::tickets_of`]): ended tickets

@@ -1,6 +1,6 @@
 //! The platform on Redis: [`PlatformStore`] for [`RedisStore`]. Every key is under the
 //! `{platform}` hash tag (one slot), so each read-modify-write is one atomic Lua script
-//! (`src/lua/platform_*.lua`), even on a cluster.
+//! (`src/platform/lua/*.lua`), even on a cluster.
 //!
 //! | operation | Redis |
 //! | --- | --- |
@@ -16,13 +16,13 @@
 //! | `tournaments_of` / `live_tournaments` | `ZREVRANGE tournaments:<tenant>` / `SMEMBERS live` |
 //! | `put_public_tournament` / `public_tournament` | `HSET` / `HGET colosseum:{platform}:public` |
 
-use super::{RedisStore, corrupt};
 use crate::error::StoreError;
-use crate::keys;
 use crate::platform::{
     AUDIT_KEPT, ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant,
     Unfinished,
 };
+use crate::redis_store::keys;
+use crate::redis_store::{RedisStore, corrupt};
 use async_trait::async_trait;
 use ids::{MatchId, TenantId, TournamentId};
 use redis::Script;
@@ -31,44 +31,41 @@ use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 
 /// The platform's Lua scripts, loaded on first use.
-pub(super) struct Scripts {
+pub(crate) struct Scripts {
     begin: Script,
     finish: Script,
     append: Script,
 }
 
 impl Scripts {
-    pub(super) fn new() -> Self {
-        let prelude = include_str!("../lua/platform_prelude.lua");
+    pub(crate) fn new() -> Self {
+        let prelude = include_str!("lua/prelude.lua");
         Scripts {
-            begin: Script::new(include_str!("../lua/platform_begin.lua")),
-            finish: Script::new(&format!(
-                "{prelude}{}",
-                include_str!("../lua/platform_finish.lua")
-            )),
-            append: Script::new(&format!(
-                "{prelude}{}",
-                include_str!("../lua/platform_append.lua")
-            )),
+            begin: Script::new(include_str!("lua/begin.lua")),
+            finish: Script::new(&format!("{prelude}{}", include_str!("lua/finish.lua"))),
+            append: Script::new(&format!("{prelude}{}", include_str!("lua/append.lua"))),
         }
     }
 }
 
-fn json(value: &impl serde::Serialize) -> Result<String, StoreError> {
+pub(crate) fn json(value: &impl serde::Serialize) -> Result<String, StoreError> {
     serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("not encodable: {e}")))
 }
 
-fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
+pub(crate) fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| corrupt(key, e))
 }
 
 /// The sequence number of a results stream's entry id (`<seq>-1`).
-fn seq_of(key: &str, id: &str) -> Result<u64, StoreError> {
+pub(crate) fn seq_of(key: &str, id: &str) -> Result<u64, StoreError> {
     keys::version_of(id).ok_or_else(|| corrupt(key, format!("entry id {id} is not <seq>-1")))
 }
 
 /// The `f` field of each entry of an `XRANGE` reply, with its id.
-fn entries(key: &str, reply: StreamRangeReply) -> Result<Vec<(String, String)>, StoreError> {
+pub(crate) fn entries(
+    key: &str,
+    reply: StreamRangeReply,
+) -> Result<Vec<(String, String)>, StoreError> {
     reply
         .ids
         .into_iter()

@@ -6,7 +6,7 @@
 //! readers check each entry against, dropping one that can no longer hold.
 
 use crate::error::StoreError;
-use crate::model::MatchMeta;
+use crate::matches::model::MatchMeta;
 use ids::SeatHolder;
 use ids::{MatchId, PlayerId};
 use rules_core::Seat;
@@ -85,7 +85,7 @@ mod tests {
     use rules_core::PerSeat;
 
     fn meta(seats: [SeatHolder; 2]) -> MatchMeta {
-        MatchMeta { seats: PerSeat(seats), ..crate::model::sample_meta() }
+        MatchMeta { seats: PerSeat(seats), ..crate::matches::model::sample_meta() }
     }
 
     #[test]

@@ -12,10 +12,10 @@
 //! | `bot_of` | `HGET meta bot` (`add_bot_match` writes it with `HSET`, before `bot_add.lua`) |
 //! | `display_names` | per player: `HGET` of the account's `display_name` and the player's `name` |
 
-use super::{RedisStore, corrupt};
 use crate::error::StoreError;
-use crate::keys;
-use crate::lists::{Listed, PLAYER_MATCHES_KEPT, checked_game, listable_game};
+use crate::matches::lists::{Listed, PLAYER_MATCHES_KEPT, checked_game, listable_game};
+use crate::redis_store::keys;
+use crate::redis_store::{RedisStore, corrupt};
 use ids::{MatchId, PlayerId};
 use redis::Value;
 
@@ -23,7 +23,7 @@ impl RedisStore {
     /// Lists `listed` for each of `players` (each list trimmed to the newest kept) and,
     /// with `live`, in that game's live list: one slot after another, each write a no-op
     /// when repeated.
-    pub(super) async fn list(
+    pub(crate) async fn list(
         &self,
         players: &[PlayerId],
         live: Option<&str>,
@@ -53,7 +53,7 @@ impl RedisStore {
     }
 
     /// At most `limit` members of the list `key` older than `before`, newest first.
-    pub(super) async fn page(
+    pub(crate) async fn page(
         &self,
         key: &str,
         before: Option<Listed>,
@@ -98,13 +98,13 @@ impl RedisStore {
         }
     }
 
-    pub(super) async fn unlist(&self, key: &str, id: MatchId) -> Result<(), StoreError> {
+    pub(crate) async fn unlist(&self, key: &str, id: MatchId) -> Result<(), StoreError> {
         let _: i64 =
             redis::cmd("ZREM").arg(key).arg(id.to_string()).query_async(&mut self.conn()).await?;
         Ok(())
     }
 
-    pub(super) async fn live_page(
+    pub(crate) async fn live_page(
         &self,
         game: &str,
         before: Option<Listed>,
@@ -114,12 +114,12 @@ impl RedisStore {
         self.page(&keys::live(game), before, limit).await
     }
 
-    pub(super) async fn unlist_live(&self, game: &str, id: MatchId) -> Result<(), StoreError> {
+    pub(crate) async fn unlist_live(&self, game: &str, id: MatchId) -> Result<(), StoreError> {
         checked_game(game)?;
         self.unlist(&keys::live(game), id).await
     }
 
-    pub(super) async fn set_bot_name(&self, id: MatchId, bot: &str) -> Result<(), StoreError> {
+    pub(crate) async fn set_bot_name(&self, id: MatchId, bot: &str) -> Result<(), StoreError> {
         let () = redis::cmd("HSET")
             .arg(keys::meta(id))
             .arg("bot")
@@ -129,13 +129,13 @@ impl RedisStore {
         Ok(())
     }
 
-    pub(super) async fn bot_name(&self, id: MatchId) -> Result<Option<String>, StoreError> {
+    pub(crate) async fn bot_name(&self, id: MatchId) -> Result<Option<String>, StoreError> {
         let name: Option<String> =
             redis::cmd("HGET").arg(keys::meta(id)).arg("bot").query_async(&mut self.conn()).await?;
         Ok(name)
     }
 
-    pub(super) async fn names(
+    pub(crate) async fn names(
         &self,
         players: &[PlayerId],
     ) -> Result<Vec<Option<String>>, StoreError> {

@@ -2,15 +2,14 @@
 //! hold, under the store's one lock (never held across an await). The ticket feed is a
 //! broadcast channel; the lifecycle stream a map of entries with consumer groups.
 
-use super::MemoryStore;
 use crate::error::StoreError;
-use crate::lifecycle::{Delivery, Finished};
 use crate::lobby::{
-    self, Account, AccountChange, Board, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing, Queue,
-    RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
-    SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
+    self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
+    RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted,
+    TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
 };
-use crate::model::is_sha256_hex;
+use crate::matches::model::is_sha256_hex;
+use crate::memory::MemoryStore;
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, TicketId};
 use rules_core::Seat;
@@ -20,79 +19,58 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
 
 /// Past this many rate-limit buckets, the ended ones are dropped (Redis expires them).
-const BUCKETS_SWEPT_PAST: usize = 10_000;
+pub(crate) const BUCKETS_SWEPT_PAST: usize = 10_000;
 
 /// Everything of the lobby's, inside the store's one `State`.
 #[derive(Default)]
-pub(super) struct Lobby {
+pub(crate) struct Lobby {
     accounts: BTreeMap<PlayerId, Account>,
     /// Normalized email -> its account's player.
     emails: BTreeMap<String, PlayerId>,
     /// Rate-limit bucket -> hits in its window, and when the window ends.
     buckets: BTreeMap<String, (u64, Instant)>,
-    /// Lease name -> its holder, and when the lease runs out.
-    pub(super) leases: BTreeMap<String, (String, Instant)>,
     tickets: Tickets,
     ratings: Ratings,
-    lifecycle: Lifecycle,
 }
 
 #[derive(Default)]
-struct Tickets {
+pub(crate) struct Tickets {
     /// Every ticket, as it is now.
-    by_id: BTreeMap<TicketId, Ticket>,
+    pub(crate) by_id: BTreeMap<TicketId, Ticket>,
     /// (player, idempotency key) -> the ticket made with it.
-    idem: BTreeMap<(PlayerId, String), TicketId>,
+    pub(crate) idem: BTreeMap<(PlayerId, String), TicketId>,
     /// (player, queue key) -> the player's live ticket in that queue.
-    live: BTreeMap<(PlayerId, String), TicketId>,
+    pub(crate) live: BTreeMap<(PlayerId, String), TicketId>,
     /// Queue key -> the queue and its waiting tickets (not seeks); no empty set is kept.
-    waiting: BTreeMap<String, (Queue, BTreeSet<TicketId>)>,
+    pub(crate) waiting: BTreeMap<String, (Queue, BTreeSet<TicketId>)>,
     /// The waiting seeks, by (created_ms, id): the order of Redis's sorted set.
-    seeks: BTreeSet<(u64, TicketId)>,
+    pub(crate) seeks: BTreeSet<(u64, TicketId)>,
     /// Player -> their tickets, by (created_ms, id).
-    of_player: BTreeMap<PlayerId, BTreeSet<(u64, TicketId)>>,
+    pub(crate) of_player: BTreeMap<PlayerId, BTreeSet<(u64, TicketId)>>,
     /// The pending pairings.
-    pairings: BTreeMap<MatchId, Pairing>,
+    pub(crate) pairings: BTreeMap<MatchId, Pairing>,
     /// The players whose tickets the operation under way changed: announced at its end.
-    changed: BTreeSet<PlayerId>,
+    pub(crate) changed: BTreeSet<PlayerId>,
 }
 
 #[derive(Default)]
-struct Ratings {
+pub(crate) struct Ratings {
     /// Every match a rated pairing made, until it is rated (as on Redis: its absence
     /// makes a repeated result change nothing).
-    rated: BTreeMap<MatchId, RatedMatch>,
+    pub(crate) rated: BTreeMap<MatchId, RatedMatch>,
     /// Those whose result is not recorded yet.
-    unrated: BTreeSet<MatchId>,
+    pub(crate) unrated: BTreeSet<MatchId>,
     /// (game, player) -> rating.
-    ratings: BTreeMap<(String, PlayerId), Rating>,
+    pub(crate) ratings: BTreeMap<(String, PlayerId), Rating>,
     /// (game, board) -> player -> score.
-    boards: BTreeMap<(String, Board), BTreeMap<PlayerId, f64>>,
+    pub(crate) boards: BTreeMap<(String, Board), BTreeMap<PlayerId, f64>>,
     /// (game, player) -> history lines, newest first.
-    history: BTreeMap<(String, PlayerId), VecDeque<RatingChange>>,
-}
-
-/// The lifecycle stream. Entry ids are `<n>-0` with `n` counting from 1: ordered, like
-/// Redis's, and opaque to callers.
-#[derive(Default)]
-struct Lifecycle {
-    entries: BTreeMap<u64, Finished>,
-    /// The last `n` given.
-    last: u64,
-    groups: BTreeMap<String, Group>,
-}
-
-#[derive(Default)]
-struct Group {
-    /// The last entry delivered to the group (0: none yet).
-    delivered: u64,
-    /// Delivered, not acknowledged: entry -> its consumer and when it was delivered.
-    pending: BTreeMap<u64, (String, Instant)>,
+    pub(crate) history: BTreeMap<(String, PlayerId), VecDeque<RatingChange>>,
 }
 
 impl Tickets {
     /// Takes a ticket out of its queue, or a seek off the list.
-    fn unlist(&mut self, t: &Ticket) {
+    pub(crate) fn unlist(&mut self, t: &Ticket) {
         if t.seek {
             self.seeks.remove(&(t.created_ms, t.id));
             return;
@@ -107,7 +85,7 @@ impl Tickets {
     }
 
     /// Puts a waiting ticket in its queue, or a seek on the list.
-    fn list(&mut self, t: &Ticket) {
+    pub(crate) fn list(&mut self, t: &Ticket) {
         if t.seek {
             self.seeks.insert((t.created_ms, t.id));
         } else {
@@ -120,7 +98,7 @@ impl Tickets {
     }
 
     /// The ticket ended: the player may queue again.
-    fn unlive(&mut self, t: &Ticket) {
+    pub(crate) fn unlive(&mut self, t: &Ticket) {
         let key = (t.player, t.queue.key());
         if self.live.get(&key) == Some(&t.id) {
             self.live.remove(&key);
@@ -129,7 +107,7 @@ impl Tickets {
 
     /// Lists a new ticket among its player's, and forgets the oldest ended ones past
     /// [`TICKETS_KEPT`].
-    fn remember(&mut self, t: &Ticket) {
+    pub(crate) fn remember(&mut self, t: &Ticket) {
         let Tickets { by_id, idem, of_player, .. } = self;
         let mine = of_player.entry(t.player).or_default();
         mine.insert((t.created_ms, t.id));
@@ -152,7 +130,12 @@ impl Tickets {
     }
 
     /// Moves a stored ticket to `state` at `now_ms`; answers it as it is now.
-    fn set_state(&mut self, id: TicketId, state: TicketState, now_ms: u64) -> Option<Ticket> {
+    pub(crate) fn set_state(
+        &mut self,
+        id: TicketId,
+        state: TicketState,
+        now_ms: u64,
+    ) -> Option<Ticket> {
         let t = self.by_id.get_mut(&id)?;
         t.state = state;
         t.changed_ms = now_ms;
@@ -161,7 +144,7 @@ impl Tickets {
     }
 
     /// Stores a pending pairing (and, for a rated queue, its rated match).
-    fn store_pairing(&mut self, ratings: &mut Ratings, pairing: &Pairing) {
+    pub(crate) fn store_pairing(&mut self, ratings: &mut Ratings, pairing: &Pairing) {
         self.pairings.insert(pairing.match_id, pairing.clone());
         if pairing.queue.rated {
             let rated = RatedMatch { game: pairing.queue.game.clone(), players: pairing.players };
@@ -172,7 +155,7 @@ impl Tickets {
 
     /// Whether `pairing` can be made at `now_ms`: both tickets waiting, unexpired, no
     /// seeks, of its players and queue, and its match not pending already.
-    fn can_pair(&self, pairing: &Pairing, now_ms: u64) -> bool {
+    pub(crate) fn can_pair(&self, pairing: &Pairing, now_ms: u64) -> bool {
         let queue = pairing.queue.key();
         pairing.tickets[0] != pairing.tickets[1]
             && !self.pairings.contains_key(&pairing.match_id)
@@ -188,7 +171,7 @@ impl Tickets {
     }
 
     /// The pairing's tickets that are still `Pairing` in its match, with their seats.
-    fn pairing_tickets(&self, pairing: &Pairing) -> Vec<(Ticket, Seat)> {
+    pub(crate) fn pairing_tickets(&self, pairing: &Pairing) -> Vec<(Ticket, Seat)> {
         pairing
             .tickets
             .iter()
@@ -205,7 +188,7 @@ impl Tickets {
 
 impl Ratings {
     /// Puts `player` on `board` (off the others) with `score`, or on none.
-    fn place(&mut self, game: &str, player: PlayerId, board: Option<Board>, score: f64) {
+    pub(crate) fn place(&mut self, game: &str, player: PlayerId, board: Option<Board>, score: f64) {
         for b in Board::ALL {
             let entries = self.boards.entry((game.to_string(), b)).or_default();
             if Some(b) == board {
@@ -217,7 +200,7 @@ impl Ratings {
     }
 
     /// A board, best first; equal scores by player id descending (Redis's `ZREVRANGE`).
-    fn ranked(&self, game: &str, board: Board) -> Vec<(PlayerId, f64)> {
+    pub(crate) fn ranked(&self, game: &str, board: Board) -> Vec<(PlayerId, f64)> {
         let mut ranked: Vec<(PlayerId, f64)> = self
             .boards
             .get(&(game.to_string(), board))
@@ -230,81 +213,17 @@ impl Ratings {
     }
 }
 
-impl Lifecycle {
-    fn id(n: u64) -> String {
-        format!("{n}-0")
-    }
-
-    fn number(id: &str) -> Option<u64> {
-        id.strip_suffix("-0")?.parse().ok()
-    }
-
-    fn delivery(&self, n: u64) -> Delivery {
-        Delivery { id: Lifecycle::id(n), finished: self.entries.get(&n).cloned() }
-    }
-
-    /// Up to `count` entries never delivered to `group` (made at the stream's start),
-    /// now pending for `consumer`.
-    fn read(&mut self, group: &str, consumer: &str, count: usize) -> Vec<Delivery> {
-        let now = service_kit::time::instant();
-        let g = self.groups.entry(group.to_string()).or_default();
-        let fresh: Vec<u64> =
-            self.entries.range(g.delivered + 1..).map(|(n, _)| *n).take(count).collect();
-        for &n in &fresh {
-            g.pending.insert(n, (consumer.to_string(), now));
-            g.delivered = n;
-        }
-        fresh.into_iter().map(|n| self.delivery(n)).collect()
-    }
-
-    /// Up to `count` of `group`'s entries pending for `min_idle` or longer, now pending
-    /// for `consumer`. Entries trimmed from the stream leave the pending list unanswered,
-    /// as `XAUTOCLAIM` drops them.
-    fn claim(
-        &mut self,
-        group: &str,
-        consumer: &str,
-        min_idle: Duration,
-        count: usize,
-    ) -> Vec<Delivery> {
-        let now = service_kit::time::instant();
-        let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
-        g.pending.retain(|n, _| self.entries.contains_key(n));
-        let idle: Vec<u64> = g
-            .pending
-            .iter()
-            .filter(|(_, (_, at))| now.saturating_duration_since(*at) >= min_idle)
-            .map(|(n, _)| *n)
-            .take(count)
-            .collect();
-        for &n in &idle {
-            g.pending.insert(n, (consumer.to_string(), now));
-        }
-        idle.into_iter().map(|n| self.delivery(n)).collect()
-    }
-}
-
 impl Lobby {
     /// An account's display name as it is now.
-    pub(super) fn account_name(&self, player: PlayerId) -> Option<String> {
+    pub(crate) fn account_name(&self, player: PlayerId) -> Option<String> {
         self.accounts.get(&player).map(|a| a.display_name.clone())
-    }
-
-    /// Appends to the lifecycle stream, trimmed as Redis's `MAXLEN` trims it.
-    pub(super) fn announce(&mut self, finished: Finished) {
-        let l = &mut self.lifecycle;
-        l.last += 1;
-        l.entries.insert(l.last, finished);
-        while l.entries.len() > LIFECYCLE_KEPT {
-            l.entries.pop_first();
-        }
     }
 }
 
 impl MemoryStore {
     /// Announces the players the operation changed tickets of, under the lock, as the
     /// scripts `PUBLISH` at their end.
-    fn announce_changes(&self, lobby: &mut Lobby) {
+    pub(crate) fn announce_changes(&self, lobby: &mut Lobby) {
         for player in std::mem::take(&mut lobby.tickets.changed) {
             // No subscriber is not an error: nobody is listening.
             let _ = self.ticket_feed.send(player);
@@ -313,11 +232,11 @@ impl MemoryStore {
 }
 
 /// `ms` as a duration, capped at decades so that adding it to an instant cannot overflow.
-fn millis(ms: u64) -> Duration {
+pub(crate) fn millis(ms: u64) -> Duration {
     Duration::from_millis(ms.min(1 << 40))
 }
 
-fn millis_ceil(d: Duration) -> u64 {
+pub(crate) fn millis_ceil(d: Duration) -> u64 {
     u64::try_from(d.as_micros().div_ceil(1_000)).unwrap_or(u64::MAX)
 }
 
@@ -719,53 +638,5 @@ impl LobbyStore for MemoryStore {
         let state = self.lock();
         let lines = state.lobby.ratings.history.get(&(game.to_string(), player));
         Ok(lines.map(|l| l.iter().take(limit).cloned().collect()).unwrap_or_default())
-    }
-
-    async fn lifecycle_read(
-        &self,
-        group: &str,
-        consumer: &str,
-        count: usize,
-        block_ms: u64,
-    ) -> Result<Vec<Delivery>, StoreError> {
-        if count == 0 {
-            return Ok(Vec::new());
-        }
-        let deadline = tokio::time::Instant::now() + millis(block_ms);
-        loop {
-            // Registered before looking, so an announcement between the look and the wait
-            // still wakes this reader.
-            let notified = self.finished.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            let read = self.lock().lobby.lifecycle.read(group, consumer, count);
-            if !read.is_empty() || block_ms == 0 {
-                return Ok(read);
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return Ok(Vec::new());
-            }
-        }
-    }
-
-    async fn lifecycle_claim(
-        &self,
-        group: &str,
-        consumer: &str,
-        min_idle_ms: u64,
-        count: usize,
-    ) -> Result<Vec<Delivery>, StoreError> {
-        let min_idle = Duration::from_millis(min_idle_ms);
-        Ok(self.lock().lobby.lifecycle.claim(group, consumer, min_idle, count))
-    }
-
-    async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
-        let mut state = self.lock();
-        if let Some(g) = state.lobby.lifecycle.groups.get_mut(group) {
-            for n in ids.iter().filter_map(|id| Lifecycle::number(id)) {
-                g.pending.remove(&n);
-            }
-        }
-        Ok(())
     }
 }

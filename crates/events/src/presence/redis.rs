@@ -8,10 +8,10 @@
 //! | `presence` | `HGETALL` of both seats' hashes, pipelined (one slot) |
 //! | `presence_feed` | `SUBSCRIBE colosseum:presence` on a connection of its own |
 
-use super::{RedisStore, corrupt};
 use crate::error::StoreError;
-use crate::keys;
 use crate::presence::{self, Presence, PresenceFeed, PresenceStore, SeatChange, check_holder};
+use crate::redis_store::keys;
+use crate::redis_store::{RedisStore, corrupt};
 use async_trait::async_trait;
 use ids::MatchId;
 use redis::Script;
@@ -21,11 +21,12 @@ use std::sync::LazyLock;
 use tokio_stream::StreamExt;
 
 /// Loaded on first use (`redis::Script` answers `NOSCRIPT` by loading).
-static LEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../lua/presence.lua")));
+pub(crate) static LEASE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lua/lease.lua")));
 
 impl RedisStore {
     /// Runs `presence.lua`: `op` (`mark` or `unmark`) for `holder` on `seat` of `id`.
-    async fn presence_lease(
+    pub(crate) async fn presence_lease(
         &self,
         op: &str,
         (id, seat): (MatchId, Seat),
