@@ -268,7 +268,9 @@ mod tests {
     fn five_players_show_their_byes_and_fit_80_columns() {
         let entrants_in: Vec<tournament::Entrant> =
             (0..5).map(|i| tournament::Entrant { rating: Some(2000.0 - f64::from(i)) }).collect();
-        let format = tournament::Format::Knockout { draws: tournament::DrawRule::Replay };
+        let format = tournament::Format::Knockout(tournament::Knockout {
+            draws: tournament::DrawRule::Replay,
+        });
         let (t, _) = tournament::simulate(format, entrants_in, 7, |t| t.pair_round()).unwrap();
         let id = |p: tournament::Player| format!("player-{}", p.0);
         let long = |p: tournament::Player| {

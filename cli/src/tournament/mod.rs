@@ -54,15 +54,15 @@ pub fn format_of(
     duration_ms: u64,
     higher_seed: bool,
 ) -> Result<tournament::Format, String> {
-    use tournament::{DrawRule, Format};
+    use tournament::{Arena, DrawRule, Format, Knockout, RoundRobin, Swiss};
     Ok(match name {
-        "swiss" => Format::Swiss { rounds },
-        "round-robin" => Format::RoundRobin { double: false },
-        "double-round-robin" => Format::RoundRobin { double: true },
-        "knockout" => Format::Knockout {
+        "swiss" => Format::Swiss(Swiss { rounds }),
+        "round-robin" => Format::RoundRobin(RoundRobin { double: false }),
+        "double-round-robin" => Format::RoundRobin(RoundRobin { double: true }),
+        "knockout" => Format::Knockout(Knockout {
             draws: if higher_seed { DrawRule::HigherSeed } else { DrawRule::Replay },
-        },
-        "arena" => Format::Arena { duration_ms },
+        }),
+        "arena" => Format::Arena(Arena { duration_ms }),
         other => {
             return Err(format!(
                 "unknown format {other:?}: swiss, round-robin, double-round-robin, knockout or arena"

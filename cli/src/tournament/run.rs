@@ -93,27 +93,6 @@ fn config(args: &RunArgs) -> Result<Config, String> {
     }
 }
 
-fn format_proto(
-    name: &str,
-    rounds: u32,
-    duration_ms: u64,
-    higher_seed: bool,
-) -> Result<v1::TournamentFormat, String> {
-    use v1::tournament_format::Kind;
-    let kind = match super::format_of(name, rounds, duration_ms, higher_seed)? {
-        tournament::Format::Swiss { rounds } => Kind::Swiss(v1::Swiss { rounds }),
-        tournament::Format::RoundRobin { double } => Kind::RoundRobin(v1::RoundRobin { double }),
-        tournament::Format::Knockout { draws } => Kind::Knockout(v1::Knockout {
-            draw: match draws {
-                tournament::DrawRule::HigherSeed => v1::KnockoutDraw::HigherSeed,
-                tournament::DrawRule::Replay => v1::KnockoutDraw::Replay,
-            } as i32,
-        }),
-        tournament::Format::Arena { duration_ms } => Kind::Arena(v1::Arena { duration_ms }),
-    };
-    Ok(v1::TournamentFormat { kind: Some(kind) })
-}
-
 /// Where a browser opens tournament `tid`'s public page: the web client at the gateway's
 /// address, on its route `/tournaments/<id>`.
 fn page_url(gateway: &str, tid: &str) -> String {
@@ -165,7 +144,8 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     let options = args.options.clone().or(c.options).unwrap_or_default();
     let higher_seed = c.knockout_draw.as_deref() == Some("higher-seed");
     let public_page = args.public || c.public.unwrap_or(false);
-    let format = format_proto(&format_name, rounds, duration_ms, higher_seed)?;
+    let chosen = super::format_of(&format_name, rounds, duration_ms, higher_seed)?;
+    let format = tournaments::formats::to_proto(&chosen);
     let key = match args.key.clone().or_else(|| std::env::var("COLOSSEUM_API_KEY").ok()) {
         Some(k) => k,
         None => new_key(&args.url)
@@ -225,7 +205,8 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
         // The web client the gateway serves routes by the fragment.
         eprintln!("public page: {}", page_url(&args.url, &tid));
     }
-    let bar = ProgressBar::new(expected_matches(&format_name, n, t.rounds));
+    // The format's planned games: a guide (replays and arenas aside).
+    let bar = ProgressBar::new(chosen.rules().planned_games(n as usize));
     bar.set_style(
         ProgressStyle::with_template("round {msg} {bar:40} {pos}/{len} matches, {elapsed}")
             .expect("a template"),
@@ -403,18 +384,6 @@ async fn start_round(p: &Platform, tid: &str, round: u32) -> Result<(), String> 
         .await
         .map_err(fail)?;
     Ok(())
-}
-
-/// How many matches the format plays (replays and arenas aside: the bar is a guide).
-fn expected_matches(format: &str, n: u32, rounds: u32) -> u64 {
-    let n = u64::from(n);
-    match format {
-        "round-robin" => n * (n - 1) / 2,
-        "double-round-robin" => n * (n - 1),
-        "knockout" => n - 1,
-        "arena" => 0,
-        _ => u64::from(rounds) * (n / 2),
-    }
 }
 
 /// One seat of one match: random legal moves until the end, driven by the match's watch
