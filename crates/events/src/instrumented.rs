@@ -585,25 +585,6 @@ impl PlatformStore for Instrumented {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::MemoryStore;
-
-    #[tokio::test]
-    async fn every_call_is_timed_by_operation_and_answers_as_the_store_does() {
-        let stop = CancellationToken::new();
-        let store = Instrumented::wrap(Arc::new(MemoryStore::new()), stop.clone());
-        let id = MatchId::random();
-        assert_eq!(store.meta(id).await, Ok(None));
-        assert_eq!(store.last_version(id).await, Ok(None));
-        let m = service_kit::metrics::render();
-        assert!(m.contains("colosseum_store_duration_seconds_count{op=\"meta\"} "), "{m}");
-        assert!(m.contains("# TYPE colosseum_store_up gauge"), "{m}");
-        stop.cancel();
-    }
-}
-
 #[async_trait]
 impl crate::lease::LeaseStore for Instrumented {
     async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
@@ -649,5 +630,24 @@ impl crate::lifecycle::LifecycleStore for Instrumented {
 
     async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
         timed("lifecycle_ack", self.inner.lifecycle_ack(group, ids)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemoryStore;
+
+    #[tokio::test]
+    async fn every_call_is_timed_by_operation_and_answers_as_the_store_does() {
+        let stop = CancellationToken::new();
+        let store = Instrumented::wrap(Arc::new(MemoryStore::new()), stop.clone());
+        let id = MatchId::random();
+        assert_eq!(store.meta(id).await, Ok(None));
+        assert_eq!(store.last_version(id).await, Ok(None));
+        let m = service_kit::metrics::render();
+        assert!(m.contains("colosseum_store_duration_seconds_count{op=\"meta\"} "), "{m}");
+        assert!(m.contains("# TYPE colosseum_store_up gauge"), "{m}");
+        stop.cancel();
     }
 }
