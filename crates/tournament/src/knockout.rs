@@ -2,6 +2,7 @@
 //! out so that seeds 1 and 2 can meet only in the final (1 to 4 only from the semifinals, and
 //! so on), and the missing entrants are byes for the top seeds. The format ([`Knockout`]).
 
+use crate::bracket::Match;
 use crate::model::{
     DrawRule, Error, Game, GameNo, Outcome, Player, PlayerResult, Recorded, RoundPairing,
 };
@@ -38,17 +39,6 @@ pub fn bracket_order(size: u32) -> Vec<u32> {
 /// The number of rounds for `entrants`: log2 of the bracket size.
 pub fn knockout_rounds(entrants: usize) -> u32 {
     entrants.max(2).next_power_of_two().trailing_zeros()
-}
-
-/// One match of a bracket round.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Match {
-    /// The two sides (upper, lower); `None` for a bye position or an empty feeder.
-    pub sides: [Option<Player>; 2],
-    /// Its games, the first and any replays.
-    pub games: Vec<GameNo>,
-    /// Who advances, once decided (nobody, if both sides are empty).
-    pub winner: Option<Player>,
 }
 
 /// How one match of the next round starts.

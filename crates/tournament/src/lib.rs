@@ -36,7 +36,8 @@
 //! - `tournament`: the state and its operations ([`Tournament`]).
 //! - `swiss`: one Swiss round's pairing; `matching`: Edmonds' maximum matching behind it.
 //! - [`rules`]: [`FormatRules`], what a format is; [`round_robin`], [`swiss`], [`knockout`],
-//!   [`arena`]: the formats, one module each.
+//!   [`arena`]: the formats, one module each; `bracket`: a knockout's matches as the state
+//!   keeps them.
 //! - [`lifecycle`]: a hosted event's phases (start, pause, resume, round gaps, an arena's waves
 //!   and end), with the time passed in.
 //! - `standings`: [`Standing`], tie-breaks, [`Crosstable`], text tables.
@@ -48,6 +49,7 @@
 #![warn(clippy::wildcard_enum_match_arm)]
 
 pub mod arena;
+mod bracket;
 pub mod interchange;
 pub mod knockout;
 pub mod lifecycle;

@@ -4,7 +4,7 @@
 //! operation validates before it changes anything, so an error leaves the state as it was.
 
 use crate::Format;
-use crate::knockout::Match;
+use crate::bracket::Match;
 use crate::model::{Entrant, Error, Game, GameNo, Outcome, Player, Recorded, RoundPairing};
 
 /// The most entrants of a round robin, Swiss or arena.
