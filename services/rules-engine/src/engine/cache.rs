@@ -4,7 +4,7 @@
 //! replica holds more than its cap (the least recently used first).
 
 use super::Engine;
-use super::step::{actor, moving_seat};
+use super::stored_step::{actor, moving_seat};
 use super::time::{TimeAccount, keeps_window};
 use crate::error::EngineError;
 use crate::metrics::{EVICTED, MATCHES};
@@ -470,23 +470,6 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::StepResult;
-    use api::v1;
-    use events::{MemoryStore, PlayerId, SeatHolder};
-    use games::Family;
-    use games::host::StepIn;
-    use rules_core::{Seat, Viewer};
-
-    fn gops_view(v: &v1::GetViewResponse) -> &v1::GopsView {
-        match v.view.as_ref().and_then(|v| v.game.as_ref()) {
-            Some(v1::view::Game::Gops(g)) => g,
-            other => panic!("not a GOPS view: {other:?}"),
-        }
-    }
-
-    fn bid(card: i64) -> v1::Move {
-        v1::Move { game: Some(v1::r#move::Game::Gops(v1::GopsMove { card })) }
-    }
 
     #[test]
     fn the_least_recently_used_free_slots_go_first() {
@@ -511,66 +494,5 @@ mod tests {
         drop(held);
         assert_eq!(hot.evict_over(0), 1);
         assert_eq!((hot.len(), hot.by_use.len()), (0, 0));
-    }
-
-    #[tokio::test]
-    async fn the_cap_holds_and_an_evicted_match_moves_on_from_its_stream() {
-        const CAP: usize = 3;
-        let store = Arc::new(MemoryStore::new());
-        let e = Arc::new(
-            Engine::new(store, vec![Family::Goofspiel], 3_600_000).with_max_hot_matches(CAP),
-        );
-        let seats =
-            || [SeatHolder::Player(PlayerId::random()), SeatHolder::Player(PlayerId::random())];
-        let mut ids = Vec::new();
-        for i in 0..10i64 {
-            let id = MatchId::random();
-            e.create(id, "gops", "", seats(), 60_000, true).await.unwrap();
-            // Seat 0 bids 1..=10 in its match: each step makes its match hot.
-            let mv = StepIn::Move { seat: Seat::ZERO, mv: bid(i + 1) };
-            let r = e.step(id, mv, None, Some(format!("a{i}")), None).await.unwrap();
-            assert_eq!(r.result, StepResult::Applied(1));
-            assert!(e.hot_matches() <= CAP, "{} matches held, cap {CAP}", e.hot_matches());
-            ids.push(id);
-        }
-        assert_eq!(e.hot_matches(), CAP);
-        // The first match was evicted long ago: its next move is applied on the state
-        // rebuilt from its stream (seat 0's sealed bid of 1 included), and resolves the
-        // round with the right bids.
-        let first = ids[0];
-        let r = e
-            .step(
-                first,
-                StepIn::Move { seat: Seat::ONE, mv: bid(13) },
-                None,
-                Some("b".into()),
-                None,
-            )
-            .await
-            .unwrap();
-        assert_eq!(r.result, StepResult::Applied(2));
-        assert!(e.hot_matches() <= CAP);
-        let view = e.view(first, Viewer::Spectator).await.unwrap();
-        assert_eq!(view.version, 2);
-        let g = gops_view(&view);
-        assert_eq!(g.round, 1, "the round resolved");
-        let hand = |h: &Option<v1::Cards>| h.as_ref().map(|c| c.values.clone()).unwrap_or_default();
-        assert!(!hand(&g.hand0).contains(&1) && hand(&g.hand0).len() == 12, "{g:?}");
-        assert!(!hand(&g.hand1).contains(&13) && hand(&g.hand1).len() == 12, "{g:?}");
-        let score = g.score_halves.unwrap();
-        assert_eq!(score.seat0, 0, "seat 0's 1 lost to 13");
-        assert!(score.seat1 > 0, "seat 1 took the prize: {score:?}");
-        // Seat 0's retry of its first bid, after the eviction, is still a duplicate.
-        let again = e
-            .step(
-                first,
-                StepIn::Move { seat: Seat::ZERO, mv: bid(1) },
-                None,
-                Some("a0".into()),
-                None,
-            )
-            .await
-            .unwrap();
-        assert_eq!(again.result, StepResult::Duplicate(1));
     }
 }

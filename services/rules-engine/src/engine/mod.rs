@@ -14,12 +14,14 @@
 //! # Layout
 //! - this file: the engine and its requests (create, join, step, view, record);
 //! - [`cache`]: the matches in memory, and their rebuild from the stream;
-//! - [`step`]: one step, applied and appended, with its retries;
+//! - [`step`]: one step, applied and appended, with its retries and the deadline it leaves;
+//! - [`stored_step`]: a stored step read back (the seat that moved, whose answer it is);
 //! - [`time`]: the time account behind each deadline;
 //! - [`views`]: what each viewer sees, as GetView answers it and as stored with a step.
 
 mod cache;
 mod step;
+mod stored_step;
 mod time;
 mod views;
 

@@ -3,12 +3,12 @@
 //! next deadline; the slot is dirty from the apply until the append is known stored.
 
 use super::cache::{SNAPSHOT_EVERY, Slot, Snapshot};
-use super::time::{keeps_window, next_deadline};
+use super::time::{TimeAccount, keeps_window};
 use super::views::stored_views;
 use super::{Engine, detached, entry_tag, stored};
 use crate::error::EngineError;
 use crate::metrics::APPLY_SECONDS;
-use events::{AppendOutcome, Entry, Finished, MatchId, MatchMeta, SeatHolder};
+use events::{AppendOutcome, DeadlineChange, Entry, Finished, MatchId, MatchMeta, SeatHolder};
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use service_kit::time::now_ms;
@@ -369,44 +369,24 @@ fn same_step(s: &Slot, v: u64, seat_version: u64, step: &StepIn) -> Result<(), E
     }
 }
 
-/// A stored step (its conformance JSON) read as the host reads it: one parser of steps
-/// for the whole workspace (`games::parse::parse_step`). `None` for version 0's
-/// placeholder or anything that is not a step.
-fn stored_step(step_json: &str) -> Option<rules_core::Step<serde_json::Value>> {
-    let v: serde_json::Value = serde_json::from_str(step_json).ok()?;
-    games::parse::parse_step(&v).ok()
-}
-
-/// The seat of a stored move step, if it is one.
-pub(super) fn moving_seat(step_json: &str) -> Option<Seat> {
-    match stored_step(step_json)? {
-        rules_core::Step::Move { seat, .. } => Some(seat),
-        rules_core::Step::Deadline | rules_core::Step::Resign(_) => None,
+/// The deadline after a step, given the time account after it (`account`). A seat sealing
+/// its move in a round others still owe keeps the round's deadline under the new version's
+/// fence; any other step opens new windows (with what is left of each seat's reserve where
+/// the rules allow it); the end of the match clears it.
+fn next_deadline(
+    s: &Slot,
+    keep: bool,
+    account: &TimeAccount,
+    now: u64,
+) -> (DeadlineChange, Option<u64>) {
+    if s.host.outcome().is_some() || !s.meta.all_seated() {
+        return (DeadlineChange::Clear, None);
     }
-}
-
-/// Whose numbering a stored step's answer is in: the seat that moved or resigned, else
-/// the spectators'.
-pub(super) fn actor(step_json: &str) -> Viewer {
-    match stored_step(step_json) {
-        Some(rules_core::Step::Move { seat, .. } | rules_core::Step::Resign(seat)) => {
-            Viewer::Seat(seat)
-        }
-        Some(rules_core::Step::Deadline) | None => Viewer::Spectator,
+    let fence_version = s.version + 1;
+    if keep && let Some(due) = s.due_ms {
+        return (DeadlineChange::Set { due_ms: due, fence_version }, Some(due));
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stored_steps_name_their_seat() {
-        assert_eq!(moving_seat(r#"{"move":{"card":3},"seat":1}"#), Some(Seat::ONE));
-        assert_eq!(moving_seat(r#"{"deadline":true}"#), None);
-        assert_eq!(moving_seat(r#"{"resign":0}"#), None);
-        assert_eq!(actor(r#"{"move":{"card":3},"seat":1}"#), Viewer::Seat(Seat::ONE));
-        assert_eq!(actor(r#"{"resign":0}"#), Viewer::Seat(Seat::ZERO));
-        assert_eq!(actor(r#"{"deadline":true}"#), Viewer::Spectator);
-    }
+    let windows = s.host.windows(s.meta.move_time_ms);
+    let due = account.due(&windows, now, s.host.reserve_allowance_ms(), s.meta.move_time_ms);
+    (DeadlineChange::Set { due_ms: due, fence_version }, Some(due))
 }

@@ -1,9 +1,7 @@
-//! The time account behind each deadline: when the current window opened, what each
-//! seat has used of its reserve, and the deadline a step leaves (kept from the stream's
-//! timestamps, so a rebuilt replica arrives at the same account).
+//! The time account behind each deadline: when the current window opened and what each
+//! seat has used of its reserve (kept from the stream's timestamps, so a rebuilt replica
+//! arrives at the same account), and whether a step keeps the round's window.
 
-use super::cache::Slot;
-use events::DeadlineChange;
 use rules_core::{Seat, SeatSet};
 
 /// When the current move window opened, and how much of its reserve each seat has used.
@@ -59,28 +57,6 @@ impl TimeAccount {
 /// owe theirs (the same minute runs on). Any other step opens a new window.
 pub(super) fn keeps_window(before: SeatSet, after: SeatSet, moving: Option<Seat>) -> bool {
     moving.is_some_and(|seat| after == before.without(seat))
-}
-
-/// The deadline after a step, given the time account after it (`account`). A seat sealing
-/// its move in a round others still owe keeps the round's deadline under the new version's
-/// fence; any other step opens new windows (with what is left of each seat's reserve where
-/// the rules allow it); the end of the match clears it.
-pub(super) fn next_deadline(
-    s: &Slot,
-    keep: bool,
-    account: &TimeAccount,
-    now: u64,
-) -> (DeadlineChange, Option<u64>) {
-    if s.host.outcome().is_some() || !s.meta.all_seated() {
-        return (DeadlineChange::Clear, None);
-    }
-    let fence_version = s.version + 1;
-    if keep && let Some(due) = s.due_ms {
-        return (DeadlineChange::Set { due_ms: due, fence_version }, Some(due));
-    }
-    let windows = s.host.windows(s.meta.move_time_ms);
-    let due = account.due(&windows, now, s.host.reserve_allowance_ms(), s.meta.move_time_ms);
-    (DeadlineChange::Set { due_ms: due, fence_version }, Some(due))
 }
 
 #[cfg(test)]
