@@ -239,3 +239,71 @@ fn line_text(r: &Row, cross: &[String]) -> String {
         if r.withdrawn { "  (withdrawn)" } else { "" },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::played::played_round_robin;
+    use std::collections::BTreeSet;
+
+    /// Every page of an export from the first, concatenated: standings lines, matches,
+    /// text, and the pages' sizes.
+    fn all_pages(
+        l: &Loaded,
+        size: usize,
+        budget: usize,
+    ) -> (Vec<serde_json::Value>, Vec<serde_json::Value>, String, Vec<usize>) {
+        let (mut lines, mut matches, mut text, mut sizes) = (vec![], vec![], String::new(), vec![]);
+        let mut from = Cursor { seq: l.seq, ..Default::default() };
+        loop {
+            let page = page_within(l, from, size, budget).expect("a page");
+            let json: serde_json::Value = serde_json::from_str(&page.json).expect("json");
+            assert_eq!(json["tournament"]["matches"], l.t.games().len());
+            lines.extend(json["standings"].as_array().expect("lines").iter().cloned());
+            matches.extend(json["matches"].as_array().expect("matches").iter().cloned());
+            sizes.push(page.json.len() + page.text.len());
+            text.push_str(&page.text);
+            match page.next {
+                Some(next) => {
+                    assert_eq!(Cursor::parse(&next.token()).expect("ours"), next);
+                    from = next;
+                }
+                None => return (lines, matches, text, sizes),
+            }
+        }
+    }
+
+    #[test]
+    fn an_export_in_pages_is_the_whole_export() {
+        let l = played_round_robin(10);
+        let (lines, matches, text, sizes) = all_pages(&l, 10_000, PAGE_BYTES);
+        assert_eq!((lines.len(), matches.len(), sizes.len()), (10, 45, 1));
+        let ranks: Vec<u64> = lines.iter().map(|r| r["rank"].as_u64().expect("rank")).collect();
+        assert_eq!(ranks, (1..=10).collect::<Vec<_>>());
+        assert_eq!(text.lines().count(), 12, "title, heads, ten lines");
+        let ids: BTreeSet<&str> =
+            matches.iter().map(|m| m["match_id"].as_str().expect("id")).collect();
+        assert_eq!(ids.len(), 45);
+        assert_eq!(matches.iter().filter(|m| m["result"] == "1/2-1/2").count(), 23);
+        // Three at a time, and a few hundred bytes at a time: the same export.
+        let by_three = all_pages(&l, 3, PAGE_BYTES);
+        assert_eq!(by_three.3.len(), 19, "55 items, 3 a page");
+        assert_eq!((&by_three.0, &by_three.1, &by_three.2), (&lines, &matches, &text));
+        let small = all_pages(&l, 10_000, 600);
+        assert!(small.3.len() > 10, "{} pages", small.3.len());
+        assert!(small.3.iter().all(|&b| b <= 600 + 300), "{:?}", small.3);
+        assert_eq!((&small.0, &small.1, &small.2), (&lines, &matches, &text));
+    }
+
+    #[test]
+    fn a_page_token_not_ours_is_refused() {
+        for bad in ["x", "e1.1.2", "e1.0.0.0", "e1.1.2.3.4", "e1.a.2.3", &"9".repeat(70)] {
+            assert!(matches!(Cursor::parse(bad), Err(Error::Invalid(_))), "{bad}");
+        }
+        let l = played_round_robin(4);
+        for (line, game) in [(5, 0), (4, 7), (1, 1)] {
+            let c = Cursor { seq: l.seq, line, game };
+            assert!(matches!(page(&l, c, 10), Err(Error::Invalid(_))), "{c:?}");
+        }
+    }
+}

@@ -18,6 +18,7 @@
 //! - [`export`]: ExportTournament's pages.
 //! - [`view`]: the public pages of tournaments opened to all.
 //! - [`records`]: what is stored, and its protos.
+//! - `played` (tests only): tournaments played through the deciders, for the tests.
 //! - [`error`], [`metrics`].
 
 // A format (or any enum) matched with `_ =>` sends a new variant down another's path without
@@ -35,6 +36,8 @@ pub mod fold;
 pub mod formats;
 pub mod handlers;
 pub mod metrics;
+#[cfg(test)]
+mod played;
 pub mod records;
 pub mod results;
 pub mod tournaments;

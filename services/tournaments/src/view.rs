@@ -378,3 +378,134 @@ impl TournamentViewService for View {
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::{decide_due, decide_round};
+    use crate::played::{T0, apply, finish_all, played_round_robin, spec};
+    use crate::records::{Envelope, Event};
+    use tournament::Arena;
+    use tournament::arena::WAIT_MS as ARENA_WAIT_MS;
+
+    #[test]
+    fn a_public_page_shows_getstandings_lines_their_crosstable_and_the_games_by_round() {
+        use v1::{CrosstableResult as C, PublicGameResult as G};
+        let l = played_round_robin(5);
+        let all = Window::of(0, 0, 0, 0).expect("the defaults");
+        let p = page(&l, all);
+        assert_eq!((p.players, p.games, p.games_finished, p.rounds), (5, 10, 10, 5));
+        assert_eq!(p.state, v1::TournamentState::Finished as i32);
+        assert_eq!(p.sequence, l.seq);
+        // GetStandings' lines, without the player id.
+        let rows = l.rows();
+        assert_eq!(p.standings.len(), 5);
+        for (line, row) in p.standings.iter().zip(&rows) {
+            let mut same = row.to_proto();
+            same.player_id.clear();
+            let got = v1::Standing {
+                rank: line.rank,
+                player_id: String::new(),
+                name: line.name.clone(),
+                points2: line.points2,
+                played: line.played,
+                wins: line.wins,
+                draws: line.draws,
+                losses: line.losses,
+                byes: line.byes,
+                buchholz2: line.buchholz2,
+                sonneborn_berger4: line.sonneborn_berger4,
+                withdrawn: line.withdrawn,
+                reached_round: line.reached_round,
+            };
+            assert_eq!(got, same);
+            // Five rounds of an odd field: four games and a bye each, in round order.
+            let rounds: Vec<u32> = line.crosstable.iter().map(|c| c.round).collect();
+            assert_eq!(rounds, [1, 2, 3, 4, 5], "{}", line.name);
+            let byes = line.crosstable.iter().filter(|c| c.result == C::Bye as i32).count();
+            assert_eq!(byes, 1);
+        }
+        // Each game is in both players' rows, one's win the other's loss.
+        let rank_of = |name: &str| p.standings.iter().find(|s| s.name == name).map(|s| s.rank);
+        for r in &p.round_games {
+            assert_eq!(r.games.len(), 2, "round {}", r.round);
+            assert_eq!(r.bye_names.len(), 1);
+            for g in &r.games {
+                assert_eq!(Some(g.seat0_rank), rank_of(&g.seat0_name));
+                let row = &p.standings[g.seat0_rank as usize - 1];
+                let c = row.crosstable.iter().find(|c| c.round == r.round).expect("a cell");
+                assert_eq!((c.opponent_rank, c.seat), (g.seat1_rank, 0));
+                let expected = match G::try_from(g.result).expect("a result") {
+                    G::Seat0Won => C::Win,
+                    G::Seat1Won => C::Loss,
+                    G::Draw => C::Draw,
+                    G::Pending | G::Unspecified => C::Pending,
+                };
+                assert_eq!(c.result, expected as i32);
+            }
+        }
+        let rounds: Vec<u32> = p.round_games.iter().map(|r| r.round).collect();
+        assert_eq!(rounds, [1, 2, 3, 4, 5]);
+        // Nothing of the tenant's, and no player id.
+        let text = format!("{p:?}");
+        assert!(!text.contains(&l.spec.tenant.to_string()));
+        for e in &l.spec.entrants {
+            assert!(!text.contains(&e.player.to_string()[..8]), "a player id on the page");
+        }
+        // Windows: lines 2 and 3; the three newest games but the two newest.
+        let w = Window::of(1, 2, 2, 3).expect("a window");
+        let part = page(&l, w);
+        assert_eq!(part.standings, p.standings[1..3]);
+        let ids = |p: &v1::PublicTournament| -> Vec<String> {
+            p.round_games.iter().flat_map(|r| r.games.iter().map(|g| g.match_id.clone())).collect()
+        };
+        assert_eq!(ids(&part), ids(&p)[5..8]);
+        assert_eq!(part.round_games.iter().map(|r| r.round).collect::<Vec<_>>(), [3, 4]);
+        let past = page(&l, Window::of(9, 0, 99, 0).expect("a window"));
+        assert!(past.standings.is_empty() && past.round_games.is_empty());
+        assert_eq!(past.players, 5, "the summary is on every page");
+        // Limits over their bounds name their field.
+        for (w, field) in [
+            (Window::of(0, 1_001, 0, 0), "standings_limit"),
+            (Window::of(0, 0, 0, 1_001), "games_limit"),
+        ] {
+            match w {
+                Err(Error::Field(fields::FieldError::Bad { field: f, .. })) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_page_of_a_day_long_arena_of_a_thousand_players_stays_under_a_mebibyte() {
+        let format = tournament::Format::Arena(Arena { duration_ms: 24 * 3600 * 1000 });
+        let mut sp = spec(format, 1_000);
+        for (i, e) in sp.entrants.iter_mut().enumerate() {
+            // The longest names there are.
+            e.name = format!("{i:04}{}", "n".repeat(60));
+        }
+        let mut l = Loaded::new(sp.clone(), 0).expect("valid");
+        l.fold(
+            1,
+            &Envelope { at_ms: T0, tournament: Some(sp.id), event: Event::Created { spec: sp } },
+        );
+        let step = decide_round(&l, 1, T0).expect("start");
+        apply(&mut l, step, T0);
+        let mut at = T0;
+        for _ in 0..60 {
+            at += ARENA_WAIT_MS;
+            finish_all(&mut l, at);
+            let d = decide_due(&l, at + ARENA_WAIT_MS).expect("paired");
+            apply(&mut l, d, at);
+        }
+        assert!(l.t.games().len() >= 30_000, "{} games", l.t.games().len());
+        let p = page(&l, Window::of(0, 1_000, 0, 1_000).expect("the largest window"));
+        assert_eq!(p.standings.len(), 1_000);
+        assert!(p.standings.iter().all(|s| s.crosstable.len() == CROSSTABLE_CELLS));
+        assert!(p.standings.iter().all(|s| s.crosstable_earlier > 0));
+        let games: usize = p.round_games.iter().map(|r| r.games.len()).sum();
+        assert_eq!((games, p.round_games.len()), (1_000, 1), "an arena's games are round 0");
+        let bytes = prost::Message::encoded_len(&p);
+        assert!(bytes < 1 << 20, "{bytes} bytes");
+    }
+}
