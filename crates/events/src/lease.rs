@@ -38,12 +38,14 @@ impl LeaseStore for MemoryStore {
     }
 }
 
+/// On Redis, `lease.lua`: `SET NX PX`, or `PEXPIRE` for the holder.
+static LEASE: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| redis::Script::new(include_str!("lease.lua")));
+
 #[async_trait]
 impl LeaseStore for RedisStore {
     async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
-        let held: i64 = self
-            .lobby
-            .lease
+        let held: i64 = LEASE
             .key(keys::lease(name))
             .arg(holder)
             .arg(ttl_ms.max(1))

@@ -47,21 +47,21 @@ pub(crate) struct State {
     /// Every player a session was made for, with its latest session's display name.
     pub(crate) players: BTreeMap<PlayerId, String>,
     /// Accounts, tickets, ratings, leases, the lifecycle stream.
-    pub(crate) lobby: crate::lobby::memory::Lobby,
+    pub(crate) lobby: crate::lobby::tables::Lobby,
     /// The lifecycle stream and its consumer groups.
-    pub(crate) lifecycle: crate::lifecycle::memory::Lifecycle,
+    pub(crate) lifecycle: crate::lifecycle::tables::Lifecycle,
     /// Lease name -> its holder, and when the lease runs out.
     pub(crate) leases: BTreeMap<String, (String, std::time::Instant)>,
     /// The announcements owed ([`HostStore::append_final`]): match -> its `Finished`.
     pub(crate) owed: BTreeMap<MatchId, Finished>,
     /// Tenants, keys, audit logs, requests, results streams.
-    pub(crate) platform: crate::platform::memory::Platform,
+    pub(crate) platform: crate::platform::tables::Platform,
     /// The live bot matches.
-    pub(crate) bots: crate::matches::memory::bots::Bots,
+    pub(crate) bots: crate::matches::memory::tables::Bots,
     /// The players' and the games' match lists.
-    pub(crate) lists: crate::matches::memory::lists::Lists,
+    pub(crate) lists: crate::matches::memory::tables::Lists,
     /// The seats' presence leases.
-    pub(crate) presence: crate::presence::memory::Leases,
+    pub(crate) presence: crate::presence::tables::Leases,
 }
 
 pub(crate) struct MatchState {

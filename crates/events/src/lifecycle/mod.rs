@@ -5,12 +5,17 @@
 pub mod consumer;
 pub(crate) mod memory;
 pub(crate) mod redis;
+pub(crate) mod tables;
 
 use crate::error::StoreError;
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId};
 use rules_core::Seat;
 use serde::{Deserialize, Serialize};
+
+/// About how many entries the lifecycle stream keeps (`XADD MAXLEN ~`): weeks of finished
+/// matches, far more than a consumer group ever falls behind.
+pub const LIFECYCLE_KEPT: usize = 1_000_000;
 
 /// A match that ended, as the rules engine announces it on the lifecycle stream.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]

@@ -1,10 +1,10 @@
 //! The lifecycle stream on Redis: `colosseum:lifecycle`, its consumer groups, and the
 //! announcements a match's final step leaves owed in its own slot.
 
-use super::{Delivery, Finished, LifecycleStore};
+use super::{Delivery, Finished, LIFECYCLE_KEPT, LifecycleStore};
 use crate::error::StoreError;
-use crate::lobby::redis::{MAX_BLOCK, deliveries, is_code, read_reply};
-use crate::redis_store::{RedisStore, corrupt, keys};
+use crate::redis_store::codec::{decode, json};
+use crate::redis_store::{Conn, MAX_BLOCK, RedisStore, bytes, corrupt, is_code, keys, text};
 use async_trait::async_trait;
 use ids::MatchId;
 use redis::{RedisResult, Value};
@@ -36,7 +36,7 @@ impl LifecycleStore for RedisStore {
             .query_async(&mut self.conn())
             .await?;
         let mut announced = 0;
-        let mut drop = self.scripts.index_fix.prepare_invoke();
+        let mut drop = crate::matches::redis::SCRIPTS.index_fix.prepare_invoke();
         drop.key(keys::ANNOUNCING);
         let mut dropping = false;
         for (member, score) in owed {
@@ -46,7 +46,7 @@ impl LifecycleStore for RedisStore {
                 }
                 Err(_) => None,
             };
-            match json.map(|j| crate::lobby::redis::decode::<Finished>(keys::ANNOUNCING, &j)) {
+            match json.map(|j| decode::<Finished>(keys::ANNOUNCING, &j)) {
                 Some(Ok(finished)) => {
                     self.announce_finished(&finished).await?;
                     announced += 1;
@@ -151,5 +151,113 @@ impl LifecycleStore for RedisStore {
             Err(e) if is_code(&e, "NOGROUP") => Ok(()),
             acked => acked.map(|_| ()).map_err(StoreError::from),
         }
+    }
+}
+
+/// One stream entry of the lifecycle stream, `[id, [field, value, ...]]` (the fields nil
+/// for an entry deleted while pending): its delivery.
+pub(crate) fn delivery(entry: Value) -> Result<Delivery, StoreError> {
+    let bad = |what: &str| corrupt(keys::LIFECYCLE, what);
+    let Value::Array(parts) = entry else { return Err(bad("an entry is not an array")) };
+    let mut parts = parts.into_iter();
+    let id = parts.next().and_then(text).ok_or_else(|| bad("an entry has no id"))?;
+    let flat: Vec<Value> = match parts.next() {
+        Some(Value::Array(flat)) => flat,
+        Some(Value::Map(pairs)) => pairs.into_iter().flat_map(|(k, v)| [k, v]).collect(),
+        _ => Vec::new(),
+    };
+    let mut flat = flat.into_iter();
+    let mut finished = None;
+    while let (Some(k), Some(v)) = (flat.next(), flat.next()) {
+        if bytes(k).as_deref() == Some(b"f".as_slice()) {
+            finished = bytes(v).and_then(|v| serde_json::from_slice::<Finished>(&v).ok());
+        }
+    }
+    if finished.is_none() {
+        // Acknowledged by the consumer all the same, so it does not come back forever.
+        tracing::warn!(stream = keys::LIFECYCLE, id = %id, "a lifecycle entry is not a Finished");
+    }
+    Ok(Delivery { id, finished })
+}
+
+pub(crate) fn deliveries(entries: Value) -> Result<Vec<Delivery>, StoreError> {
+    match entries {
+        Value::Nil => Ok(Vec::new()),
+        Value::Array(entries) => entries.into_iter().map(delivery).collect(),
+        _ => Err(corrupt(keys::LIFECYCLE, "an entry list is not an array")),
+    }
+}
+
+/// The reply of `XREADGROUP` on the one stream: nil (nothing came), `[[stream, entries]]`
+/// or, in RESP3, `{stream: entries}`.
+pub(crate) fn read_reply(reply: Value) -> Result<Vec<Delivery>, StoreError> {
+    let streams: Vec<Value> = match reply {
+        Value::Nil => return Ok(Vec::new()),
+        Value::Array(streams) => streams
+            .into_iter()
+            .filter_map(|s| match s {
+                Value::Array(mut pair) if pair.len() == 2 => pair.pop(),
+                _ => None,
+            })
+            .collect(),
+        Value::Map(pairs) => pairs.into_iter().map(|(_, entries)| entries).collect(),
+        _ => return Err(corrupt(keys::LIFECYCLE, "an XREADGROUP reply is not an array")),
+    };
+    let mut out = Vec::new();
+    for entries in streams {
+        out.extend(deliveries(entries)?);
+    }
+    Ok(out)
+}
+
+impl RedisStore {
+    /// `XREADGROUP GROUP <group> <consumer> COUNT <count> [BLOCK <ms>] STREAMS
+    /// colosseum:lifecycle >`.
+    pub(crate) async fn read_group(
+        conn: &mut Conn,
+        group: &str,
+        consumer: &str,
+        count: usize,
+        block_ms: Option<u64>,
+    ) -> RedisResult<Value> {
+        let mut cmd = redis::cmd("XREADGROUP");
+        cmd.arg("GROUP").arg(group).arg(consumer).arg("COUNT").arg(count);
+        if let Some(ms) = block_ms {
+            cmd.arg("BLOCK").arg(ms);
+        }
+        cmd.arg("STREAMS").arg(keys::LIFECYCLE).arg(">");
+        cmd.query_async(conn).await
+    }
+
+    /// Makes `group` at the stream's start (and the stream, if it has no entry yet).
+    pub(crate) async fn create_group(&self, group: &str) -> Result<(), StoreError> {
+        let made: RedisResult<()> = redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(keys::LIFECYCLE)
+            .arg(group)
+            .arg("0")
+            .arg("MKSTREAM")
+            .exec_async(&mut self.conn())
+            .await;
+        match made {
+            // Another consumer made it first.
+            Err(e) if is_code(&e, "BUSYGROUP") => Ok(()),
+            made => Ok(made?),
+        }
+    }
+
+    /// Appends `finished` to the lifecycle stream.
+    pub(crate) async fn announce(&self, finished: &Finished) -> Result<(), StoreError> {
+        let () = redis::cmd("XADD")
+            .arg(keys::LIFECYCLE)
+            .arg("MAXLEN")
+            .arg("~")
+            .arg(LIFECYCLE_KEPT)
+            .arg("*")
+            .arg("f")
+            .arg(json(finished)?)
+            .exec_async(&mut self.conn())
+            .await?;
+        Ok(())
     }
 }

@@ -9,6 +9,7 @@
 
 pub(crate) mod memory;
 pub(crate) mod redis;
+pub(crate) mod tables;
 
 use crate::error::StoreError;
 use crate::matches::store::EventStore;
@@ -617,10 +618,6 @@ pub const TICKETS_KEPT: usize = 50;
 
 /// How many history lines a player keeps per game ([`LobbyStore::history`]).
 pub const HISTORY_KEPT: usize = 100;
-
-/// About how many entries the lifecycle stream keeps (`XADD MAXLEN ~`): weeks of finished
-/// matches, far more than a consumer group ever falls behind.
-pub const LIFECYCLE_KEPT: usize = 1_000_000;
 
 /// The checks both stores make before `record_result` and `place`: Redis refuses a score
 /// that is not a number, so the memory store refuses it too.

@@ -12,7 +12,6 @@
 //! | `ticket` / `tickets_of` / `waiting` / `seeks` | `HGET tickets` / `ZREVRANGE player-tickets`, `SMEMBERS waiting:<queue>`, `ZRANGE seeks`, each then `HMGET tickets` |
 //! | `waiting_queues` / `pending_pairings` | `HVALS queues` / `HVALS pairings` |
 //! | `ticket_feed` | `SUBSCRIBE colosseum:lobby:tickets` on a dedicated connection |
-//! | `lease` | `lobby_lease.lua`: `SET NX PX`, or `PEXPIRE` for the holder |
 //! | `rated_match` / `unrated_matches` | `HGET rated-matches` / `SMEMBERS unrated`, `HMGET rated-matches` |
 //! | `rating` / `history` | `HGET rating:<game>` / `LRANGE history:<game>:<player>` |
 //! | `record_result` / `place` | `lobby_record_result.lua` / `lobby_place.lua` |
@@ -39,35 +38,28 @@
 //! read that does not block (`block_ms = 0`) uses the shared one.
 
 use crate::error::StoreError;
-use crate::lifecycle::{Delivery, Finished};
 use crate::lobby::{
-    self, Account, AccountChange, Board, HISTORY_KEPT, LIFECYCLE_KEPT, LobbyStore, Pairing, Queue,
-    RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
-    SeekAccepted, TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
+    self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
+    RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted,
+    TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
 };
 use crate::matches::model::is_sha256_hex;
+use crate::redis_store::codec::{decode, json};
 use crate::redis_store::keys;
-use crate::redis_store::{
-    CONNECT_TIMEOUT, Conn, RESPONSE_TIMEOUT, RedisStore, bytes, corrupt, tcp_settings, text,
-};
+use crate::redis_store::{RedisStore, corrupt};
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, TicketId};
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::cluster::ClusterClientBuilder;
-use redis::{Client, RedisResult, Script, ScriptInvocation, Value};
+use redis::{Script, ScriptInvocation};
 use rules_core::Seat;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::time::Duration;
 use tokio_stream::StreamExt;
-
-/// The longest a lifecycle read blocks: a longer `block_ms` answers empty after it, and
-/// the caller reads again.
-pub(crate) const MAX_BLOCK: Duration = Duration::from_secs(10);
 
 /// How many ticket fields one `HMGET` asks for, and how many seeks one page reads.
 pub(crate) const BATCH: usize = 500;
+
+/// The lobby's scripts.
+pub(crate) static SCRIPTS: std::sync::LazyLock<Scripts> = std::sync::LazyLock::new(Scripts::new);
 
 /// The lobby's Lua scripts, hashed once. They are loaded on first use (`redis::Script`
 /// answers `NOSCRIPT` by loading), so processes that never touch the lobby never load them.
@@ -75,7 +67,6 @@ pub(crate) struct Scripts {
     register: Script,
     update_account: Script,
     rate_limit: Script,
-    pub(crate) lease: Script,
     place: Script,
     record_result: Script,
     create_ticket: Script,
@@ -100,7 +91,6 @@ impl Scripts {
             register: Script::new(include_str!("lua/register.lua")),
             update_account: Script::new(include_str!("lua/update_account.lua")),
             rate_limit: Script::new(include_str!("lua/rate_limit.lua")),
-            lease: Script::new(include_str!("lua/lease.lua")),
             place: Script::new(include_str!("lua/place.lua")),
             record_result: Script::new(include_str!("lua/record_result.lua")),
             create_ticket: ticket_script!("lua/create_ticket.lua"),
@@ -160,14 +150,6 @@ pub(crate) struct Record {
     pub(crate) match_id: String,
     /// The seat (`0`/`1`), while pairing or assigned; else empty.
     pub(crate) seat: String,
-}
-
-pub(crate) fn json(value: &impl Serialize) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("not encodable: {e}")))
-}
-
-pub(crate) fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| corrupt(key, e))
 }
 
 impl Record {
@@ -282,136 +264,7 @@ pub(crate) fn score_arg(score: f64) -> Result<String, StoreError> {
     Ok(score.to_string())
 }
 
-pub(crate) fn is_code(e: &redis::RedisError, code: &str) -> bool {
-    e.code() == Some(code)
-}
-
-/// One stream entry of the lifecycle stream, `[id, [field, value, ...]]` (the fields nil
-/// for an entry deleted while pending): its delivery.
-pub(crate) fn delivery(entry: Value) -> Result<Delivery, StoreError> {
-    let bad = |what: &str| corrupt(keys::LIFECYCLE, what);
-    let Value::Array(parts) = entry else { return Err(bad("an entry is not an array")) };
-    let mut parts = parts.into_iter();
-    let id = parts.next().and_then(text).ok_or_else(|| bad("an entry has no id"))?;
-    let flat: Vec<Value> = match parts.next() {
-        Some(Value::Array(flat)) => flat,
-        Some(Value::Map(pairs)) => pairs.into_iter().flat_map(|(k, v)| [k, v]).collect(),
-        _ => Vec::new(),
-    };
-    let mut flat = flat.into_iter();
-    let mut finished = None;
-    while let (Some(k), Some(v)) = (flat.next(), flat.next()) {
-        if bytes(k).as_deref() == Some(b"f".as_slice()) {
-            finished = bytes(v).and_then(|v| serde_json::from_slice::<Finished>(&v).ok());
-        }
-    }
-    if finished.is_none() {
-        // Acknowledged by the consumer all the same, so it does not come back forever.
-        tracing::warn!(stream = keys::LIFECYCLE, id = %id, "a lifecycle entry is not a Finished");
-    }
-    Ok(Delivery { id, finished })
-}
-
-pub(crate) fn deliveries(entries: Value) -> Result<Vec<Delivery>, StoreError> {
-    match entries {
-        Value::Nil => Ok(Vec::new()),
-        Value::Array(entries) => entries.into_iter().map(delivery).collect(),
-        _ => Err(corrupt(keys::LIFECYCLE, "an entry list is not an array")),
-    }
-}
-
-/// The reply of `XREADGROUP` on the one stream: nil (nothing came), `[[stream, entries]]`
-/// or, in RESP3, `{stream: entries}`.
-pub(crate) fn read_reply(reply: Value) -> Result<Vec<Delivery>, StoreError> {
-    let streams: Vec<Value> = match reply {
-        Value::Nil => return Ok(Vec::new()),
-        Value::Array(streams) => streams
-            .into_iter()
-            .filter_map(|s| match s {
-                Value::Array(mut pair) if pair.len() == 2 => pair.pop(),
-                _ => None,
-            })
-            .collect(),
-        Value::Map(pairs) => pairs.into_iter().map(|(_, entries)| entries).collect(),
-        _ => return Err(corrupt(keys::LIFECYCLE, "an XREADGROUP reply is not an array")),
-    };
-    let mut out = Vec::new();
-    for entries in streams {
-        out.extend(deliveries(entries)?);
-    }
-    Ok(out)
-}
-
 impl RedisStore {
-    /// The connection for blocking reads (see the module docs), opened on first use.
-    pub(crate) async fn blocking_conn(&self) -> Result<Conn, StoreError> {
-        let mut held = self.blocking.lock().await;
-        if let Some(conn) = held.as_ref() {
-            return Ok(conn.clone());
-        }
-        let timeout = MAX_BLOCK + RESPONSE_TIMEOUT;
-        let manager = |client: Client| async move {
-            let config = ConnectionManagerConfig::new()
-                .set_response_timeout(Some(timeout))
-                .set_connection_timeout(Some(CONNECT_TIMEOUT));
-            ConnectionManager::new_with_config(client, config).await
-        };
-        let conn = match &self.conn {
-            Conn::Single(_) => Conn::Single(manager(self.nodes[0].clone()).await?),
-            // The master in use now; after a failover the failed read drops this one and
-            // the next read opens one to the new master.
-            Conn::Sentinel(c) => Conn::Single(manager(c.master_client()).await?),
-            Conn::Cluster(_) => Conn::Cluster(
-                ClusterClientBuilder::new(
-                    self.nodes.iter().map(|n| n.get_connection_info().clone()),
-                )
-                .tcp_settings(tcp_settings())
-                .connection_timeout(CONNECT_TIMEOUT)
-                .response_timeout(timeout)
-                .build()?
-                .get_async_connection()
-                .await?,
-            ),
-        };
-        *held = Some(conn.clone());
-        Ok(conn)
-    }
-
-    /// `XREADGROUP GROUP <group> <consumer> COUNT <count> [BLOCK <ms>] STREAMS
-    /// colosseum:lifecycle >`.
-    pub(crate) async fn read_group(
-        conn: &mut Conn,
-        group: &str,
-        consumer: &str,
-        count: usize,
-        block_ms: Option<u64>,
-    ) -> RedisResult<Value> {
-        let mut cmd = redis::cmd("XREADGROUP");
-        cmd.arg("GROUP").arg(group).arg(consumer).arg("COUNT").arg(count);
-        if let Some(ms) = block_ms {
-            cmd.arg("BLOCK").arg(ms);
-        }
-        cmd.arg("STREAMS").arg(keys::LIFECYCLE).arg(">");
-        cmd.query_async(conn).await
-    }
-
-    /// Makes `group` at the stream's start (and the stream, if it has no entry yet).
-    pub(crate) async fn create_group(&self, group: &str) -> Result<(), StoreError> {
-        let made: RedisResult<()> = redis::cmd("XGROUP")
-            .arg("CREATE")
-            .arg(keys::LIFECYCLE)
-            .arg(group)
-            .arg("0")
-            .arg("MKSTREAM")
-            .exec_async(&mut self.conn())
-            .await;
-        match made {
-            // Another consumer made it first.
-            Err(e) if is_code(&e, "BUSYGROUP") => Ok(()),
-            made => Ok(made?),
-        }
-    }
-
     /// The records of `ids` (`None` for an id with none), in order.
     pub(crate) async fn ticket_records(
         &self,
@@ -434,27 +287,12 @@ impl RedisStore {
         let records = self.ticket_records(ids).await?;
         records.into_iter().flatten().map(|r| Record::ticket(&r)).collect()
     }
-
-    /// Appends `finished` to the lifecycle stream.
-    pub(crate) async fn announce(&self, finished: &Finished) -> Result<(), StoreError> {
-        let () = redis::cmd("XADD")
-            .arg(keys::LIFECYCLE)
-            .arg("MAXLEN")
-            .arg("~")
-            .arg(LIFECYCLE_KEPT)
-            .arg("*")
-            .arg("f")
-            .arg(json(finished)?)
-            .exec_async(&mut self.conn())
-            .await?;
-        Ok(())
-    }
 }
 
 #[async_trait]
 impl LobbyStore for RedisStore {
     async fn register(&self, account: &Account) -> Result<Registered, StoreError> {
-        let mut call = self.lobby.register.prepare_invoke();
+        let mut call = SCRIPTS.register.prepare_invoke();
         call.key(keys::email(&account.email)).key(keys::account(account.player));
         call.arg(account.player.to_string());
         for (field, value) in account_fields(account) {
@@ -491,7 +329,7 @@ impl LobbyStore for RedisStore {
         player: PlayerId,
         change: &AccountChange,
     ) -> Result<bool, StoreError> {
-        let mut call = self.lobby.update_account.prepare_invoke();
+        let mut call = SCRIPTS.update_account.prepare_invoke();
         call.key(keys::account(player));
         for (field, value) in change.fields() {
             call.arg(field).arg(value);
@@ -517,8 +355,7 @@ impl LobbyStore for RedisStore {
         window_ms: u64,
         limit: u32,
     ) -> Result<RateDecision, StoreError> {
-        let left: i64 = self
-            .lobby
+        let left: i64 = SCRIPTS
             .rate_limit
             .key(keys::rate_limit(bucket))
             .arg(window_ms.max(1))
@@ -533,7 +370,7 @@ impl LobbyStore for RedisStore {
 
     async fn create_ticket(&self, ticket: &Ticket) -> Result<TicketCreated, StoreError> {
         let record = json(&Record::new(ticket, TicketState::Waiting, ticket.changed_ms)?)?;
-        let mut call = ticket_call(&self.lobby.create_ticket);
+        let mut call = ticket_call(&SCRIPTS.create_ticket);
         call.key(keys::player_tickets(ticket.player));
         call.arg(ticket.id.to_string()).arg(record);
         let (code, record): (i64, String) = call.invoke_async(&mut self.conn()).await?;
@@ -578,7 +415,7 @@ impl LobbyStore for RedisStore {
         player: PlayerId,
         now_ms: u64,
     ) -> Result<Option<Ticket>, StoreError> {
-        let mut call = ticket_call(&self.lobby.cancel);
+        let mut call = ticket_call(&SCRIPTS.cancel);
         call.arg(id.to_string()).arg(player.to_string()).arg(now_ms);
         let record: Option<String> = call.invoke_async(&mut self.conn()).await?;
         record.map(|r| Record::ticket(&r)).transpose()
@@ -627,7 +464,7 @@ impl LobbyStore for RedisStore {
         if pairings.is_empty() {
             return Ok(Vec::new());
         }
-        let mut call = ticket_call(&self.lobby.pair);
+        let mut call = ticket_call(&SCRIPTS.pair);
         call.arg(now_ms);
         for p in pairings {
             let rated = if p.queue.rated {
@@ -665,7 +502,7 @@ impl LobbyStore for RedisStore {
         } else {
             String::new()
         };
-        let mut call = ticket_call(&self.lobby.accept_seek);
+        let mut call = ticket_call(&SCRIPTS.accept_seek);
         call.key(keys::player_tickets(accepter.player));
         call.arg(seek.to_string())
             .arg(accepter.id.to_string())
@@ -699,14 +536,14 @@ impl LobbyStore for RedisStore {
     }
 
     async fn assign(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
-        let mut call = ticket_call(&self.lobby.assign);
+        let mut call = ticket_call(&SCRIPTS.assign);
         call.arg(match_id.to_string()).arg(now_ms);
         let assigned: i64 = call.invoke_async(&mut self.conn()).await?;
         Ok(assigned == 1)
     }
 
     async fn unpair(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
-        let mut call = ticket_call(&self.lobby.unpair);
+        let mut call = ticket_call(&SCRIPTS.unpair);
         call.arg(match_id.to_string()).arg(now_ms);
         let unpaired: i64 = call.invoke_async(&mut self.conn()).await?;
         Ok(unpaired == 1)
@@ -716,7 +553,7 @@ impl LobbyStore for RedisStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut call = ticket_call(&self.lobby.expire);
+        let mut call = ticket_call(&SCRIPTS.expire);
         call.arg(now_ms);
         for id in ids {
             call.arg(id.to_string());
@@ -788,7 +625,7 @@ impl LobbyStore for RedisStore {
         game: &str,
         updates: &[RatingUpdate; 2],
     ) -> Result<Recorded, StoreError> {
-        let mut call = self.lobby.record_result.prepare_invoke();
+        let mut call = SCRIPTS.record_result.prepare_invoke();
         call.key(keys::RATED_MATCHES).key(keys::UNRATED).key(keys::rating(game));
         for board in Board::ALL {
             call.key(keys::board(game, board));
@@ -821,7 +658,7 @@ impl LobbyStore for RedisStore {
         board: Option<Board>,
         score: f64,
     ) -> Result<(), StoreError> {
-        let mut call = self.lobby.place.prepare_invoke();
+        let mut call = SCRIPTS.place.prepare_invoke();
         for b in Board::ALL {
             call.key(keys::board(game, b));
         }

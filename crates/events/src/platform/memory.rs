@@ -1,6 +1,7 @@
 //! The platform in memory: [`PlatformStore`] for [`MemoryStore`], the same records the
 //! Redis keys hold, under the store's one lock (never held across an await).
 
+use super::tables::Request;
 use crate::error::StoreError;
 use crate::memory::MemoryStore;
 use crate::platform::{
@@ -9,47 +10,6 @@ use crate::platform::{
 };
 use async_trait::async_trait;
 use ids::{MatchId, TenantId, TournamentId};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-
-/// Everything of the platform's, inside the store's one `State`.
-#[derive(Default)]
-pub(crate) struct Platform {
-    tenants: BTreeMap<TenantId, Tenant>,
-    keys: BTreeMap<String, ApiKey>,
-    audit: BTreeMap<TenantId, VecDeque<String>>,
-    /// (kind, tenant, key) -> the request.
-    requests: BTreeMap<(String, TenantId, String), Request>,
-    owned: BTreeMap<MatchId, String>,
-    /// (start, match) of the matches to create later.
-    scheduled: BTreeSet<(u64, MatchId)>,
-    /// Each stream's events; `streams[s][i]` has sequence number `i + 1`.
-    streams: BTreeMap<Stream, Vec<String>>,
-    /// Tenant -> (created ms, tournament), newest last.
-    tournaments: BTreeMap<TenantId, BTreeSet<(u64, TournamentId)>>,
-    live: BTreeSet<(TenantId, TournamentId)>,
-    once: BTreeSet<String>,
-    /// Public tournament -> its tenant.
-    public: BTreeMap<TournamentId, TenantId>,
-}
-
-pub(crate) struct Request {
-    pub(crate) digest: String,
-    pub(crate) record: String,
-    pub(crate) done: bool,
-    pub(crate) begun_ms: u64,
-}
-
-impl Platform {
-    pub(crate) fn push(&mut self, stream: Stream, events: &[String]) -> u64 {
-        let s = self.streams.entry(stream).or_default();
-        s.extend(events.iter().cloned());
-        s.len() as u64
-    }
-
-    pub(crate) fn seq(&self, stream: Stream) -> u64 {
-        self.streams.get(&stream).map_or(0, |s| s.len() as u64)
-    }
-}
 
 #[async_trait]
 impl PlatformStore for MemoryStore {

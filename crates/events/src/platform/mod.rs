@@ -6,6 +6,7 @@
 
 pub(crate) mod memory;
 pub(crate) mod redis;
+pub(crate) mod tables;
 
 use crate::error::StoreError;
 use crate::matches::store::EventStore;

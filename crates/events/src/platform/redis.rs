@@ -21,14 +21,18 @@ use crate::platform::{
     AUDIT_KEPT, ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant,
     Unfinished,
 };
+use crate::redis_store::codec::{decode, json};
 use crate::redis_store::keys;
 use crate::redis_store::{RedisStore, corrupt};
 use async_trait::async_trait;
 use ids::{MatchId, TenantId, TournamentId};
 use redis::Script;
 use redis::streams::StreamRangeReply;
-use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
+
+/// The platform's scripts, hashed once and loaded on first use (`redis::Script` answers
+/// `NOSCRIPT` by loading).
+pub(crate) static SCRIPTS: std::sync::LazyLock<Scripts> = std::sync::LazyLock::new(Scripts::new);
 
 /// The platform's Lua scripts, loaded on first use.
 pub(crate) struct Scripts {
@@ -46,14 +50,6 @@ impl Scripts {
             append: Script::new(&format!("{prelude}{}", include_str!("lua/append.lua"))),
         }
     }
-}
-
-pub(crate) fn json(value: &impl serde::Serialize) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("not encodable: {e}")))
-}
-
-pub(crate) fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| corrupt(key, e))
 }
 
 /// The sequence number of a results stream's entry id (`<seq>-1`).
@@ -170,7 +166,7 @@ impl PlatformStore for RedisStore {
     }
 
     async fn begin(&self, b: &Begin<'_>) -> Result<Begun, StoreError> {
-        let mut call = self.platform.begin.prepare_invoke();
+        let mut call = SCRIPTS.begin.prepare_invoke();
         call.key(keys::request(b.kind, b.tenant, b.key))
             .key(keys::unfinished(b.kind))
             .key(keys::OWNED)
@@ -202,7 +198,7 @@ impl PlatformStore for RedisStore {
         events: &[String],
         _now_ms: u64,
     ) -> Result<bool, StoreError> {
-        let mut call = self.platform.finish.prepare_invoke();
+        let mut call = SCRIPTS.finish.prepare_invoke();
         call.key(keys::request(kind, tenant, key))
             .key(keys::unfinished(kind))
             .key(keys::results(Stream::Tenant(tenant)));
@@ -261,7 +257,7 @@ impl PlatformStore for RedisStore {
             Stream::Tournament(_, id) => id.to_string(),
             Stream::Tenant(_) => String::new(),
         };
-        let mut call = self.platform.append.prepare_invoke();
+        let mut call = SCRIPTS.append.prepare_invoke();
         call.key(keys::results(append.stream))
             .key(keys::results(Stream::Tenant(tenant)))
             .key(keys::ONCE)

@@ -1,6 +1,7 @@
 //! Seat presence in memory: [`PresenceStore`] for [`MemoryStore`], each seat's leases as
 //! Redis keeps them (holder -> expiry), the feed a broadcast channel sent under the lock.
 
+use super::tables::live;
 use crate::error::StoreError;
 use crate::memory::MemoryStore;
 use crate::presence::{
@@ -9,18 +10,8 @@ use crate::presence::{
 use async_trait::async_trait;
 use ids::MatchId;
 use rules_core::Seat;
-use std::collections::BTreeMap;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
-
-/// Every seat's leases: (match, seat index) -> holder -> expiry (Unix ms).
-pub(crate) type Leases = BTreeMap<(MatchId, usize), BTreeMap<String, u64>>;
-
-/// Whether a lease of `leases` is live at `now_ms`; run-out ones are dropped.
-pub(crate) fn live(leases: &mut BTreeMap<String, u64>, now_ms: u64) -> bool {
-    leases.retain(|_, expiry| *expiry > now_ms);
-    !leases.is_empty()
-}
 
 impl MemoryStore {
     /// Applies `change` to `holder`'s lease on `seat` of `id` (`Some(expiry)`: take or

@@ -24,10 +24,13 @@
 //! A seat holder is a string: `open`, `player:<uuid>`, `reserved:<uuid>` or `bot:<name>`;
 //! the claim script compares these strings, so it needs no JSON decoding in Lua.
 
+use crate::error::StoreError;
 use crate::matches::model::{Entry, MatchMeta, MatchSecret, StoredEvent};
+use crate::redis_store::corrupt;
 use ids::PlayerId;
 use ids::SeatHolder;
 use rules_core::{Audience, PerSeat, Seat};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// The format byte of `ev`.
@@ -274,6 +277,16 @@ pub fn meta_without_seed(m: &str) -> Result<String, String> {
         serde_json::from_str(m).map_err(|e| format!("meta JSON: line {}", e.line()))?;
     fields.remove("seed");
     Ok(serde_json::Value::Object(fields).to_string())
+}
+
+/// A record as JSON (the lobby's and the platform's records are JSON of plain fields).
+pub(crate) fn json(value: &impl Serialize) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("not encodable: {e}")))
+}
+
+/// A JSON record read from `key`.
+pub(crate) fn decode<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| corrupt(key, e))
 }
 
 #[cfg(test)]

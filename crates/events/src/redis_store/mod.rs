@@ -3,9 +3,9 @@
 //! deployment, or on a sharded Redis Cluster.
 //!
 //! Key layout: see [`crate::redis_store::keys`]; field encodings: see [`crate::redis_store::codec`]. Every operation
-//! that reads and then writes is a Lua script in its domain's `lua/` (`src/matches/lua/`...), run with `EVALSHA` (the scripts
-//! are loaded at connect, on every primary of a cluster; after a restart `redis::Script`
-//! reloads them on the first `NOSCRIPT`). Each script touches the keys of one match only,
+//! that reads and then writes is a Lua script in its domain's `lua/` (`src/matches/lua/`...), run with `EVALSHA` (each script
+//! is loaded on its first use, and after a restart, by `redis::Script` answering `NOSCRIPT`
+//! by loading it on the node that refused). Each script touches the keys of one match only,
 //! so each is atomic and one round trip, and on a cluster runs on the match's node:
 //!
 //! | operation | Redis |
@@ -288,18 +288,13 @@ pub struct RedisStore {
     /// Where the feeds' subscriptions go: the server, or a cluster's seed nodes (the
     /// first that answers). Never empty.
     pub(crate) nodes: Vec<Client>,
-    pub(crate) scripts: crate::matches::redis::Scripts,
-    /// The lobby's scripts.
-    pub(crate) lobby: crate::lobby::redis::Scripts,
-    /// The platform's scripts.
-    pub(crate) platform: crate::platform::redis::Scripts,
     /// The connection for blocking lifecycle reads, opened on the first (see
-    /// `lobby/redis.rs`); a tokio mutex, since opening it awaits.
+    /// `lifecycle/redis.rs`); a tokio mutex, since opening it awaits.
     pub(crate) blocking: tokio::sync::Mutex<Option<Conn>>,
 }
 
 impl RedisStore {
-    /// Connects to Redis at `url` (`redis://host:port/`) and loads the scripts.
+    /// Connects to Redis at `url` (`redis://host:port/`).
     ///
     /// # Errors
     ///
@@ -314,7 +309,7 @@ impl RedisStore {
     }
 
     /// Connects to the Redis Cluster that the seed nodes `urls` (`redis://host:port/`, any
-    /// of its nodes) belong to, and loads the scripts on every primary.
+    /// of its nodes) belong to.
     ///
     /// # Errors
     ///
@@ -355,19 +350,8 @@ impl RedisStore {
         RedisStore::with(Conn::Sentinel(conn), vec![node]).await
     }
 
-    pub(crate) async fn with(mut conn: Conn, nodes: Vec<Client>) -> Result<Self, StoreError> {
-        let scripts = crate::matches::redis::Scripts::new();
-        for script in scripts.all() {
-            script.load_async(&mut conn).await?;
-        }
-        Ok(RedisStore {
-            conn,
-            nodes,
-            scripts,
-            lobby: crate::lobby::redis::Scripts::new(),
-            platform: crate::platform::redis::Scripts::new(),
-            blocking: tokio::sync::Mutex::new(None),
-        })
+    pub(crate) async fn with(conn: Conn, nodes: Vec<Client>) -> Result<Self, StoreError> {
+        Ok(RedisStore { conn, nodes, blocking: tokio::sync::Mutex::new(None) })
     }
 
     pub(crate) fn conn(&self) -> Conn {
@@ -441,6 +425,14 @@ impl RedisStore {
     }
 }
 
+/// The longest a lifecycle read blocks: a longer `block_ms` answers empty after it, and
+/// the caller reads again.
+pub(crate) const MAX_BLOCK: Duration = Duration::from_secs(10);
+
+pub(crate) fn is_code(e: &redis::RedisError, code: &str) -> bool {
+    e.code() == Some(code)
+}
+
 pub(crate) fn corrupt(key: &str, what: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(format!("{key}: {what}"))
 }
@@ -456,4 +448,40 @@ pub(crate) fn bytes(value: Value) -> Option<Vec<u8>> {
 
 pub(crate) fn text(value: Value) -> Option<String> {
     bytes(value).and_then(|b| String::from_utf8(b).ok())
+}
+
+impl RedisStore {
+    /// The connection for blocking reads (see the module docs), opened on first use.
+    pub(crate) async fn blocking_conn(&self) -> Result<Conn, StoreError> {
+        let mut held = self.blocking.lock().await;
+        if let Some(conn) = held.as_ref() {
+            return Ok(conn.clone());
+        }
+        let timeout = MAX_BLOCK + RESPONSE_TIMEOUT;
+        let manager = |client: Client| async move {
+            let config = ConnectionManagerConfig::new()
+                .set_response_timeout(Some(timeout))
+                .set_connection_timeout(Some(CONNECT_TIMEOUT));
+            ConnectionManager::new_with_config(client, config).await
+        };
+        let conn = match &self.conn {
+            Conn::Single(_) => Conn::Single(manager(self.nodes[0].clone()).await?),
+            // The master in use now; after a failover the failed read drops this one and
+            // the next read opens one to the new master.
+            Conn::Sentinel(c) => Conn::Single(manager(c.master_client()).await?),
+            Conn::Cluster(_) => Conn::Cluster(
+                ClusterClientBuilder::new(
+                    self.nodes.iter().map(|n| n.get_connection_info().clone()),
+                )
+                .tcp_settings(tcp_settings())
+                .connection_timeout(CONNECT_TIMEOUT)
+                .response_timeout(timeout)
+                .build()?
+                .get_async_connection()
+                .await?,
+            ),
+        };
+        *held = Some(conn.clone());
+        Ok(conn)
+    }
 }

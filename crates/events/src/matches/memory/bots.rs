@@ -3,18 +3,7 @@
 use crate::error::StoreError;
 use crate::matches::bots::BotMatch;
 use crate::memory::MemoryStore;
-use std::collections::BTreeMap;
 use std::ops::Bound;
-
-/// The live bot matches.
-#[derive(Default)]
-pub(crate) struct Bots {
-    /// The last position given.
-    seq: u64,
-    /// Position -> bot match, and the way back.
-    by_seq: BTreeMap<u64, BotMatch>,
-    seq_of: BTreeMap<BotMatch, u64>,
-}
 
 impl MemoryStore {
     pub(crate) fn add_bot(&self, m: &BotMatch) -> Result<(), StoreError> {

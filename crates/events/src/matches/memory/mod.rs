@@ -2,6 +2,7 @@
 
 pub(crate) mod bots;
 pub(crate) mod lists;
+pub(crate) mod tables;
 
 use crate::error::StoreError;
 use crate::lifecycle::Finished;

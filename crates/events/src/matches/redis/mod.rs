@@ -116,7 +116,7 @@ impl RedisStore {
     /// Applies `fixes` to the deadline index, each only if its entry is unchanged, then
     /// puts back any entry an arming needs after all (see the module docs).
     pub(crate) async fn fix_index(&self, fixes: &[IndexFix]) -> Result<(), StoreError> {
-        let mut call = self.scripts.index_fix.prepare_invoke();
+        let mut call = SCRIPTS.index_fix.prepare_invoke();
         call.key(keys::DEADLINES);
         for fix in fixes {
             let new = fix.new_due_ms.map(|due| due.to_string()).unwrap_or_default();
@@ -189,6 +189,10 @@ impl RedisStore {
     }
 }
 
+/// The matches' scripts, hashed once and loaded on first use (`redis::Script` answers
+/// `NOSCRIPT` by loading, on whichever node a match's keys are).
+pub(crate) static SCRIPTS: std::sync::LazyLock<Scripts> = std::sync::LazyLock::new(Scripts::new);
+
 /// The Lua scripts, hashed once.
 pub(crate) struct Scripts {
     pub(crate) create: Script,
@@ -215,19 +219,6 @@ impl Scripts {
             read: Script::new(include_str!("../lua/read.lua")),
             compact: Script::new(include_str!("../lua/compact.lua")),
         }
-    }
-
-    pub(crate) fn all(&self) -> [&Script; 8] {
-        [
-            &self.create,
-            &self.claim,
-            &self.append,
-            &self.snapshot,
-            &self.clear_if,
-            &self.index_fix,
-            &self.read,
-            &self.compact,
-        ]
     }
 }
 
@@ -342,7 +333,7 @@ impl RedisStore {
             DeadlineChange::Clear => ("clear", 0, 0),
             DeadlineChange::Set { due_ms, fence_version } => ("set", due_ms, fence_version),
         };
-        let mut call = self.scripts.append.prepare_invoke();
+        let mut call = SCRIPTS.append.prepare_invoke();
         call.key(keys::log(id))
             .key(keys::idem(id))
             .key(keys::deadline(id))
@@ -360,7 +351,7 @@ impl RedisStore {
             .arg(keys::APPENDED)
             .arg(feed::payload(id, entry.version))
             .arg(views_arg(entry))
-            .arg(finished.map(crate::lobby::redis::json).transpose()?.unwrap_or_default());
+            .arg(finished.map(codec::json).transpose()?.unwrap_or_default());
         for (field, value) in codec::entry_fields(entry) {
             call.arg(field).arg(value);
         }
@@ -451,8 +442,7 @@ impl EventStore for RedisStore {
             }
         }
         let field = if seat == Seat::ZERO { "seat0" } else { "seat1" };
-        let code: i64 = self
-            .scripts
+        let code: i64 = SCRIPTS
             .claim
             .key(keys::meta(id))
             .key(keys::record(id))
@@ -487,8 +477,7 @@ impl EventStore for RedisStore {
             return Ok(entries);
         }
         let key = keys::log(id);
-        let reply: Value = self
-            .scripts
+        let reply: Value = SCRIPTS
             .read
             .key(&key)
             .key(keys::views(id))
@@ -578,8 +567,7 @@ impl EventStore for RedisStore {
         version: u64,
         bytes: &[u8],
     ) -> Result<bool, StoreError> {
-        let stored: i64 = self
-            .scripts
+        let stored: i64 = SCRIPTS
             .snapshot
             .key(keys::snapshot(id))
             .key(keys::log(id))
@@ -666,8 +654,7 @@ impl EventStore for RedisStore {
     }
 
     async fn clear_deadline_if(&self, id: MatchId, fence_version: u64) -> Result<bool, StoreError> {
-        let removed: Option<String> = self
-            .scripts
+        let removed: Option<String> = SCRIPTS
             .clear_if
             .key(keys::deadline(id))
             .arg(fence_version)
@@ -874,7 +861,7 @@ impl HostStore for RedisStore {
         let [(_, fixed), (_, seat0), (_, seat1)] = codec::meta_fields(meta);
         let [(_, seed)] = codec::secret_fields(secret);
         let (has_key, key) = idem_args(opening);
-        let mut call = self.scripts.create.prepare_invoke();
+        let mut call = SCRIPTS.create.prepare_invoke();
         call.key(keys::meta(id))
             .key(keys::log(id))
             .key(keys::idem(id))
@@ -910,8 +897,7 @@ impl HostStore for RedisStore {
         // Moved to its own key on this first read, so the meta the gateway and the clock
         // read no longer carries it. Best effort: the seed is served either way.
         let without = codec::meta_without_seed(&fixed).map_err(|e| corrupt(&key, e))?;
-        let moved: Result<i64, _> = self
-            .scripts
+        let moved: Result<i64, _> = SCRIPTS
             .move_secret
             .key(&key)
             .key(keys::secret(id))
@@ -940,8 +926,7 @@ impl HostStore for RedisStore {
             return Ok(false);
         }
         let blob = record::encode(&entries, &last.views);
-        let done: i64 = self
-            .scripts
+        let done: i64 = SCRIPTS
             .compact
             .key(keys::log(id))
             .key(keys::idem(id))

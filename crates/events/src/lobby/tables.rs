@@ -1,0 +1,213 @@
+//! The lobby's tables in the in-memory store (accounts, rate-limit buckets, tickets,
+//! ratings and boards), held in the store's one state; `memory.rs` beside this works them.
+
+use crate::lobby::{
+    Account, Board, Pairing, Queue, RatedMatch, Rating, RatingChange, TICKETS_KEPT, Ticket,
+    TicketState,
+};
+use ids::{MatchId, PlayerId, TicketId};
+use rules_core::Seat;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Instant;
+
+/// Past this many rate-limit buckets, the ended ones are dropped (Redis expires them).
+pub(crate) const BUCKETS_SWEPT_PAST: usize = 10_000;
+
+/// Everything of the lobby's, inside the store's one `State`.
+#[derive(Default)]
+pub(crate) struct Lobby {
+    pub(crate) accounts: BTreeMap<PlayerId, Account>,
+    /// Normalized email -> its account's player.
+    pub(crate) emails: BTreeMap<String, PlayerId>,
+    /// Rate-limit bucket -> hits in its window, and when the window ends.
+    pub(crate) buckets: BTreeMap<String, (u64, Instant)>,
+    pub(crate) tickets: Tickets,
+    pub(crate) ratings: Ratings,
+}
+
+#[derive(Default)]
+pub(crate) struct Tickets {
+    /// Every ticket, as it is now.
+    pub(crate) by_id: BTreeMap<TicketId, Ticket>,
+    /// (player, idempotency key) -> the ticket made with it.
+    pub(crate) idem: BTreeMap<(PlayerId, String), TicketId>,
+    /// (player, queue key) -> the player's live ticket in that queue.
+    pub(crate) live: BTreeMap<(PlayerId, String), TicketId>,
+    /// Queue key -> the queue and its waiting tickets (not seeks); no empty set is kept.
+    pub(crate) waiting: BTreeMap<String, (Queue, BTreeSet<TicketId>)>,
+    /// The waiting seeks, by (created_ms, id): the order of Redis's sorted set.
+    pub(crate) seeks: BTreeSet<(u64, TicketId)>,
+    /// Player -> their tickets, by (created_ms, id).
+    pub(crate) of_player: BTreeMap<PlayerId, BTreeSet<(u64, TicketId)>>,
+    /// The pending pairings.
+    pub(crate) pairings: BTreeMap<MatchId, Pairing>,
+    /// The players whose tickets the operation under way changed: announced at its end.
+    pub(crate) changed: BTreeSet<PlayerId>,
+}
+
+#[derive(Default)]
+pub(crate) struct Ratings {
+    /// Every match a rated pairing made, until it is rated (as on Redis: its absence
+    /// makes a repeated result change nothing).
+    pub(crate) rated: BTreeMap<MatchId, RatedMatch>,
+    /// Those whose result is not recorded yet.
+    pub(crate) unrated: BTreeSet<MatchId>,
+    /// (game, player) -> rating.
+    pub(crate) ratings: BTreeMap<(String, PlayerId), Rating>,
+    /// (game, board) -> player -> score.
+    pub(crate) boards: BTreeMap<(String, Board), BTreeMap<PlayerId, f64>>,
+    /// (game, player) -> history lines, newest first.
+    pub(crate) history: BTreeMap<(String, PlayerId), VecDeque<RatingChange>>,
+}
+
+impl Tickets {
+    /// Takes a ticket out of its queue, or a seek off the list.
+    pub(crate) fn unlist(&mut self, t: &Ticket) {
+        if t.seek {
+            self.seeks.remove(&(t.created_ms, t.id));
+            return;
+        }
+        let key = t.queue.key();
+        if let Some((_, ids)) = self.waiting.get_mut(&key) {
+            ids.remove(&t.id);
+            if ids.is_empty() {
+                self.waiting.remove(&key);
+            }
+        }
+    }
+
+    /// Puts a waiting ticket in its queue, or a seek on the list.
+    pub(crate) fn list(&mut self, t: &Ticket) {
+        if t.seek {
+            self.seeks.insert((t.created_ms, t.id));
+        } else {
+            let (_, ids) = self
+                .waiting
+                .entry(t.queue.key())
+                .or_insert_with(|| (t.queue.clone(), BTreeSet::new()));
+            ids.insert(t.id);
+        }
+    }
+
+    /// The ticket ended: the player may queue again.
+    pub(crate) fn unlive(&mut self, t: &Ticket) {
+        let key = (t.player, t.queue.key());
+        if self.live.get(&key) == Some(&t.id) {
+            self.live.remove(&key);
+        }
+    }
+
+    /// Lists a new ticket among its player's, and forgets the oldest ended ones past
+    /// [`TICKETS_KEPT`].
+    pub(crate) fn remember(&mut self, t: &Ticket) {
+        let Tickets { by_id, idem, of_player, .. } = self;
+        let mine = of_player.entry(t.player).or_default();
+        mine.insert((t.created_ms, t.id));
+        let excess = mine.len().saturating_sub(TICKETS_KEPT);
+        let ended: Vec<(u64, TicketId)> = mine
+            .iter()
+            .filter(|(_, id)| !by_id.get(id).is_some_and(|t| t.state.is_live()))
+            .take(excess)
+            .copied()
+            .collect();
+        for entry in ended {
+            mine.remove(&entry);
+            if let Some(old) = by_id.remove(&entry.1) {
+                let key = (old.player, old.idempotency_key);
+                if idem.get(&key) == Some(&old.id) {
+                    idem.remove(&key);
+                }
+            }
+        }
+    }
+
+    /// Moves a stored ticket to `state` at `now_ms`; answers it as it is now.
+    pub(crate) fn set_state(
+        &mut self,
+        id: TicketId,
+        state: TicketState,
+        now_ms: u64,
+    ) -> Option<Ticket> {
+        let t = self.by_id.get_mut(&id)?;
+        t.state = state;
+        t.changed_ms = now_ms;
+        self.changed.insert(t.player);
+        Some(t.clone())
+    }
+
+    /// Stores a pending pairing (and, for a rated queue, its rated match).
+    pub(crate) fn store_pairing(&mut self, ratings: &mut Ratings, pairing: &Pairing) {
+        self.pairings.insert(pairing.match_id, pairing.clone());
+        if pairing.queue.rated {
+            let rated = RatedMatch { game: pairing.queue.game.clone(), players: pairing.players };
+            ratings.rated.insert(pairing.match_id, rated);
+            ratings.unrated.insert(pairing.match_id);
+        }
+    }
+
+    /// Whether `pairing` can be made at `now_ms`: both tickets waiting, unexpired, no
+    /// seeks, of its players and queue, and its match not pending already.
+    pub(crate) fn can_pair(&self, pairing: &Pairing, now_ms: u64) -> bool {
+        let queue = pairing.queue.key();
+        pairing.tickets[0] != pairing.tickets[1]
+            && !self.pairings.contains_key(&pairing.match_id)
+            && Seat::BOTH.iter().all(|seat| {
+                self.by_id.get(&pairing.tickets[seat.index()]).is_some_and(|t| {
+                    t.state == TicketState::Waiting
+                        && !t.seek
+                        && t.expires_ms > now_ms
+                        && t.player == pairing.players[seat.index()]
+                        && t.queue.key() == queue
+                })
+            })
+    }
+
+    /// The pairing's tickets that are still `Pairing` in its match, with their seats.
+    pub(crate) fn pairing_tickets(&self, pairing: &Pairing) -> Vec<(Ticket, Seat)> {
+        pairing
+            .tickets
+            .iter()
+            .filter_map(|id| self.by_id.get(id))
+            .filter_map(|t| match t.state {
+                TicketState::Pairing { match_id, seat } if match_id == pairing.match_id => {
+                    Some((t.clone(), seat))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+impl Ratings {
+    /// Puts `player` on `board` (off the others) with `score`, or on none.
+    pub(crate) fn place(&mut self, game: &str, player: PlayerId, board: Option<Board>, score: f64) {
+        for b in Board::ALL {
+            let entries = self.boards.entry((game.to_string(), b)).or_default();
+            if Some(b) == board {
+                entries.insert(player, score);
+            } else {
+                entries.remove(&player);
+            }
+        }
+    }
+
+    /// A board, best first; equal scores by player id descending (Redis's `ZREVRANGE`).
+    pub(crate) fn ranked(&self, game: &str, board: Board) -> Vec<(PlayerId, f64)> {
+        let mut ranked: Vec<(PlayerId, f64)> = self
+            .boards
+            .get(&(game.to_string(), board))
+            .map(|b| b.iter().map(|(p, s)| (*p, *s)).collect())
+            .unwrap_or_default();
+        ranked.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(b.0.cmp(&a.0))
+        });
+        ranked
+    }
+}
+
+impl Lobby {
+    /// An account's display name as it is now.
+    pub(crate) fn account_name(&self, player: PlayerId) -> Option<String> {
+        self.accounts.get(&player).map(|a| a.display_name.clone())
+    }
+}
