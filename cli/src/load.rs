@@ -266,7 +266,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
             return Ok(ExitCode::SUCCESS);
         }
         if args.queue {
-            let store = events::open_full_store_from_env().await.map_err(|e| e.to_string())?;
+            let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
             let mut summary = queue::run(&args, store).await?;
             if let Some(e) = echo {
                 summary["echo"] = e;
@@ -278,7 +278,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
         let url = match &args.gateway {
             Some(u) => u.clone(),
             None => {
-                let store = events::open_full_store_from_env().await.map_err(|e| e.to_string())?;
+                let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
                 let c = cluster::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
                     .await
                     .map_err(|e| e.to_string())?;

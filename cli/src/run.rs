@@ -19,7 +19,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         service_kit::telemetry::init("colosseum");
-        let store = events::open_full_store_from_env().await.map_err(|e| format!("event store: {e}"))?;
+        let store = store::open_full_store_from_env().await.map_err(|e| format!("event store: {e}"))?;
         let shutdown = service_kit::serve::shutdown_on_signal();
         // METRICS_ADDR (e.g. 127.0.0.1:9090) serves /metrics, /healthz and /readyz.
         let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
@@ -55,8 +55,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
                 Err(e) => eprintln!("  (tenant admin file not written: {e})"),
             }
         }
-        println!("  event store: {}", events::description_from_env());
-        if events::open::in_memory_from_env() {
+        println!("  event store: {}", store::description_from_env());
+        if store::open::in_memory_from_env() {
             for line in lost_at_exit() {
                 println!("{line}");
             }
@@ -87,11 +87,11 @@ fn tenant_gateway_flag(url: &str) -> String {
 }
 
 /// The banner's lines under an in-memory store: everything it loses at exit
-/// ([`events::open::IN_MEMORY_LOSES`]), wrapped within 100 columns.
+/// ([`store::open::IN_MEMORY_LOSES`]), wrapped within 100 columns.
 fn lost_at_exit() -> Vec<String> {
     const LEAD: &str = "  all lost at exit:";
     let mut lines = vec![LEAD.to_string()];
-    for word in events::open::IN_MEMORY_LOSES.split_whitespace() {
+    for word in store::open::IN_MEMORY_LOSES.split_whitespace() {
         let last = lines.last_mut().expect("a line");
         if last.len() + 1 + word.len() > 100 {
             lines.push(format!("{:width$}{word}", "", width = LEAD.len() + 1));
@@ -113,7 +113,7 @@ mod tests {
             assert!(l.chars().count() <= 100, "{l:?}");
         }
         let said = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
-        assert!(said.ends_with(events::open::IN_MEMORY_LOSES), "{said}");
+        assert!(said.ends_with(store::open::IN_MEMORY_LOSES), "{said}");
         for lost in ["accounts and sessions", "leaderboards", "tournaments", "API keys"] {
             assert!(said.contains(lost), "{said}");
         }

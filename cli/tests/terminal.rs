@@ -242,7 +242,7 @@ struct Env {
 
 async fn env() -> Env {
     let redis = test_harness::RedisServer::start();
-    let store = events::RedisStore::connect(&redis.url()).await.expect("redis");
+    let store = store::RedisStore::connect(&redis.url()).await.expect("redis");
     let cluster =
         cluster::Cluster::start(Arc::new(store), "127.0.0.1:0".parse().expect("an address"))
             .await

@@ -6,10 +6,10 @@
 use super::load::{Ack, Tracked, code_name};
 use api::v1;
 use client::Client;
-use events::{Entry, EventStore, MatchId};
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
+use store::{Entry, EventStore, MatchId};
 use tonic::Code;
 
 /// One thing found wrong with one match.
@@ -84,7 +84,7 @@ impl Verdict {
 }
 
 /// Every entry of the match's stream, from version 0.
-async fn read_all(store: &dyn EventStore, id: MatchId) -> Result<Vec<Entry>, events::StoreError> {
+async fn read_all(store: &dyn EventStore, id: MatchId) -> Result<Vec<Entry>, store::StoreError> {
     let mut all: Vec<Entry> = Vec::new();
     loop {
         let from = all.last().map_or(0, |e| e.version + 1);
@@ -160,7 +160,7 @@ fn record_difference(got: &games::Record, stream: &games::Record) -> Option<Stri
 /// Checks one match: `acks` are the acknowledgements its clients received, `client` a
 /// session of the checker (a spectator), `now_ms` the wall clock at the check.
 pub async fn check(
-    store: &dyn events::HostStore,
+    store: &dyn store::HostStore,
     client: &Client,
     id_text: &str,
     tracked: &Tracked,
@@ -210,7 +210,7 @@ pub async fn check(
     // Keys: each stored once. Versions as the public API numbers them for the key's seat
     // (each viewer counts only the entries it can see), which is what was acknowledged.
     let mut stored: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
-    let mut seen = events::ViewerVersions::default();
+    let mut seen = store::ViewerVersions::default();
     for e in &entries {
         seen = seen.after(e);
         if let Some(k) = &e.idempotency_key {
@@ -410,8 +410,8 @@ pub async fn check(
 
 /// The match replayed from the stream's steps, from its meta and seed.
 fn replay(
-    meta: &events::MatchMeta,
-    secret: &events::MatchSecret,
+    meta: &store::MatchMeta,
+    secret: &store::MatchSecret,
     entries: &[Entry],
 ) -> Result<Box<dyn games::Host>, String> {
     let seed =

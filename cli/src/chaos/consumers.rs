@@ -12,10 +12,10 @@ use api::internal::tenant_admin_service_client::TenantAdminServiceClient;
 use api::v1;
 use client::Client;
 use client::platform::Platform;
-use events::{LobbyStore, MatchId, PlayerId};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use store::{LobbyStore, MatchId, PlayerId};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
@@ -572,10 +572,10 @@ async fn look(store: &dyn LobbyStore, checker: &Client, p: &Platform, made: &Mad
                 .0
                 .iter()
                 .filter_map(|s| match s {
-                    events::SeatHolder::Player(p) => Some(p.to_string()),
-                    events::SeatHolder::Open
-                    | events::SeatHolder::Reserved(_)
-                    | events::SeatHolder::Bot(_) => None,
+                    store::SeatHolder::Player(p) => Some(p.to_string()),
+                    store::SeatHolder::Open
+                    | store::SeatHolder::Reserved(_)
+                    | store::SeatHolder::Bot(_) => None,
                 })
                 .collect();
         }

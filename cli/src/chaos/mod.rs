@@ -392,7 +392,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     // The check.
     tracing::info!(matches = shared.created(), "checking every match in Redis");
     let store =
-        Arc::new(events::RedisStore::connect(&cluster.redis_url).await.map_err(|e| e.to_string())?);
+        Arc::new(store::RedisStore::connect(&cluster.redis_url).await.map_err(|e| e.to_string())?);
     let checker = {
         let mut attempt = 0;
         loop {

@@ -351,8 +351,8 @@ async fn serving(url: &str, service: &str) -> bool {
 
 /// Whether Redis at `url` answers PING.
 async fn redis_answers(url: &str) -> bool {
-    use events::EventStore;
-    let ping = async { events::RedisStore::connect(url).await.ok()?.ping().await.ok() };
+    use store::EventStore;
+    let ping = async { store::RedisStore::connect(url).await.ok()?.ping().await.ok() };
     matches!(tokio::time::timeout(Duration::from_millis(500), ping).await, Ok(Some(())))
 }
 

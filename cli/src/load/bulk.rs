@@ -17,7 +17,7 @@ use std::time::Instant;
 /// # Errors
 /// The cluster cannot start, or a call fails.
 pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
-    let store = events::open_full_store_from_env().await.map_err(|e| e.to_string())?;
+    let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
     let cluster = cluster::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
         .await
         .map_err(|e| e.to_string())?;
@@ -64,7 +64,7 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
             "median_ms": median,
             "matches_per_s": if median > 0.0 { args.bulk as f64 * 1000.0 / median } else { 0.0 },
         },
-        "store": events::description_from_env(),
+        "store": store::description_from_env(),
     }))
 }
 
@@ -80,7 +80,7 @@ pub(super) async fn create_in_calls(
     n: u64,
     bar: &indicatif::ProgressBar,
     mut spec: impl FnMut(u64, u64) -> v1::MatchSpec,
-) -> Result<Vec<events::MatchId>, String> {
+) -> Result<Vec<store::MatchId>, String> {
     const PER_CALL: u64 = 10_000;
     let mut ids = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
     for call in 0..n.div_ceil(PER_CALL) {

@@ -6,7 +6,6 @@ use super::LoadArgs;
 use super::bulk::{create_in_calls, tenant_and_players};
 use api::v1;
 use clock::Firing;
-use events::{FullStore, MatchId};
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -15,6 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use store::{FullStore, MatchId};
 
 /// The most matches one CreateMatches call takes.
 /// The shortest time per move CreateMatches accepts (the registry's hosted policy).
@@ -35,7 +35,7 @@ const CHECKING_AT_ONCE: usize = 64;
 /// The cluster cannot start, or a call fails.
 pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
     let n = args.deadlines;
-    let store = events::open_full_store_from_env().await.map_err(|e| e.to_string())?;
+    let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
     let mut cluster =
         cluster::Cluster::start(store.clone(), "127.0.0.1:0".parse().expect("an address"))
             .await
@@ -202,7 +202,7 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
         "failed": failed,
         "per_clock": per_clock,
         "store": check.json,
-        "backend": events::description_from_env(),
+        "backend": store::description_from_env(),
     });
     if let Some(r) = restart {
         summary["restart"] = restart_summary(&r, &seen.firings);

@@ -8,7 +8,6 @@ use super::{LoadArgs, percentile};
 use api::v1;
 use client::Client;
 use cluster::{Cluster, EngineCache};
-use events::MatchId;
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use rules_core::{Seat, Seed, Viewer};
@@ -17,6 +16,7 @@ use service_kit::time::{instant, now_ms};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use store::MatchId;
 
 /// The most matches one CreateMatches call takes.
 /// The players the matches are spread over (each match seats two different ones), whose
@@ -42,7 +42,7 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
     // and every minute: the probe's passes say when they ran, from here.
     let cluster_started = instant();
     let move_time_ms = args.move_time_s.saturating_mul(1000);
-    let store = events::open_full_store_from_env().await.map_err(|e| e.to_string())?;
+    let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
     let cluster = Cluster::start_with(store, "127.0.0.1:0".parse().expect("an address"), cache)
         .await
         .map_err(|e| e.to_string())?;
@@ -129,7 +129,7 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
         },
         "redis": redis_figures,
         "probe": probe,
-        "store": events::description_from_env(),
+        "store": store::description_from_env(),
     }))
 }
 
@@ -479,10 +479,10 @@ impl Redis {
         // The shared keys, by kind (the name's part after the platform prefix).
         let mut shared: BTreeMap<String, (u64, u64)> = BTreeMap::new();
         let mut names =
-            self.scan(&format!("{}*", events::redis_store::keys::PLATFORM_PREFIX)).await?;
-        names.push(events::redis_store::keys::DEADLINES.to_string());
+            self.scan(&format!("{}*", store::redis_store::keys::PLATFORM_PREFIX)).await?;
+        names.push(store::redis_store::keys::DEADLINES.to_string());
         for key in names {
-            let kind = match key.strip_prefix(events::redis_store::keys::PLATFORM_PREFIX) {
+            let kind = match key.strip_prefix(store::redis_store::keys::PLATFORM_PREFIX) {
                 Some(rest) => format!("platform:{}", rest.split(':').next().unwrap_or(rest)),
                 None => key.strip_prefix("colosseum:").unwrap_or(&key).to_string(),
             };

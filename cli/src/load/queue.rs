@@ -6,12 +6,12 @@
 
 use super::{LoadArgs, percentile};
 use client::Client;
-use events::{FullStore, MatchMakerStore, PlayerId, Queue, Ticket, TicketId, TicketState};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use store::{FullStore, MatchMakerStore, PlayerId, Queue, Ticket, TicketId, TicketState};
 
 /// Runs the queue load on `store` (started here as an in-process cluster).
 ///

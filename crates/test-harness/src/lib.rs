@@ -1,7 +1,7 @@
 //! The one test harness of Colosseum: real servers for integration tests, started on free
 //! loopback ports and torn down when the test ends.
 //!
-//! Integration tests run against the real thing, not mocks: `events` runs its whole store
+//! Integration tests run against the real thing, not mocks: `store` runs its whole store
 //! suite against a `redis-server` started here, and the whole-cluster tests (tests/cluster)
 //! start their Redis here and every service on it. Nothing in this crate belongs in a
 //! production binary, so it is only ever a `[dev-dependencies]` entry (or a dependency of

@@ -11,7 +11,6 @@
 
 use api::internal::{self, apply_step_request, apply_step_response};
 use engines::{CallError, EngineClient, EngineUrls, Engines};
-use events::{Deadline, EventStore, MatchId};
 use service_kit::config::BadUrl;
 use service_kit::internal::InternalToken;
 use service_kit::metrics::{Desc, Kind, LAG_BUCKETS};
@@ -19,6 +18,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use store::{Deadline, EventStore, MatchId};
 use tokio_util::sync::CancellationToken;
 
 /// How late each applied deadline fired: its applying minus its due time.
@@ -368,7 +368,7 @@ pub enum ClockError {
     /// No such match: the deadline is dropped, it can never fire.
     NoMatch,
     /// The store could not be read.
-    Store(events::StoreError),
+    Store(store::StoreError),
     /// The engine answered with no outcome.
     NoOutcome,
     /// The engine could not be reached, or refused.

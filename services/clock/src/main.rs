@@ -13,7 +13,7 @@ const SERVICE: service_kit::binary::Service = service_kit::binary::Service {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (token, addr) = SERVICE.begin()?;
     let urls = engines::engine_urls()?;
-    let store = events::open_from_env().await?;
+    let store = store::open_from_env().await?;
     let up = SERVICE.up(addr, store.clone(), |s| async move { s.ping().await }).await?;
     let clock = clock::Clock::new(store, &urls, token.as_ref())?;
     tokio::spawn(clock.run(up.shutdown.clone()));

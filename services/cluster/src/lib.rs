@@ -4,7 +4,6 @@
 //! tests start it on a real Redis and stop and restart single services mid-match. Each
 //! run makes its own internal secret and hands it to every piece.
 
-use events::{EventStore, FullStore, GatewayStore, HostStore, MatchMakerStore, TenantStore};
 use games::Family;
 use gateway::forwarded::TrustedProxies;
 use rules_engine::engine::Engine;
@@ -12,6 +11,7 @@ use service_kit::internal::InternalToken;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use store::{EventStore, FullStore, GatewayStore, HostStore, MatchMakerStore, TenantStore};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;

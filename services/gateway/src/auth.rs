@@ -10,13 +10,13 @@
 
 use crate::error::Error;
 use crate::forwarded::{ClientAddress, TrustedProxies};
-use events::{EventStore, PlayerId};
 use fields::text::bearer;
 use service_kit::cache::Bounded;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use store::{EventStore, PlayerId};
 use tonic::body::Body;
 use tonic::codegen::http;
 use tonic::transport::server::TcpConnectInfo;
@@ -29,9 +29,9 @@ pub struct Caller {
     pub player_id: PlayerId,
 }
 
-/// The token's key in the session store (`events::token_digest`).
+/// The token's key in the session store (`store::token_digest`).
 pub fn token_key(token: &str) -> String {
-    events::token_digest(token)
+    store::token_digest(token)
 }
 
 /// The methods that need a session. Every other ColosseumService method is open:

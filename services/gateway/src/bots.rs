@@ -4,7 +4,7 @@
 //!
 //! It is a duty, not a server: every gateway runs [`run`], and the one holding the lease
 //! [`LEASE`] from the store plays. The gateway records each bot match in the store
-//! before it answers the CreateMatch ([`events::EventStore::add_bot_match`]); the holder
+//! before it answers the CreateMatch ([`store::EventStore::add_bot_match`]); the holder
 //! reads every recorded match when it takes over and the new ones every [`PASS`], plays
 //! each to its end and then forgets it. Every bot seat is reserved for one player,
 //! [`PLAYER_ID`], for whom each runner opens a session of its own, so a runner that dies
@@ -13,11 +13,11 @@
 //! applied once.
 
 use client::{Client, Cursor, Play, Turns};
-use events::{BotMatch, GatewayStore, PlayerId};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use store::{BotMatch, GatewayStore, PlayerId};
 use tokio_util::sync::CancellationToken;
 
 /// The lease whose holder plays every bot match.

@@ -4,10 +4,10 @@
 //! passed on as `engines::CallError` reads it.
 
 use engines::CallError;
-use events::{MatchId, StoreError};
 use fields::FieldError;
 use service_kit::status::{self, clip};
 use std::fmt;
+use store::{MatchId, StoreError};
 use tonic::{Code, Status};
 
 /// Why a public request failed.

@@ -23,11 +23,11 @@
 //! when it changed. Nothing of it is on the path of a move, and a match nobody here wants
 //! the presence of costs no read.
 
-use events::{Entry, MatchId, Presence, PresenceStore};
 use rules_core::Seat;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use store::{Entry, MatchId, Presence, PresenceStore};
 use tokio::sync::broadcast;
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -613,7 +613,7 @@ impl Drop for SeatHold {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use events::{MemoryStore, PresenceFeed};
+    use store::{MemoryStore, PresenceFeed};
 
     /// Waits (at most three seconds) until `store` says `want` of `id`.
     async fn until(store: &MemoryStore, id: MatchId, want: Presence) {

@@ -51,8 +51,8 @@ pub mod watch;
 pub mod web;
 
 use api::v1;
-use events::GatewayStore;
 use std::sync::Arc;
+use store::GatewayStore;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -112,7 +112,7 @@ pub async fn serve(
     // The bot runner plays through this gateway like any client, whenever this gateway
     // holds its lease (its calls wait for the server below to be up).
     tokio::spawn(bots::Runner::new(store.clone(), &public_url).run(shutdown.clone()));
-    let store: Arc<dyn events::EventStore> = store;
+    let store: Arc<dyn store::EventStore> = store;
     let gateway = matches::Gateway::new(store.clone(), engines, hub, shutdown.clone());
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
         .with(gateway.into_service())

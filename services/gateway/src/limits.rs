@@ -42,7 +42,7 @@ pub fn create_match(r: &v1::CreateMatchRequest) -> Result<(), FieldError> {
     key("idempotency_key", &r.idempotency_key)?;
     match r.opponent.as_ref().and_then(|o| o.kind.as_ref()) {
         Some(opponent::Kind::PlayerId(p)) => {
-            uuid_field::<events::PlayerId>("opponent.player_id", p)?;
+            uuid_field::<store::PlayerId>("opponent.player_id", p)?;
         }
         Some(opponent::Kind::Bot(b)) => {
             at_most("opponent.bot", b.len(), MAX_BOT_NAME_LEN, "bytes")?

@@ -6,12 +6,12 @@
 use crate::error::Error;
 use crate::matches::seat_of;
 use api::v1::{self, MyMatchState, SeatResult};
-use events::{EventStore, Listed, MatchId, MatchMeta, PlayerId, SeatHolder};
 use fields::{FieldError, bad};
 use futures_util::{StreamExt, stream};
 use prost::Message;
 use rules_core::{Seat, Viewer};
 use std::sync::Arc;
+use store::{EventStore, Listed, MatchId, MatchMeta, PlayerId, SeatHolder};
 
 /// The most list entries one call looks at: a page of a filtered list may end short of its
 /// size (with a token for the rest) rather than read a long list at once.

@@ -21,7 +21,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (token, addr) = SERVICE.begin()?;
     let proxies = gateway::forwarded::TrustedProxies::from_env()?;
     let urls = engines::engine_urls()?;
-    let store = events::open_gateway_store_from_env().await?;
+    let store = store::open_gateway_store_from_env().await?;
     let up = SERVICE.up(addr, store.clone(), |s| async move { s.ping().await }).await?;
     let engines = engines::Engines::new(&urls, token.as_ref())?;
     let lobby = match service_kit::config::optional("MATCHMAKER_URL") {

@@ -8,9 +8,9 @@ use crate::matches::{Gateway, caller, check_key, match_for_key, seat_of};
 use api::internal;
 use api::v1::{self, colosseum_service_server as srv, opponent};
 use engines::{CallError, Created};
-use events::{MatchId, PlayerId, SeatHolder};
 use fields::{match_id, seat as seat_number};
 use service_kit::telemetry::TraceContext;
+use store::{MatchId, PlayerId, SeatHolder};
 use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
 
@@ -153,7 +153,7 @@ impl srv::ColosseumService for Gateway {
         if let Some(bot) = bot {
             // Recorded before the answer: whichever gateway runs the bots plays it, and
             // resumes it if the one playing it dies.
-            let bot_match = events::BotMatch { id, game, bot };
+            let bot_match = store::BotMatch { id, game, bot };
             self.store.add_bot_match(&bot_match).await.map_err(Error::from)?;
         }
         Ok(Response::new(v1::CreateMatchResponse {

@@ -19,12 +19,12 @@
 use crate::error::Error;
 use crate::hub::{Hub, Note, PresenceWanted, SeatHold, SeatPresence};
 use api::v1;
-use events::{Entry, EventStore, MatchId, Presence, ViewerVersions};
 use prost::Message;
 use rules_core::{Audience, Seat, Viewer};
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
+use store::{Entry, EventStore, MatchId, Presence, ViewerVersions};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio_stream::Stream;
 use tonic::Status;

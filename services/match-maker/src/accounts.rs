@@ -7,9 +7,9 @@
 use crate::error::Error;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
-use events::{Account, LobbyStore, PlayerId, RateDecision, Registered};
 use fields::bad;
 use std::sync::Arc;
+use store::{Account, LobbyStore, PlayerId, RateDecision, Registered};
 use tokio::sync::Semaphore;
 
 /// The shortest password accepted, in bytes (OWASP ASVS 2.1.1 asks for 8 at least).
@@ -132,7 +132,7 @@ pub fn check_new_password(field: &str, password: &str) -> Result<(), Error> {
 /// A rate-limit bucket's name for `what` (an email, an address): a digest, so no client
 /// text reaches a key name.
 fn bucket(kind: &str, what: &str) -> String {
-    format!("{kind}:{}", &events::token_digest(what)[..32])
+    format!("{kind}:{}", &store::token_digest(what)[..32])
 }
 
 /// Counts a login attempt for the email and for the client address; refuses once either
@@ -188,7 +188,7 @@ pub async fn register(store: &dyn LobbyStore, account: &Account) -> Result<(), E
 /// The store's failure.
 pub async fn open_session(store: &dyn LobbyStore, account: &Account) -> Result<String, Error> {
     let token = hex::encode(service_kit::time::os_random_32());
-    store.put_session(&events::token_digest(&token), account.player, &account.display_name).await?;
+    store.put_session(&store::token_digest(&token), account.player, &account.display_name).await?;
     Ok(token)
 }
 

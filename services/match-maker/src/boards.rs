@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::ratings::initial;
 use api::v1;
-use events::{Board, LobbyStore, PlayerId};
+use store::{Board, LobbyStore, PlayerId};
 
 /// The most entries of a page.
 pub const MAX_PAGE: u32 = 100;

@@ -3,10 +3,10 @@
 //! status mechanics are `service_kit::status`'s.
 
 use engines::CallError;
-use events::{StoreError, TicketId};
 use fields::FieldError;
 use service_kit::status::{self, Reason};
 use std::fmt;
+use store::{StoreError, TicketId};
 use tonic::{Code, Status};
 
 /// Why a lobby request failed.

@@ -11,11 +11,11 @@ use crate::queues::{self, pairing_of, queue_of, ticket_proto, ttl_ms};
 use crate::ratings::{board_for, initial};
 use crate::watch::TicketHub;
 use api::v1::{self, lobby_service_server::LobbyService};
-use events::{Account, LobbyStore, PlayerId, SeekAccepted, Ticket, TicketCreated, TicketState};
 use service_kit::internal::{CLIENT_HEADER, PLAYER_HEADER};
 use service_kit::time::now_ms;
 use std::pin::Pin;
 use std::sync::Arc;
+use store::{Account, LobbyStore, PlayerId, SeekAccepted, Ticket, TicketCreated, TicketState};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
@@ -60,7 +60,7 @@ impl Lobby {
         Ok(match token(meta) {
             Some(t) => self
                 .store
-                .session(&events::token_digest(&t))
+                .session(&store::token_digest(&t))
                 .await?
                 .map(|s| s.display_name)
                 .unwrap_or_default(),
@@ -100,7 +100,7 @@ impl Lobby {
         let display_name = self.display_name(meta, player).await?;
         let now = now_ms();
         let ticket = Ticket {
-            id: events::TicketId::random(),
+            id: store::TicketId::random(),
             player,
             queue,
             seek,
@@ -232,7 +232,7 @@ impl LobbyService for Lobby {
     ) -> Result<Response<v1::LogoutResponse>, Status> {
         caller(req.metadata())?;
         let token = token(req.metadata()).ok_or(Error::NoCaller)?;
-        self.store.delete_session(&events::token_digest(&token)).await.map_err(Error::from)?;
+        self.store.delete_session(&store::token_digest(&token)).await.map_err(Error::from)?;
         Ok(Response::new(v1::LogoutResponse {}))
     }
 
@@ -258,7 +258,7 @@ impl LobbyService for Lobby {
             return Err(Error::WrongPassword.into());
         }
         let phc = self.passwords.hash(new_password).await?;
-        let change = events::AccountChange::Password(phc);
+        let change = store::AccountChange::Password(phc);
         self.store.update_account(player, &change).await.map_err(Error::from)?;
         Ok(Response::new(v1::ChangePasswordResponse {}))
     }
@@ -280,7 +280,7 @@ impl LobbyService for Lobby {
         if let Some(l) = leaderboard {
             account.leaderboard = l;
         }
-        let change = events::AccountChange::Profile {
+        let change = store::AccountChange::Profile {
             display_name: account.display_name.clone(),
             leaderboard: account.leaderboard,
         };
@@ -416,7 +416,7 @@ impl LobbyService for Lobby {
         let rating = self.store.rating(&seek.queue.game, player).await.map_err(Error::from)?;
         let now = now_ms();
         let accepter = Ticket {
-            id: events::TicketId::random(),
+            id: store::TicketId::random(),
             player,
             queue: seek.queue.clone(),
             seek: false,

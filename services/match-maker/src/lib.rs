@@ -24,9 +24,9 @@ pub mod ratings;
 pub mod watch;
 
 use api::v1::lobby_service_server::LobbyServiceServer;
-use events::MatchMakerStore;
 use service_kit::internal::InternalToken;
 use std::sync::Arc;
+use store::MatchMakerStore;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 

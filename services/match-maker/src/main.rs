@@ -14,7 +14,7 @@ const SERVICE: service_kit::binary::Service = service_kit::binary::Service {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (token, addr) = SERVICE.begin()?;
     let urls = engines::engine_urls()?;
-    let store = events::open_full_store_from_env().await?;
+    let store = store::open_full_store_from_env().await?;
     let up = SERVICE.up(addr, store.clone(), |s| async move { s.ping().await }).await?;
     let engines = engines::Engines::new(&urls, token.as_ref())?;
     match_maker::serve(up.listener, store, engines, token, up.shutdown).await?;

@@ -9,12 +9,12 @@ use crate::error::Error;
 use crate::metrics;
 use crate::queues::pairing_of;
 use engines::{CallError, Created, Engines};
-use events::{MatchId, MatchMakerStore, Pairing, Queue, SeatHolder, Ticket, TicketId};
 use ladder::pairing::Candidate;
 use service_kit::time::now_ms;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use store::{MatchId, MatchMakerStore, Pairing, Queue, SeatHolder, Ticket, TicketId};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 

@@ -4,9 +4,9 @@
 
 use crate::error::Error;
 use api::v1;
-use events::{MatchId, Pairing, Queue, Ticket, TicketId, TicketState};
 use fields::text::{MAX_GAME_LEN, MAX_OPTIONS_JSON_BYTES, at_most};
 use rules_core::Seed;
+use store::{MatchId, Pairing, Queue, Ticket, TicketId, TicketState};
 
 /// The shortest time to live of a ticket, s.
 pub const MIN_TTL_S: u32 = 30;
@@ -192,7 +192,7 @@ mod tests {
         let q = queue_of(spec("gops", "", 0, true)).unwrap();
         let t = |n: u8| Ticket {
             id: TicketId::random(),
-            player: events::PlayerId::random(),
+            player: store::PlayerId::random(),
             queue: q.clone(),
             seek: false,
             rating: 1500.0 + f64::from(n),

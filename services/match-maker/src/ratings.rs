@@ -5,17 +5,17 @@
 //! forgets each rated match in the same script that writes the ratings, so a replayed result
 //! changes nothing. No announcement is lost: the final step leaves it owed in the store,
 //! and the tournament service's driver makes any an engine died before making
-//! (`events::EventStore::repair_announcements`), so nothing here sweeps the live matches.
+//! (`store::EventStore::repair_announcements`), so nothing here sweeps the live matches.
 
 use crate::error::Error;
 use crate::metrics;
-use events::{
-    Board, Finished, MatchId, MatchMakerStore, PlayerId, RatedMatch, Rating, RatingChange,
-    RatingUpdate, Recorded,
-};
 use ladder::glicko;
 use service_kit::time::now_ms;
 use std::sync::Arc;
+use store::{
+    Board, Finished, MatchId, MatchMakerStore, PlayerId, RatedMatch, Rating, RatingChange,
+    RatingUpdate, Recorded,
+};
 use tokio_util::sync::CancellationToken;
 
 /// The consumer group of the ratings on the lifecycle stream.
@@ -71,14 +71,14 @@ impl Ratings {
     /// Reads and rates until `shutdown` (entries a dead replica left are claimed).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
         let consumer =
-            events::lifecycle::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
-        events::lifecycle::consumer::consume_with(self.store.clone(), consumer, shutdown, self)
+            store::lifecycle::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
+        store::lifecycle::consumer::consume_with(self.store.clone(), consumer, shutdown, self)
             .await;
     }
 
     /// Rates what was delivered and acknowledges what is done; the rest stays pending,
     /// to be claimed and tried again.
-    async fn take(&self, deliveries: Vec<events::Delivery>) {
+    async fn take(&self, deliveries: Vec<store::Delivery>) {
         let mut done = Vec::with_capacity(deliveries.len());
         for d in deliveries {
             let rated = match &d.finished {
@@ -128,7 +128,7 @@ impl Ratings {
             // Stored ratings are always valid ones; an invalid one is corrupt data.
             let (a, b) = glicko::rate_match(to_glicko(&before[0]), to_glicko(&before[1]), score0)
                 .map_err(|e| {
-                Error::Store(events::StoreError::Corrupt(format!("rating: {e:?}")))
+                Error::Store(store::StoreError::Corrupt(format!("rating: {e:?}")))
             })?;
             let now = now_ms();
             let mut updates = Vec::with_capacity(2);
@@ -172,7 +172,7 @@ impl Ratings {
                 Recorded::Stale => continue,
             }
         }
-        Err(Error::Store(events::StoreError::Redis(
+        Err(Error::Store(store::StoreError::Redis(
             "ratings kept moving under this result; retried later".into(),
         )))
     }
@@ -183,8 +183,8 @@ impl Ratings {
 }
 
 #[tonic::async_trait]
-impl events::lifecycle::consumer::Handler for Ratings {
-    async fn handle(&self, deliveries: Vec<events::Delivery>) {
+impl store::lifecycle::consumer::Handler for Ratings {
+    async fn handle(&self, deliveries: Vec<store::Delivery>) {
         self.take(deliveries).await;
     }
 }

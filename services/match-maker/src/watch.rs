@@ -6,11 +6,11 @@
 
 use crate::queues::ticket_proto;
 use api::v1;
-use events::{LobbyStore, PlayerId, TicketId, TicketState};
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use store::{LobbyStore, PlayerId, TicketId, TicketState};
 use tokio::sync::{Notify, mpsc};
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;

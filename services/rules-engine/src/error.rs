@@ -3,12 +3,12 @@
 //! mechanics (reasons, details, bounded messages, logging what is internal) are
 //! `service_kit::status`'s; a rules refusal travels as `fields::refusal_status` makes it.
 
-use events::{MatchId, StoreError};
 use fields::FieldError;
 use games::host::HostError;
 use games::{Family, SetupError, StepError};
 use service_kit::status;
 use std::fmt;
+use store::{MatchId, StoreError};
 use tonic::{Code, Status};
 
 /// Why an engine request failed.

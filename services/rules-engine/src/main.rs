@@ -51,7 +51,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let retention_days = service_kit::config::number("RECORD_RETENTION_DAYS", default_days)?;
     // Fault injection for tests only: never set in a deployment.
     let announce_delay_ms = service_kit::config::number("COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS", 0)?;
-    let store = events::open_host_store_from_env().await?;
+    let store = store::open_host_store_from_env().await?;
     let up = SERVICE.up(addr, store.clone(), |s| async move { s.ping().await }).await?;
     let engine = Arc::new(
         Engine::new(store, families.clone(), idle_ms)

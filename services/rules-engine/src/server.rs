@@ -157,7 +157,7 @@ fn answer(a: Answer) -> internal::ApplyStepResponse {
 }
 
 /// The public part of a match's metadata (never the seed).
-fn meta_response(meta: &events::MatchMeta) -> internal::GetMetaResponse {
+fn meta_response(meta: &store::MatchMeta) -> internal::GetMetaResponse {
     internal::GetMetaResponse {
         game: meta.game.clone(),
         seat0: holder_to_proto(&meta.seats[Seat::ZERO]),

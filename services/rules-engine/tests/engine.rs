@@ -4,13 +4,13 @@
 //! into exactly the same state.
 
 use api::v1;
-use events::{EventStore, MatchId, MemoryStore, SeatHolder};
 use games::Family;
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use rules_engine::engine::{Engine, SNAPSHOT_EVERY, StepResult};
 use rules_engine::error::EngineError;
 use std::sync::Arc;
+use store::{EventStore, MatchId, MemoryStore, SeatHolder};
 
 fn engine(idle_ms: u64) -> (Arc<MemoryStore>, Arc<Engine>) {
     let store = Arc::new(MemoryStore::new());
@@ -25,8 +25,8 @@ async fn new_match(e: &Arc<Engine>, game: &str) -> MatchId {
 async fn new_match_timed(e: &Arc<Engine>, game: &str, move_time_ms: u64) -> MatchId {
     let id = MatchId::random();
     let seats = [
-        SeatHolder::Player(events::PlayerId::random()),
-        SeatHolder::Player(events::PlayerId::random()),
+        SeatHolder::Player(store::PlayerId::random()),
+        SeatHolder::Player(store::PlayerId::random()),
     ];
     e.create(id, game, "", seats, move_time_ms, true).await.unwrap();
     id
@@ -225,8 +225,8 @@ async fn the_cap_holds_and_an_evicted_match_moves_on_from_its_stream() {
         Arc::new(Engine::new(store, vec![Family::Goofspiel], 3_600_000).with_max_hot_matches(CAP));
     let seats = || {
         [
-            SeatHolder::Player(events::PlayerId::random()),
-            SeatHolder::Player(events::PlayerId::random()),
+            SeatHolder::Player(store::PlayerId::random()),
+            SeatHolder::Player(store::PlayerId::random()),
         ]
     };
     let mut ids = Vec::new();

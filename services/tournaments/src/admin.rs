@@ -4,9 +4,9 @@
 use crate::auth::{self, Keys, SCOPES};
 use crate::error::Error;
 use api::internal::{self, tenant_admin_service_server::TenantAdminService};
-use events::{ApiKey, TenantId, TenantStore};
 use service_kit::time::now_ms;
 use std::sync::Arc;
+use store::{ApiKey, TenantId, TenantStore};
 use tonic::{Request, Response, Status};
 
 /// The longest tenant name.
@@ -62,7 +62,7 @@ fn key_info(k: &ApiKey) -> internal::ApiKeyInfo {
     }
 }
 
-fn tenant_info(t: &events::Tenant) -> internal::TenantInfo {
+fn tenant_info(t: &store::Tenant) -> internal::TenantInfo {
     internal::TenantInfo {
         tenant_id: t.id.to_string(),
         name: t.name.clone(),
@@ -84,7 +84,7 @@ impl TenantAdminService for Admin {
             ))
             .into());
         }
-        let tenant = events::Tenant { id: TenantId::random(), name, created_ms: now_ms() };
+        let tenant = store::Tenant { id: TenantId::random(), name, created_ms: now_ms() };
         self.store.put_tenant(&tenant).await.map_err(Error::from)?;
         audit(
             &self.store,

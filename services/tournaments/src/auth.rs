@@ -4,10 +4,10 @@
 //! once its cached copy is older than [`KNOWN_FOR_MS`].
 
 use crate::error::Error;
-use events::{ApiKey, PlatformStore, TenantId, token_digest};
 use service_kit::cache::Bounded;
 use service_kit::time::now_ms;
 use std::sync::Arc;
+use store::{ApiKey, PlatformStore, TenantId, token_digest};
 use tonic::metadata::MetadataMap;
 
 /// The scope of CreateMatches.
@@ -138,7 +138,7 @@ impl Keys {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use events::MemoryStore;
+    use store::MemoryStore;
     use tonic::metadata::MetadataValue;
 
     fn meta(key: &str) -> MetadataMap {

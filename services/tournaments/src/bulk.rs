@@ -10,15 +10,15 @@ use crate::error::Error;
 use crate::records::{Envelope, Event, GameSpec, OwnedMatch, State, derived_id};
 use api::{internal, v1};
 use engines::{CallError, Created, Engines};
-use events::{
-    Append, Begin, Begun, MatchId, PlayerId, ResultsStream, SeatHolder, TenantId, TenantStore,
-};
 use futures_util::StreamExt;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 use service_kit::time::now_ms;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use store::{
+    Append, Begin, Begun, MatchId, PlayerId, ResultsStream, SeatHolder, TenantId, TenantStore,
+};
 
 /// The request kind in the store.
 pub const KIND: &str = "bulk";
@@ -97,7 +97,7 @@ pub async fn missing_players(
     store: &Arc<dyn TenantStore>,
     players: BTreeSet<PlayerId>,
 ) -> Result<BTreeSet<PlayerId>, Error> {
-    let checked: Vec<(PlayerId, Result<bool, events::StoreError>)> =
+    let checked: Vec<(PlayerId, Result<bool, store::StoreError>)> =
         futures_util::stream::iter(players)
             .map(|p| async move { (p, store.player_exists(p).await) })
             .buffer_unordered(CHECKING_AT_ONCE)
@@ -387,7 +387,7 @@ impl Bulk {
     /// The store failed, or a record is damaged.
     pub async fn matches_of(&self, record_json: &str) -> Result<Vec<OwnedMatch>, Error> {
         let ids = ids_of(record_json)?;
-        let read: Vec<Result<Option<String>, events::StoreError>> =
+        let read: Vec<Result<Option<String>, store::StoreError>> =
             futures_util::stream::iter(ids.iter().copied())
                 .map(|id| async move { self.store.owned(id).await })
                 .buffered(CHECKING_AT_ONCE)

@@ -5,9 +5,9 @@
 use crate::error::Error;
 use crate::fold::Loaded;
 use crate::records::{Envelope, Event, OwnedMatch, PairedGame, Row, TournamentState};
-use events::{MatchId, PlayerId};
 use service_kit::status::{PlainCode, Reason};
 use std::collections::BTreeSet;
+use store::{MatchId, PlayerId};
 use tournament::{Due, Player, Refusal, Start};
 
 /// The reason of a refusal the tournament's state explains with no reason of its own.

@@ -7,11 +7,11 @@
 use crate::bulk::{self, Bulk};
 use crate::metrics;
 use crate::tournaments::Tournaments;
-use events::TenantStore;
 use futures_util::StreamExt;
 use service_kit::time::now_ms;
 use std::sync::Arc;
 use std::time::Duration;
+use store::TenantStore;
 use tokio_util::sync::CancellationToken;
 
 /// The lease's name.

@@ -2,10 +2,10 @@
 //! the status a client receives (through the gateway, which passes it on).
 
 use engines::CallError;
-use events::StoreError;
 use fields::FieldError;
 use service_kit::status::{self, Reason};
 use std::fmt;
+use store::StoreError;
 use tonic::{Code, Status};
 
 /// Why a platform request failed.

@@ -8,8 +8,8 @@ use crate::records::{
     Envelope, Event, OwnedMatch, Row, Spec, State, TournamentState, derived_id, state_to_proto,
 };
 use api::v1;
-use events::{MatchId, PlayerId};
 use std::collections::BTreeSet;
+use store::{MatchId, PlayerId};
 use tournament::{Lifecycle, Outcome, Player, Tournament};
 
 /// A tournament folded from its stream.

@@ -46,9 +46,9 @@ pub mod view;
 use api::internal::tenant_admin_service_server::TenantAdminServiceServer;
 use api::v1::tournament_service_server::TournamentServiceServer;
 use api::v1::tournament_view_service_server::TournamentViewServiceServer;
-use events::TenantStore;
 use service_kit::internal::InternalToken;
 use std::sync::Arc;
+use store::TenantStore;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 

@@ -7,7 +7,7 @@ use crate::fold::Loaded;
 use crate::records::{
     EntrantSpec, Envelope, Event, GameSpec, MatchResult, OwnedMatch, Spec, State, TournamentState,
 };
-use events::{PlayerId, TenantId, TournamentId};
+use store::{PlayerId, TenantId, TournamentId};
 use tournament::RoundRobin;
 
 /// The tournaments' creation time.

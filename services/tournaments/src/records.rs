@@ -3,8 +3,8 @@
 //! an [`Envelope`]), and how each becomes the proto a platform reads.
 
 use api::v1;
-use events::{MatchId, PlayerId, TenantId, TournamentId};
 use serde::{Deserialize, Serialize};
+use store::{MatchId, PlayerId, TenantId, TournamentId};
 
 /// A game, its options and its time control, as checked.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]

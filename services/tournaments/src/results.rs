@@ -10,11 +10,11 @@ use crate::error::Error;
 use crate::records::{Envelope, Event, MatchResult, OwnedMatch, State};
 use api::{internal, v1};
 use engines::{CallError, Engines};
-use events::{Append, Appended, Finished, MatchId, ResultsStream, TenantStore, TournamentId};
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+use store::{Append, Appended, Finished, MatchId, ResultsStream, TenantStore, TournamentId};
 use tokio_util::sync::CancellationToken;
 
 /// The consumer group of the tournament service on the lifecycle stream.
@@ -89,15 +89,15 @@ impl Results {
     /// Reads and records until `shutdown` (entries a dead replica left are claimed).
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
         let consumer =
-            events::lifecycle::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
-        events::lifecycle::consumer::consume_with(self.store.clone(), consumer, shutdown, self)
+            store::lifecycle::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
+        store::lifecycle::consumer::consume_with(self.store.clone(), consumer, shutdown, self)
             .await;
     }
 
     /// Records a read's entries and acknowledges those stored: each tournament's results
     /// in one append (one catch-up, one standings computation for the lot), tournaments
     /// and bulk matches side by side. An entry not stored stays pending (claimed later).
-    async fn take(&self, deliveries: Vec<events::Delivery>) {
+    async fn take(&self, deliveries: Vec<store::Delivery>) {
         use futures_util::StreamExt;
         let resolved: Vec<(String, Result<Option<OwnedMatch>, Error>)> =
             futures_util::stream::iter(deliveries)
@@ -284,7 +284,7 @@ pub fn to_proto(seq: u64, e: &Envelope) -> v1::WatchResultsResponse {
 /// watch (each keeps the appends of its tenant), subscribed again when lost.
 #[derive(Clone)]
 pub struct Wakes {
-    tx: tokio::sync::broadcast::Sender<events::TenantId>,
+    tx: tokio::sync::broadcast::Sender<store::TenantId>,
 }
 
 impl Wakes {
@@ -318,7 +318,7 @@ impl Wakes {
     }
 
     /// A receiver of every tenant's appends from now on.
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<events::TenantId> {
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<store::TenantId> {
         self.tx.subscribe()
     }
 }
@@ -326,8 +326,8 @@ impl Wakes {
 /// Until an append to `tenant`'s streams is announced (or some were missed: a lagged
 /// receiver reads anyway); never, if the feed is gone (the poll goes on).
 pub(crate) async fn appended(
-    wakes: &mut tokio::sync::broadcast::Receiver<events::TenantId>,
-    tenant: events::TenantId,
+    wakes: &mut tokio::sync::broadcast::Receiver<store::TenantId>,
+    tenant: store::TenantId,
 ) {
     use tokio::sync::broadcast::error::RecvError;
     loop {
@@ -348,7 +348,7 @@ pub async fn follow(
     stream: ResultsStream,
     mut after: u64,
     tx: tokio::sync::mpsc::Sender<Result<v1::WatchResultsResponse, tonic::Status>>,
-    mut wakes: tokio::sync::broadcast::Receiver<events::TenantId>,
+    mut wakes: tokio::sync::broadcast::Receiver<store::TenantId>,
     poll: Duration,
     shutdown: CancellationToken,
 ) {
@@ -389,8 +389,8 @@ pub fn took(a: Appended) -> bool {
 }
 
 #[tonic::async_trait]
-impl events::lifecycle::consumer::Handler for Results {
-    async fn handle(&self, deliveries: Vec<events::Delivery>) {
+impl store::lifecycle::consumer::Handler for Results {
+    async fn handle(&self, deliveries: Vec<store::Delivery>) {
         self.take(deliveries).await;
     }
 }
@@ -400,11 +400,11 @@ mod tests {
     use super::*;
     use crate::records::Event;
 
-    fn append(tenant: events::TenantId) -> Append {
+    fn append(tenant: store::TenantId) -> Append {
         let e = Envelope {
             at_ms: 1,
             tournament: None,
-            event: Event::Withdrawn { entrant: 0, player: events::PlayerId::random() },
+            event: Event::Withdrawn { entrant: 0, player: store::PlayerId::random() },
         };
         Append {
             stream: ResultsStream::Tenant(tenant),
@@ -419,10 +419,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_watch_is_woken_by_the_results_feed_not_by_its_poll() {
-        let store: Arc<dyn TenantStore> = Arc::new(events::MemoryStore::default());
+        let store: Arc<dyn TenantStore> = Arc::new(store::MemoryStore::default());
         let shutdown = CancellationToken::new();
         let wakes = Wakes::start(store.clone(), shutdown.clone());
-        let (tenant, other) = (events::TenantId::random(), events::TenantId::random());
+        let (tenant, other) = (store::TenantId::random(), store::TenantId::random());
         store.append_results(&append(tenant)).await.expect("appended");
         let (tx, mut rx) = tokio::sync::mpsc::channel(16);
         // A poll that never comes in this test: only the feed can wake the watch.

@@ -24,13 +24,13 @@ use crate::records::{
 };
 use api::{internal, v1};
 use engines::Engines;
-use events::{
-    Append, Appended, Begun, MatchId, PlayerId, ResultsStream, TenantId, TenantStore, TournamentId,
-};
 use futures_util::StreamExt;
 use service_kit::time::now_ms;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
+use store::{
+    Append, Appended, Begun, MatchId, PlayerId, ResultsStream, TenantId, TenantStore, TournamentId,
+};
 
 /// The request kind of CreateTournament in the store.
 pub const KIND: &str = "tournament";
@@ -319,7 +319,7 @@ impl Tournaments {
             hex::encode(Sha256::digest(req.encode_to_vec()))
         };
         let record = serde_json::json!({ "id": id }).to_string();
-        let begin = events::Begin {
+        let begin = store::Begin {
             kind: KIND,
             tenant,
             key: &req.idempotency_key,

@@ -35,7 +35,7 @@ impl Env<RedisCluster> {
         let redis = tokio::task::spawn_blocking(|| RedisCluster::start(3))
             .await
             .expect("the Redis Cluster starts");
-        let store = events::RedisStore::connect_cluster(&redis.urls())
+        let store = store::RedisStore::connect_cluster(&redis.urls())
             .await
             .expect("connect to the cluster");
         let cluster = Cluster::start(Arc::new(store), "127.0.0.1:0".parse().expect("an address"))
@@ -63,7 +63,7 @@ impl Env {
         let redis = tokio::task::spawn_blocking(move || RedisServer::start_with(options))
             .await
             .expect("redis-server starts");
-        let store = events::RedisStore::connect(&redis.url()).await.expect("connect to redis");
+        let store = store::RedisStore::connect(&redis.url()).await.expect("connect to redis");
         let cluster = Cluster::start(Arc::new(store), "127.0.0.1:0".parse().expect("an address"))
             .await
             .expect("the cluster starts");

@@ -10,9 +10,9 @@
 use api::v1;
 use client::platform::Platform;
 use cluster_tests::{Env, Picker, Player, gops3, play_out, queue};
-use events::{LifecycleStore, RedisStore};
 use games::Family;
 use std::time::Duration;
+use store::{LifecycleStore, RedisStore};
 use tokio_stream::StreamExt;
 
 /// Long enough that only the repair can announce within a test.

@@ -48,7 +48,7 @@ async fn two_thousand_deadlines_under_two_clocks_each_fire_once() {
     };
     let ids = p.api().create_matches(p.request(req)).await.expect("created").into_inner().match_ids;
     assert_eq!(ids.len() as u64, MATCHES);
-    let index: BTreeMap<events::MatchId, u64> =
+    let index: BTreeMap<store::MatchId, u64> =
         ids.iter().enumerate().map(|(i, id)| (id.parse().expect("a match id"), i as u64)).collect();
 
     // Until both clocks together have applied as many deadlines as there are (or long
@@ -65,7 +65,7 @@ async fn two_thousand_deadlines_under_two_clocks_each_fire_once() {
     // Exactly one applied firing per match, between them; the other replica's calls were
     // answered stale or duplicate, none failed.
     assert_eq!(fired(), MATCHES, "applied firings over both clocks");
-    let mut applied: BTreeMap<events::MatchId, u64> = BTreeMap::new();
+    let mut applied: BTreeMap<store::MatchId, u64> = BTreeMap::new();
     for f in clocks.iter().flat_map(|c| c.stats.firings()) {
         let i = *index.get(&f.match_id).expect("a firing of one of these matches");
         *applied.entry(f.match_id).or_default() += 1;
@@ -81,11 +81,11 @@ async fn two_thousand_deadlines_under_two_clocks_each_fire_once() {
     }
 
     // The store: one step after creation (the deadline), nothing left armed.
-    let store = events::RedisStore::connect(&env.redis.url()).await.expect("redis");
+    let store = store::RedisStore::connect(&env.redis.url()).await.expect("redis");
     let store = &store;
     let left: Vec<(Option<u64>, bool)> = futures_util::stream::iter(index.keys().copied())
         .map(|id| async move {
-            use events::EventStore;
+            use store::EventStore;
             let version = store.last_version(id).await.expect("a version");
             let armed = store.deadline(id).await.expect("a deadline read").is_some();
             (version, armed)

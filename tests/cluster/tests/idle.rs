@@ -61,7 +61,7 @@ async fn until_none_held(env: &Env) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_matches_stay_within_the_cap_and_evicted_ones_move_on() {
     let redis = tokio::task::spawn_blocking(RedisServer::start).await.expect("redis-server");
-    let store = events::RedisStore::connect(&redis.url()).await.expect("connect to redis");
+    let store = store::RedisStore::connect(&redis.url()).await.expect("connect to redis");
     let cache = EngineCache { idle_ms: IDLE_MS, max_hot: CAP };
     let cluster =
         Cluster::start_with(Arc::new(store), "127.0.0.1:0".parse().expect("an address"), cache)

@@ -7,11 +7,11 @@
 //! match is over.
 
 use cluster_tests::Env;
-use events::{EventStore, Finished, MatchId, PlayerId, SeatHolder};
 use games::Family;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+use store::{EventStore, Finished, MatchId, PlayerId, SeatHolder};
 use tonic::Code;
 
 /// How many matches race.
@@ -57,7 +57,7 @@ async fn announcements(redis_url: &str) -> BTreeMap<MatchId, Vec<Finished>> {
     let client = redis::Client::open(redis_url).expect("a redis url");
     let mut conn = client.get_multiplexed_async_connection().await.expect("redis");
     let entries: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
-        .arg(events::redis_store::keys::LIFECYCLE)
+        .arg(store::redis_store::keys::LIFECYCLE)
         .arg("-")
         .arg("+")
         .query_async(&mut conn)
@@ -83,7 +83,7 @@ async fn joins_racing_resignations_on_two_replicas_agree_with_the_store() {
     let alice = env.player("alice").await;
     let bob = env.player("bob").await;
     let alice_on_second = Arc::new(alice.client.on(&second).expect("alice on the second"));
-    let store = events::RedisStore::connect(&env.redis.url()).await.expect("redis");
+    let store = store::RedisStore::connect(&env.redis.url()).await.expect("redis");
     let (alice_id, bob_id): (PlayerId, PlayerId) =
         (alice.id.parse().expect("an id"), bob.id.parse().expect("an id"));
 

@@ -4,9 +4,9 @@
 
 use api::v1;
 use cluster_tests::{Env, Picker, Player, assert_status, play_out, queue};
-use events::{EventStore, Finished, LifecycleStore, LobbyStore, MatchId, RedisStore};
 use std::collections::BTreeMap;
 use std::time::Duration;
+use store::{EventStore, Finished, LifecycleStore, LobbyStore, MatchId, RedisStore};
 use tonic::Code;
 
 /// The ids of the live GOPS matches `p` is shown (the first page, 100 at most).
@@ -322,7 +322,7 @@ async fn fifty_players_two_match_makers_one_crashed_everyone_paired_once() {
         for (player, seat) in seated {
             let holder = &meta.seats.0[*seat as usize];
             assert!(
-                matches!(holder, events::SeatHolder::Player(p) if p.to_string() == *player),
+                matches!(holder, store::SeatHolder::Player(p) if p.to_string() == *player),
                 "match {m} seat {seat}: {holder:?}"
             );
         }
@@ -342,7 +342,7 @@ async fn leaderboard_pages_and_ranks_agree_across_gateways() {
     for (i, r) in [1700.0, 1650.0, 1600.0, 1550.0, 1500.0].into_iter().enumerate() {
         let p = Player::account(&url, &format!("r{i}")).await;
         let id = p.id.parse().expect("id");
-        store.place("gops", id, Some(events::Board::Rated), r).await.expect("place");
+        store.place("gops", id, Some(store::Board::Rated), r).await.expect("place");
         players.push(p);
     }
     let around = |who: &Player, limit: u32| v1::GetLeaderboardRequest {
@@ -400,9 +400,9 @@ async fn a_pairing_left_pending_is_finished_by_the_next_match_maker() {
     .expect("assigned");
     assert_eq!((m.as_str(), seat), (pairing.match_id.to_string().as_str(), 0));
     let meta = store.meta(pairing.match_id).await.expect("meta").expect("the match exists");
-    assert!(matches!(&meta.seats.0[1], events::SeatHolder::Player(p) if *p == pairing.players[1]));
+    assert!(matches!(&meta.seats.0[1], store::SeatHolder::Player(p) if *p == pairing.players[1]));
     let assigned = store.ticket(ti).await.expect("read").expect("stored").state;
-    assert!(matches!(assigned, events::TicketState::Assigned { .. }), "{assigned:?}");
+    assert!(matches!(assigned, store::TicketState::Assigned { .. }), "{assigned:?}");
     assert!(store.pending_pairings().await.expect("read").is_empty());
     assert!(store.rated_match(pairing.match_id).await.expect("read").is_some());
     // An open stream would hold the gateway's drain at shutdown.
@@ -491,9 +491,9 @@ async fn left_pending(
     store: &RedisStore,
     players: [&Player; 2],
     match_id: MatchId,
-) -> events::Pairing {
+) -> store::Pairing {
     let now = service_kit::time::now_ms();
-    let queue = events::Queue {
+    let queue = store::Queue {
         game: "gops".into(),
         options_json: "{}".into(),
         move_time_ms: 60_000,
@@ -501,8 +501,8 @@ async fn left_pending(
     };
     let mut tickets = Vec::new();
     for (p, rating) in players.into_iter().zip([1500.0, 2500.0]) {
-        let t = events::Ticket {
-            id: events::TicketId::random(),
+        let t = store::Ticket {
+            id: store::TicketId::random(),
             player: p.id.parse().expect("id"),
             queue: queue.clone(),
             seek: false,
@@ -510,17 +510,17 @@ async fn left_pending(
             idempotency_key: format!("{}-left-pending", p.name),
             created_ms: now,
             expires_ms: now + 300_000,
-            state: events::TicketState::Waiting,
+            state: store::TicketState::Waiting,
             changed_ms: now,
             display_name: p.name.clone(),
         };
         assert!(matches!(
             store.create_ticket(&t).await.expect("create"),
-            events::TicketCreated::Created(_)
+            store::TicketCreated::Created(_)
         ));
         tickets.push(t);
     }
-    let pairing = events::Pairing {
+    let pairing = store::Pairing {
         match_id,
         queue,
         tickets: [tickets[0].id, tickets[1].id],

@@ -107,7 +107,7 @@ async fn tenants_see_only_their_own_and_keys_keep_their_scopes() {
     let none = pb
         .api()
         .get_match(
-            pb.request(v1::GetMatchRequest { match_id: events::MatchId::random().to_string() }),
+            pb.request(v1::GetMatchRequest { match_id: store::MatchId::random().to_string() }),
         )
         .await;
     assert_status(none, Code::NotFound, "no such match");

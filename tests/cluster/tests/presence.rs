@@ -10,8 +10,8 @@
 use api::v1;
 use client::{Cursor, WatchOptions, presence};
 use cluster_tests::{Env, Player};
-use events::PresenceStore;
 use std::time::Duration;
+use store::PresenceStore;
 use tonic::Streaming;
 
 /// How long a presence change may take to reach a watcher (the gateway gives a seat up a
@@ -250,8 +250,8 @@ async fn a_lease_left_by_a_dead_gateway_lapses_and_the_other_seat_is_told() {
     bobs.until_presence([false, true]).await;
     // A gateway that held alice's seat and died: its lease is never renewed nor given up,
     // and its lapse is announced by nobody.
-    let store = events::RedisStore::connect(&env.redis.url()).await.expect("connect");
-    let match_id: events::MatchId = id.parse().expect("a match id");
+    let store = store::RedisStore::connect(&env.redis.url()).await.expect("connect");
+    let match_id: store::MatchId = id.parse().expect("a match id");
     let now = service_kit::time::now_ms();
     let taken = store
         .mark_present(match_id, rules_core::Seat::ZERO, "gw-dead", now, 2_000)

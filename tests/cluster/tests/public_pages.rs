@@ -290,7 +290,7 @@ async fn a_private_tournament_is_not_found_exactly_as_an_unknown_id() {
     assert!(!private.public_page);
     let round = v1::StartRoundRequest { tournament_id: private.tournament_id.clone(), round: 1 };
     p.api().start_round(p.request(round)).await.expect("it runs");
-    let unknown = events::TournamentId::random().to_string();
+    let unknown = store::TournamentId::random().to_string();
     let guest = env.player("visitor").await;
     let mut answers = Vec::new();
     for id in [&private.tournament_id, &unknown] {

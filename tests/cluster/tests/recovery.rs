@@ -122,7 +122,7 @@ async fn a_deadline_whose_index_entry_was_lost_fires_after_the_clock_restarts() 
     let client = redis::Client::open(env.redis.url()).expect("url");
     let mut conn = client.get_multiplexed_async_connection().await.expect("connect");
     let () = redis::cmd("DEL")
-        .arg(events::redis_store::keys::DEADLINES)
+        .arg(store::redis_store::keys::DEADLINES)
         .query_async(&mut conn)
         .await
         .expect("DEL");

@@ -8,13 +8,13 @@ use super::stored_step::{actor, moving_seat};
 use super::time::{TimeAccount, keeps_window};
 use crate::error::EngineError;
 use crate::metrics::{EVICTED, MATCHES};
-use events::{Entry, MatchId, MatchMeta, ViewerVersions};
 use games::host::{self, Host};
 use rules_core::Seed;
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
+use store::{Entry, MatchId, MatchMeta, ViewerVersions};
 
 /// One cached match.
 pub(super) struct Slot {

@@ -30,13 +30,13 @@ pub use step::{Answer, StepResult};
 
 use crate::error::EngineError;
 use cache::{Hot, Slot};
-use events::{Entry, HostStore, MatchId, MatchMeta, MatchSecret, SeatHolder, ViewerVersions};
 use games::host::{self, Encoded};
 use games::{Family, Record};
 use rules_core::{Seat, Seed, Viewer};
 use service_kit::time::now_ms;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
+use store::{Entry, HostStore, MatchId, MatchMeta, MatchSecret, SeatHolder, ViewerVersions};
 use time::TimeAccount;
 use views::{stored_views, view_response};
 
@@ -224,7 +224,7 @@ impl Engine {
     pub async fn join(
         self: &Arc<Self>,
         id: MatchId,
-        player: events::PlayerId,
+        player: store::PlayerId,
     ) -> Result<Seat, EngineError> {
         let this = self.clone();
         detached(async move { this.join_now(id, player).await }).await
@@ -235,8 +235,8 @@ impl Engine {
     /// and the claim. A step through another replica is fenced in the store: the claim
     /// refuses a match whose final step is stored, and a final step decided before the
     /// claim is refused as a conflict and decided again with the new holder
-    /// ([`events::HostStore::append_final`]).
-    async fn join_now(&self, id: MatchId, player: events::PlayerId) -> Result<Seat, EngineError> {
+    /// ([`store::HostStore::append_final`]).
+    async fn join_now(&self, id: MatchId, player: store::PlayerId) -> Result<Seat, EngineError> {
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
         let meta = self.meta(id).await?;
@@ -254,17 +254,17 @@ impl Engine {
         };
         for seat in candidates {
             match self.store.claim_seat(id, seat, player).await? {
-                events::ClaimOutcome::Claimed | events::ClaimOutcome::AlreadyYours => {
+                store::ClaimOutcome::Claimed | store::ClaimOutcome::AlreadyYours => {
                     self.after_join(id, &mut guard).await?;
                     return Ok(seat);
                 }
-                events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther
+                store::ClaimOutcome::Taken | store::ClaimOutcome::ReservedForOther
                     if mine(seat) =>
                 {
                     return Err(EngineError::SeatTaken);
                 }
-                events::ClaimOutcome::Taken | events::ClaimOutcome::ReservedForOther => {}
-                events::ClaimOutcome::MatchOver => return Err(EngineError::MatchOver),
+                store::ClaimOutcome::Taken | store::ClaimOutcome::ReservedForOther => {}
+                store::ClaimOutcome::MatchOver => return Err(EngineError::MatchOver),
             }
         }
         Err(EngineError::NoOpenSeat)
@@ -355,6 +355,6 @@ fn entry_tag() -> u64 {
 }
 
 /// An event of the host as the store keeps it.
-fn stored(e: Encoded) -> events::StoredEvent {
-    events::StoredEvent { audience: e.audience, payload: e.payload }
+fn stored(e: Encoded) -> store::StoredEvent {
+    store::StoredEvent { audience: e.audience, payload: e.payload }
 }

@@ -8,12 +8,12 @@ use super::views::stored_views;
 use super::{Engine, detached, entry_tag, stored};
 use crate::error::EngineError;
 use crate::metrics::APPLY_SECONDS;
-use events::{AppendOutcome, DeadlineChange, Entry, Finished, MatchId, MatchMeta, SeatHolder};
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use service_kit::time::now_ms;
 use std::sync::Arc;
 use std::time::Duration;
+use store::{AppendOutcome, DeadlineChange, Entry, Finished, MatchId, MatchMeta, SeatHolder};
 
 /// How many times a step is tried against a fresher copy of its match (another replica
 /// moved it on, or the clock's deadline went first) before the caller is told to retry.
@@ -289,7 +289,7 @@ fn finished_of(
 impl Engine {
     /// Announces a finished match on the lifecycle stream, off the move's path and with a
     /// few retries. The final step left the announcement owed in the store
-    /// ([`events::HostStore::append_final`]): if this replica dies first, or every try
+    /// ([`store::HostStore::append_final`]): if this replica dies first, or every try
     /// fails, the store's repair (run by the tournament service's driver) makes it.
     fn announce(&self, finished: Finished) {
         let store = self.store.clone();
@@ -336,7 +336,7 @@ impl Engine {
 
 /// Compacts one finished match, with a few retries.
 async fn compact_with_retries(
-    store: &dyn events::HostStore,
+    store: &dyn store::HostStore,
     id: MatchId,
     last_version: u64,
     retention_ms: u64,

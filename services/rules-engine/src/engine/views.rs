@@ -2,10 +2,10 @@
 //! every step for watchers. Each is built by the rules for that viewer; the seed appears
 //! only as the rules reveal it, once the match is over.
 
-use events::{MatchMeta, VIEWERS, ViewerVersions};
 use fields::holder_name;
 use games::host::Host;
 use rules_core::{Audience, Seat, Viewer};
+use store::{MatchMeta, VIEWERS, ViewerVersions};
 
 /// What `viewer` sees of a match (at the versions `seen`, in the viewer's own numbering),
 /// as GetView answers it (but for `deadline_in_ms`, which depends on when it is read).
@@ -46,11 +46,11 @@ pub(super) fn stored_views(
     meta: &MatchMeta,
     seen: ViewerVersions,
     due_ms: Option<u64>,
-) -> Vec<events::StoredEvent> {
+) -> Vec<store::StoredEvent> {
     use prost::Message;
     VIEWERS
         .into_iter()
-        .map(|viewer| events::StoredEvent {
+        .map(|viewer| store::StoredEvent {
             audience: viewer.seat().map_or(Audience::Public, Audience::Seat),
             payload: view_response(host, meta, seen, due_ms, viewer, false).encode_to_vec(),
         })

@@ -13,7 +13,7 @@ use crate::matches::model::{
     StoredEvent, is_sha256_hex,
 };
 use crate::matches::record;
-use crate::matches::store::{EventStore, HostStore};
+use crate::matches::traits::{EventStore, HostStore};
 use crate::redis_store::codec;
 use crate::redis_store::keys;
 use crate::redis_store::{

@@ -8,7 +8,7 @@ pub(crate) mod redis;
 pub(crate) mod tables;
 
 use crate::error::StoreError;
-use crate::matches::store::EventStore;
+use crate::matches::traits::EventStore;
 use async_trait::async_trait;
 use ids::MatchId;
 use rules_core::Seat;

@@ -118,7 +118,7 @@ pub use matches::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
     StoredEvent, VIEWERS, ViewerVersions, token_digest,
 };
-pub use matches::store::{EventStore, HostStore};
+pub use matches::traits::{EventStore, HostStore};
 pub use memory::MemoryStore;
 pub use open::{
     description_from_env, open_from_env, open_full_store_from_env, open_gateway_store_from_env,

@@ -8,12 +8,12 @@
 #[macro_use]
 mod common;
 
-use events::{
+use rules_core::{PerSeat, Seat};
+use std::sync::Arc;
+use store::{
     AppendOutcome, ClaimOutcome, Entry, Finished, FullStore, Listed, MatchId, MatchMeta,
     MatchSecret, PLAYER_MATCHES_KEPT, PlayerId, SeatHolder, StoreError,
 };
-use rules_core::{PerSeat, Seat};
-use std::sync::Arc;
 
 type Store = Arc<dyn FullStore>;
 
@@ -226,7 +226,7 @@ async fn names_read_back(store: Store) {
     );
     assert_eq!(store.display_names(&[]).await, Ok(vec![]));
     // An account: its name as it is now, not its session's.
-    let account = events::Account {
+    let account = store::Account {
         player: ann,
         email: format!("ann-{ann}@example.org"),
         password_phc: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
@@ -237,12 +237,12 @@ async fn names_read_back(store: Store) {
     };
     store.register(&account).await.expect("registered");
     let renamed =
-        events::AccountChange::Profile { display_name: "Ann B".into(), leaderboard: false };
+        store::AccountChange::Profile { display_name: "Ann B".into(), leaderboard: false };
     assert_eq!(store.update_account(ann, &renamed).await, Ok(true));
     assert_eq!(store.display_names(&[ann]).await, Ok(vec![Some("Ann B".into())]));
     let id = create(&store, [SeatHolder::Player(ann), SeatHolder::Open], 5).await;
     assert_eq!(store.bot_of(id).await, Ok(None));
-    let bot = events::BotMatch { id, game: "gops".into(), bot: "strong".into() };
+    let bot = store::BotMatch { id, game: "gops".into(), bot: "strong".into() };
     store.add_bot_match(&bot).await.expect("recorded");
     assert_eq!(store.bot_of(id).await, Ok(Some("strong".into())));
     // Kept with the match once the bot match is forgotten.

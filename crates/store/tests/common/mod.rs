@@ -4,8 +4,8 @@
 
 #![allow(dead_code)] // Each suite uses the part it needs.
 
-use events::{FullStore, MemoryStore, RedisStore};
 use std::sync::Arc;
+use store::{FullStore, MemoryStore, RedisStore};
 use test_harness::{RedisCluster, RedisOptions, RedisServer};
 
 /// A store and the servers behind it, which live as long as the fixture.

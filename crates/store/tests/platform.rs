@@ -1,14 +1,14 @@
-//! The platform's contract ([`events::PlatformStore`]), one suite over the three stores of
+//! The platform's contract ([`store::PlatformStore`]), one suite over the three stores of
 //! `tests/common` (memory, a real `redis-server`, a real 3-primary Redis Cluster).
 
 #[macro_use]
 mod common;
 
-use events::{
+use std::sync::Arc;
+use store::{
     ApiKey, Append, Appended, Begin, Begun, FullStore, MatchId, ResultsStream, StreamEntry, Tenant,
     TenantId, TournamentId,
 };
-use std::sync::Arc;
 
 type Store = Arc<dyn FullStore>;
 

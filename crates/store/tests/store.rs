@@ -9,15 +9,15 @@
 mod common;
 
 use common::{cluster_fixture, memory_fixture, redis_fixture, start_redis};
-use events::{
-    AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, HostStore, MatchId,
-    MatchMeta, MatchSecret, PlayerId, RedisStore, SeatHolder, Session, StoreError, StoredEvent,
-    redis_store::keys,
-};
 use rules_core::{Audience, PerSeat, Seat};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+use store::{
+    AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, HostStore, MatchId,
+    MatchMeta, MatchSecret, PlayerId, RedisStore, SeatHolder, Session, StoreError, StoredEvent,
+    redis_store::keys,
+};
 use test_harness::{Persistence, RedisCluster, RedisOptions, RedisServer};
 use tokio_stream::StreamExt;
 
@@ -140,8 +140,8 @@ suite!(
 // The suite
 
 /// The `Finished` of a final step decided with `players` seated.
-fn finished_with(id: MatchId, players: [Option<PlayerId>; 2]) -> events::Finished {
-    events::Finished {
+fn finished_with(id: MatchId, players: [Option<PlayerId>; 2]) -> store::Finished {
+    store::Finished {
         match_id: id,
         game: "gops".into(),
         players,
@@ -572,7 +572,7 @@ async fn players_exist_once_they_have_a_session(store: Store) {
 }
 
 async fn bot_matches_are_read_in_the_order_recorded(store: Store) {
-    let bot = |game: &str, bot: &str| events::BotMatch {
+    let bot = |game: &str, bot: &str| store::BotMatch {
         id: MatchId::random(),
         game: game.into(),
         bot: bot.into(),
@@ -603,7 +603,7 @@ async fn bot_matches_are_read_in_the_order_recorded(store: Store) {
         store.bot_matches(0, 10).await.expect("read").into_iter().map(|(_, m)| m).collect();
     assert_eq!(left, [c, a.clone()]);
     // A name the member format cannot hold is refused, and nothing is recorded.
-    let spaced = events::BotMatch { bot: "two words".into(), ..a };
+    let spaced = store::BotMatch { bot: "two words".into(), ..a };
     assert!(matches!(store.add_bot_match(&spaced).await, Err(StoreError::InvalidArgument(_))));
     assert_eq!(store.bot_matches(0, 10).await.expect("read").len(), 2);
 }
@@ -974,7 +974,7 @@ async fn a_compaction_of_a_reissued_version_changes_nothing() {
     for (id_text, e) in [("1-1", entry(1, Some("k1"))), ("2-1", reissued)] {
         let mut xadd = redis::cmd("XADD");
         xadd.arg(keys::log(id)).arg(id_text);
-        for (k, v) in events::redis_store::codec::entry_fields(&e) {
+        for (k, v) in store::redis_store::codec::entry_fields(&e) {
             xadd.arg(k).arg(v);
         }
         let _: String = xadd.query_async(&mut conn).await.expect("XADD");

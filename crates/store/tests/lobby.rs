@@ -1,4 +1,4 @@
-//! The lobby's contract ([`events::LobbyStore`]), one suite over three stores: every test
+//! The lobby's contract ([`store::LobbyStore`]), one suite over three stores: every test
 //! runs against the `MemoryStore`, a `RedisStore` on a real `redis-server` and one on a
 //! real 3-primary Redis Cluster, each Redis test on its own server or cluster started by
 //! `test-harness`. The Redis-only checks (the key layout, an undecodable lifecycle entry)
@@ -8,16 +8,16 @@
 mod common;
 
 use common::redis_fixture;
-use events::{
+use rules_core::Seat;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+use store::{
     Account, AccountChange, Board, Delivery, Finished, FullStore, MatchId, Pairing, PlayerId,
     Queue, RateDecision, RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered,
     SeekAccepted, StoreError, Ticket, TicketCreated, TicketFeed, TicketId, TicketState,
     redis_store::keys,
 };
-use rules_core::Seat;
-use std::collections::BTreeSet;
-use std::sync::Arc;
-use std::time::Duration;
 use test_harness::RedisServer;
 use tokio_stream::StreamExt;
 
@@ -974,23 +974,23 @@ async fn lifecycle_groups_read_claim_and_ack(store: Store) {
 /// A new GOPS match (open seats) at version 0.
 async fn new_match(store: &Store) -> MatchId {
     let id = MatchId::random();
-    let meta = events::MatchMeta {
+    let meta = store::MatchMeta {
         game: "gops".into(),
         options_json: String::new(),
         commitment_hex: "00".repeat(32),
-        seats: rules_core::PerSeat([events::SeatHolder::Open, events::SeatHolder::Open]),
+        seats: rules_core::PerSeat([store::SeatHolder::Open, store::SeatHolder::Open]),
         move_time_ms: 30_000,
         created_at_ms: NOW,
         listed: true,
     };
-    let secret = events::MatchSecret { seed_hex: "ab".repeat(16) };
+    let secret = store::MatchSecret { seed_hex: "ab".repeat(16) };
     store.create_match(id, &meta, &secret, &step(0)).await.expect("create");
     id
 }
 
 /// The entry of step `version`.
-fn step(version: u64) -> events::Entry {
-    events::Entry {
+fn step(version: u64) -> store::Entry {
+    store::Entry {
         version,
         step_json: if version == 0 { "{}".into() } else { r#"{"resign":0}"#.into() },
         idempotency_key: None,
@@ -1007,7 +1007,7 @@ async fn a_final_step_leaves_its_announcement_owed_until_made(store: Store) {
     let (id, other) = (new_match(&store).await, new_match(&store).await);
     let f = Finished { match_id: id, ..finished(1) };
     let appended = store.append_final(id, &step(1), &f).await;
-    assert_eq!(appended, Ok(events::AppendOutcome::Appended { version: 1 }));
+    assert_eq!(appended, Ok(store::AppendOutcome::Appended { version: 1 }));
     assert_eq!(store.deadline(id).await, Ok(None), "the final step clears the deadline");
     // Not yet due: the engine may still be announcing it.
     assert_eq!(store.repair_announcements(f.at_ms - 1, 10).await, Ok(0));
@@ -1047,7 +1047,7 @@ async fn an_owed_announcement_without_its_final_step_is_dropped(store: Store) {
     let f = Finished { match_id: id, ..finished(1) };
     assert_eq!(
         store.append_final(id, &step(2), &f).await,
-        Ok(events::AppendOutcome::Conflict { current_version: 0 })
+        Ok(store::AppendOutcome::Conflict { current_version: 0 })
     );
     assert_eq!(store.repair_announcements(u64::MAX, 10).await, Ok(0));
     assert_eq!(store.lifecycle_read("ratings", "r1", 10, 0).await, Ok(Vec::new()));

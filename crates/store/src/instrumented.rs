@@ -17,7 +17,7 @@ use crate::matches::lists::Listed;
 use crate::matches::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
 };
-use crate::matches::store::{EventStore, HostStore};
+use crate::matches::traits::{EventStore, HostStore};
 use crate::parts::FullStore;
 use crate::platform::{
     ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream, StreamEntry, Tenant, Unfinished,

@@ -7,7 +7,7 @@
 use crate::lease::LeaseStore;
 use crate::lifecycle::LifecycleStore;
 use crate::lobby::LobbyStore;
-use crate::matches::store::HostStore;
+use crate::matches::traits::HostStore;
 use crate::platform::PlatformStore;
 use crate::presence::PresenceStore;
 

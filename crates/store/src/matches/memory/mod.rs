@@ -13,7 +13,7 @@ use crate::matches::model::{
     AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, MatchMeta, MatchSecret, Session,
     is_sha256_hex,
 };
-use crate::matches::store::{EventStore, HostStore};
+use crate::matches::traits::{EventStore, HostStore};
 use crate::memory::{MatchState, MemoryStore, State};
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, SeatHolder};

@@ -4,12 +4,12 @@
 //! acknowledged before is still there, and later appends land on the new master; and
 //! the lobby's blocking lifecycle reads, on a connection of their own, follow it too.
 
-use events::{
+use rules_core::{Audience, PerSeat};
+use std::time::Duration;
+use store::{
     AppendOutcome, DeadlineChange, Entry, EventStore, Finished, HostStore, LifecycleStore, MatchId,
     MatchMeta, MatchSecret, RedisStore, SeatHolder, StoreError, StoredEvent,
 };
-use rules_core::{Audience, PerSeat};
-use std::time::Duration;
 use test_harness::RedisSentinel;
 
 fn meta() -> MatchMeta {
@@ -143,7 +143,7 @@ async fn the_store_follows_a_sentinel_failover() {
         let direct = redis::Client::open(format!("redis://127.0.0.1:{port}/")).expect("client");
         let mut conn = direct.get_multiplexed_async_connection().await.expect("connect");
         let len: u64 = redis::cmd("XLEN")
-            .arg(events::redis_store::keys::log(id))
+            .arg(store::redis_store::keys::log(id))
             .query_async(&mut conn)
             .await
             .expect("XLEN");

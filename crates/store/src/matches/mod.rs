@@ -8,7 +8,7 @@ pub mod feed;
 pub mod lists;
 pub mod model;
 pub mod record;
-pub mod store;
+pub mod traits;
 
 pub(crate) mod memory;
 pub(crate) mod redis;

@@ -8,13 +8,13 @@
 #[macro_use]
 mod common;
 
-use events::{
-    FullStore, MatchId, PresenceFeed, PresenceNote, PresenceStore, SeatChange, StoreError,
-    redis_store::keys,
-};
 use rules_core::Seat;
 use std::sync::Arc;
 use std::time::Duration;
+use store::{
+    FullStore, MatchId, PresenceFeed, PresenceNote, PresenceStore, SeatChange, StoreError,
+    redis_store::keys,
+};
 use tokio_stream::StreamExt;
 
 type Store = Arc<dyn FullStore>;
@@ -146,7 +146,7 @@ async fn holders_are_named(store: Store) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_keeps_a_seats_leases_in_the_matchs_slot_and_lets_them_expire() {
     let server = common::start_redis(test_harness::RedisOptions::default()).await;
-    let store = events::RedisStore::connect(&server.url()).await.expect("connect");
+    let store = store::RedisStore::connect(&server.url()).await.expect("connect");
     let id: MatchId = "67e55044-10b1-426f-9247-bb680e5fe0c8".parse().expect("id");
     let key = keys::presence(id, Seat::ONE);
     assert_eq!(key, "colosseum:{67e55044-10b1-426f-9247-bb680e5fe0c8}:presence:1");

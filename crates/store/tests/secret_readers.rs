@@ -6,9 +6,9 @@
 //! and the rules engine, which reads them). The crates are found from `cargo metadata`,
 //! so a new dependency is checked as soon as it is added.
 //!
-//! [`MatchSecret`]: events::MatchSecret
-//! [`EventStore`]: events::EventStore
-//! [`HostStore`]: events::HostStore
+//! [`MatchSecret`]: store::MatchSecret
+//! [`EventStore`]: store::EventStore
+//! [`HostStore`]: store::HostStore
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -114,7 +114,7 @@ fn the_names_checked_are_the_secret_and_its_accessor() {
     // Were they renamed, the check above would pass vacuously.
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let model = std::fs::read_to_string(src.join("matches/model.rs")).expect("matches/model.rs");
-    let store = std::fs::read_to_string(src.join("matches/store.rs")).expect("matches/store.rs");
+    let store = std::fs::read_to_string(src.join("matches/traits.rs")).expect("matches/traits.rs");
     assert!(model.contains(&format!("pub struct {}", SECRET_NAMES[0])));
     assert!(store.contains(&format!("async fn {}(", SECRET_NAMES[1])));
     assert!(
