@@ -279,9 +279,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
             Some(u) => u.clone(),
             None => {
                 let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
-                let c = cluster::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let c =
+                    in_process::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
+                        .await
+                        .map_err(|e| e.to_string())?;
                 let u = c.gateway_url();
                 embedded = Some(c);
                 u

@@ -24,7 +24,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         // METRICS_ADDR (e.g. 127.0.0.1:9090) serves /metrics, /healthz and /readyz.
         let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
         service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
-        let cluster = cluster::Cluster::start(store, args.addr).await.map_err(|e| format!("cannot start: {e}"))?;
+        let cluster = in_process::Cluster::start(store, args.addr).await.map_err(|e| format!("cannot start: {e}"))?;
         let url = cluster.gateway_url();
         println!("Colosseum is running.");
         match cluster.web_root() {

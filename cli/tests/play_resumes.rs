@@ -32,7 +32,7 @@ impl Output {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn play_goes_on_to_its_record_when_the_gateway_restarts_mid_match() {
     let store = Arc::new(store::MemoryStore::new());
-    let mut cluster = cluster::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
+    let mut cluster = in_process::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
         .await
         .expect("the cluster starts");
     let dir = std::env::temp_dir().join(format!("colosseum-play-resumes-{}", std::process::id()));

@@ -237,14 +237,14 @@ fn kept_seat(dir: &Path) -> (String, client::Client) {
 /// A cluster on real Redis.
 struct Env {
     _redis: test_harness::RedisServer,
-    cluster: cluster::Cluster,
+    cluster: in_process::Cluster,
 }
 
 async fn env() -> Env {
     let redis = test_harness::RedisServer::start();
     let store = store::RedisStore::connect(&redis.url()).await.expect("redis");
     let cluster =
-        cluster::Cluster::start(Arc::new(store), "127.0.0.1:0".parse().expect("an address"))
+        in_process::Cluster::start(Arc::new(store), "127.0.0.1:0".parse().expect("an address"))
             .await
             .expect("the cluster starts");
     Env { _redis: redis, cluster }

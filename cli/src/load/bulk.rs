@@ -18,7 +18,7 @@ use std::time::Instant;
 /// The cluster cannot start, or a call fails.
 pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
     let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
-    let cluster = cluster::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
+    let cluster = in_process::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
         .await
         .map_err(|e| e.to_string())?;
     let fail = |s: tonic::Status| format!("{}: {}", s.code(), s.message());
@@ -116,7 +116,7 @@ pub(super) async fn create_in_calls(
 /// # Errors
 /// A call fails.
 pub(super) async fn tenant_and_players(
-    cluster: &cluster::Cluster,
+    cluster: &in_process::Cluster,
     tenant: &str,
     prefix: &str,
 ) -> Result<(Platform, Client, Client), String> {

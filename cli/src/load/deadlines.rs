@@ -37,7 +37,7 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
     let n = args.deadlines;
     let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
     let mut cluster =
-        cluster::Cluster::start(store.clone(), "127.0.0.1:0".parse().expect("an address"))
+        in_process::Cluster::start(store.clone(), "127.0.0.1:0".parse().expect("an address"))
             .await
             .map_err(|e| e.to_string())?;
     cluster.keep_clock_firings();

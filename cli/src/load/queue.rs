@@ -19,7 +19,7 @@ use store::{FullStore, MatchMakerStore, PlayerId, Queue, Ticket, TicketId, Ticke
 /// The cluster cannot start, or the store fails.
 pub async fn run(args: &LoadArgs, store: Arc<dyn FullStore>) -> Result<serde_json::Value, String> {
     let cluster =
-        cluster::Cluster::start(store.clone(), "127.0.0.1:0".parse().expect("an address"))
+        in_process::Cluster::start(store.clone(), "127.0.0.1:0".parse().expect("an address"))
             .await
             .map_err(|e| e.to_string())?;
     let arrivals = arrivals(args, &cluster.gateway_url()).await?;

@@ -266,14 +266,16 @@ mod tests {
     /// the first round), long names cut so every line fits.
     #[test]
     fn five_players_show_their_byes_and_fit_80_columns() {
-        let entrants_in: Vec<tournament::Entrant> =
-            (0..5).map(|i| tournament::Entrant { rating: Some(2000.0 - f64::from(i)) }).collect();
-        let format = tournament::Format::Knockout(tournament::Knockout {
-            draws: tournament::DrawRule::Replay,
+        let entrants_in: Vec<tournament_rules::Entrant> = (0..5)
+            .map(|i| tournament_rules::Entrant { rating: Some(2000.0 - f64::from(i)) })
+            .collect();
+        let format = tournament_rules::Format::Knockout(tournament_rules::Knockout {
+            draws: tournament_rules::DrawRule::Replay,
         });
-        let (t, _) = tournament::simulate(format, entrants_in, 7, |t| t.pair_round()).unwrap();
-        let id = |p: tournament::Player| format!("player-{}", p.0);
-        let long = |p: tournament::Player| {
+        let (t, _) =
+            tournament_rules::simulate(format, entrants_in, 7, |t| t.pair_round()).unwrap();
+        let id = |p: tournament_rules::Player| format!("player-{}", p.0);
+        let long = |p: tournament_rules::Player| {
             format!("A very long display name of entrant number {} (seed)", p.0)
         };
         let k = Knockout {
@@ -294,9 +296,9 @@ mod tests {
                     seat0: id(g.players[0]),
                     seat1: id(g.players[1]),
                     result: match g.outcome {
-                        Some(tournament::Outcome::Seat0) => GameResult::Seat0,
-                        Some(tournament::Outcome::Seat1) => GameResult::Seat1,
-                        Some(tournament::Outcome::Draw) => GameResult::Draw,
+                        Some(tournament_rules::Outcome::Seat0) => GameResult::Seat0,
+                        Some(tournament_rules::Outcome::Seat1) => GameResult::Seat1,
+                        Some(tournament_rules::Outcome::Draw) => GameResult::Draw,
                         None => GameResult::Unfinished,
                     },
                 })

@@ -37,7 +37,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode, String> {
         Action::Pair => {
             let mut input = String::new();
             std::io::stdin().read_to_string(&mut input).map_err(|e| e.to_string())?;
-            let out = tournament::pair_from_json(&input).map_err(|e| e.to_string())?;
+            let out = tournament_rules::pair_from_json(&input).map_err(|e| e.to_string())?;
             println!("{out}");
             Ok(ExitCode::SUCCESS)
         }
@@ -53,8 +53,8 @@ pub fn format_of(
     rounds: u32,
     duration_ms: u64,
     higher_seed: bool,
-) -> Result<tournament::Format, String> {
-    use tournament::{Arena, DrawRule, Format, Knockout, RoundRobin, Swiss};
+) -> Result<tournament_rules::Format, String> {
+    use tournament_rules::{Arena, DrawRule, Format, Knockout, RoundRobin, Swiss};
     Ok(match name {
         "swiss" => Format::Swiss(Swiss { rounds }),
         "round-robin" => Format::RoundRobin(RoundRobin { double: false }),

@@ -61,13 +61,13 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         let seed = args.seed + e;
         // Ratings from the seed too, so seeding differs between events.
         let entrants = (0..args.players)
-            .map(|i| tournament::Entrant {
+            .map(|i| tournament_rules::Entrant {
                 rating: Some(
                     1000.0 + f64::from((i.wrapping_mul(2_654_435_761) ^ seed as u32) % 1500),
                 ),
             })
             .collect();
-        let (_, report) = tournament::simulate(format, entrants, seed, |t| {
+        let (_, report) = tournament_rules::simulate(format, entrants, seed, |t| {
             #[allow(clippy::disallowed_methods)] // The CLI measures pairing time.
             let t0 = Instant::now();
             let p = t.pair_round();

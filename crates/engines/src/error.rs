@@ -97,7 +97,7 @@ impl From<Status> for CallError {
                 MAX_MESSAGE_BYTES,
             ));
         }
-        if let Some(step) = fields::refusal_of(&s) {
+        if let Some(step) = api_convert::refusal_of(&s) {
             return CallError::Refused(step);
         }
         if let Some(version) = status::key_reused_of(&s) {
@@ -134,7 +134,7 @@ impl From<CallError> for Status {
             CallError::NoEngineFor(_) | CallError::Unreachable(_) | CallError::Down(_) => {
                 status::unavailable(e)
             }
-            CallError::Refused(step) => fields::refusal_status(&step),
+            CallError::Refused(step) => api_convert::refusal_status(&step),
             CallError::KeyReused { version } => status::key_reused(version),
             CallError::BadField { field, message } => status::bad_field(field, message),
             CallError::Invalid(m) => status::refuse(Code::InvalidArgument, m),
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn a_relayed_refusal_keeps_its_conformance_code() {
-        let sent = fields::refusal_status(&StepError {
+        let sent = api_convert::refusal_status(&StepError {
             code: ErrorCode::IllegalMove,
             message: "card 5 was already played".into(),
         });
@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(s.code(), Code::FailedPrecondition);
         assert_eq!(s.message(), "illegal_move: card 5 was already played");
         assert_eq!(s.metadata().get(ERROR_CODE_KEY).unwrap(), "illegal_move");
-        let bad = passed_on(fields::refusal_status(&StepError {
+        let bad = passed_on(api_convert::refusal_status(&StepError {
             code: ErrorCode::BadMove,
             message: "x".into(),
         }));

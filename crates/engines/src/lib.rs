@@ -304,8 +304,8 @@ impl Engines {
             match_id: m.id.to_string(),
             game: m.game,
             options_json: m.options_json,
-            seat0: fields::holder_to_proto(s0),
-            seat1: fields::holder_to_proto(s1),
+            seat0: api_convert::holder_to_proto(s0),
+            seat1: api_convert::holder_to_proto(s1),
             move_time_ms: m.move_time_ms,
             listed: m.listed,
         };

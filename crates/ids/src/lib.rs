@@ -1,6 +1,6 @@
 //! The vocabulary every crate shares, with no I/O: the identifiers (a match, a player, a
 //! ticket, a tenant, a tournament: each a UUID, wrapped so they cannot be mixed up) and who
-//! holds a seat. What parses a request (`fields`) or routes to an engine needs these and
+//! holds a seat. What parses a request (`api-convert`) or routes to an engine needs these and
 //! nothing of the store.
 
 use std::fmt;

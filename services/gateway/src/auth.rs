@@ -10,7 +10,7 @@
 
 use crate::error::Error;
 use crate::forwarded::{ClientAddress, TrustedProxies};
-use fields::text::bearer;
+use api_convert::text::bearer;
 use service_kit::cache::Bounded;
 use std::future::Future;
 use std::pin::Pin;

@@ -3,8 +3,8 @@
 //! messages, logging what is internal) are `service_kit::status`'s; an engine's answer is
 //! passed on as `engines::CallError` reads it.
 
+use api_convert::FieldError;
 use engines::CallError;
-use fields::FieldError;
 use service_kit::status::{self, clip};
 use std::fmt;
 use store::{MatchId, StoreError};

@@ -126,7 +126,7 @@ pub async fn serve(
             )
             .max_decoding_message_size(service_kit::serve::MAX_LARGER_REQUEST_BYTES),
         )
-        .larger_messages(fields::text::LARGER_MESSAGES);
+        .larger_messages(api_convert::text::LARGER_MESSAGES);
     // Inside the edge: every request is authenticated before any handler runs. Outside it:
     // the browser front, then Connect's and gRPC-Web's translations, so a browser's call
     // is a gRPC call by the time the edge counts and bounds it.

@@ -3,10 +3,10 @@
 //! input. Each limit is documented on its field in proto/colosseum/v1/colosseum.proto.
 
 use api::v1::{self, hexspiel_move, r#move, opponent};
-use fields::{FieldError, bad, uuid_field};
+use api_convert::{FieldError, bad, uuid_field};
 use prost::Message;
 
-pub use fields::text::{
+pub use api_convert::text::{
     MAX_DISPLAY_NAME_CHARS, MAX_GAME_LEN, MAX_KEY_BYTES, MAX_OPTIONS_JSON_BYTES, at_most,
     display_name, key,
 };
@@ -29,7 +29,7 @@ pub const MAX_PLAY_IN_FLIGHT: usize = 256;
 pub const MAX_TRACEPARENT_BYTES: usize = 128;
 
 fn match_id(id: &str) -> Result<(), FieldError> {
-    fields::match_id(id).map(|_| ())
+    api_convert::match_id(id).map(|_| ())
 }
 
 /// CreateMatch.
@@ -147,7 +147,7 @@ pub fn list_live_matches(r: &v1::ListLiveMatchesRequest) -> Result<usize, FieldE
 }
 
 fn page(n: u32) -> Result<usize, FieldError> {
-    fields::text::page_size("page_size", n, DEFAULT_PAGE, MAX_PAGE).map(|n| n as usize)
+    api_convert::text::page_size("page_size", n, DEFAULT_PAGE, MAX_PAGE).map(|n| n as usize)
 }
 
 /// A Play request's own field, its trace context (its kind's fields are checked by the

@@ -6,7 +6,7 @@
 use crate::error::Error;
 use crate::matches::seat_of;
 use api::v1::{self, MyMatchState, SeatResult};
-use fields::{FieldError, bad};
+use api_convert::{FieldError, bad};
 use futures_util::{StreamExt, stream};
 use prost::Message;
 use rules_core::{Seat, Viewer};

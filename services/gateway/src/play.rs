@@ -44,7 +44,7 @@ pub fn open(gw: Gateway, req: Request<Streaming<v1::PlayRequest>>) -> Result<Pla
         .metadata()
         .get("authorization")
         .and_then(|v| v.to_str().ok())
-        .and_then(fields::text::bearer)
+        .and_then(api_convert::text::bearer)
         .map(crate::auth::token_key);
     let mut recheck =
         tokio::time::interval_at(tokio::time::Instant::now() + SESSION_CHECK, SESSION_CHECK);
@@ -225,7 +225,7 @@ impl Session {
         match req.kind {
             None => Some(refusal(request_id, kind, None, Error::NoRequestKind)),
             Some(play_request::Kind::Unwatch(u)) => {
-                let id = match fields::match_id(&u.match_id) {
+                let id = match api_convert::match_id(&u.match_id) {
                     Ok(id) => id,
                     Err(e) => return Some(refusal(request_id, kind, Some(kind), e.into())),
                 };
@@ -242,7 +242,7 @@ impl Session {
                 Some(answered(request_id, kind, play_answer::Kind::Unwatch(answer)))
             }
             Some(play_request::Kind::Watch(w)) => {
-                let id = match fields::match_id(&w.match_id) {
+                let id = match api_convert::match_id(&w.match_id) {
                     Ok(id) => id,
                     Err(e) => return Some(refusal(request_id, kind, Some(kind), e.into())),
                 };
@@ -444,7 +444,7 @@ mod tests {
 
     #[test]
     fn an_in_band_error_carries_the_unary_status_and_names_the_field_under_its_kind() {
-        let bad = fields::match_id("not-a-uuid").unwrap_err();
+        let bad = api_convert::match_id("not-a-uuid").unwrap_err();
         let m = refusal(7, "submit_move", Some("submit_move"), bad.into());
         let Some(play_response::Kind::Error(v1::PlayError { request_id, status: Some(s) })) =
             m.kind

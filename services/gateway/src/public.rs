@@ -7,8 +7,8 @@ use crate::error::{Error, relay};
 use crate::matches::{Gateway, caller, check_key, match_for_key, seat_of};
 use api::internal;
 use api::v1::{self, colosseum_service_server as srv, opponent};
+use api_convert::{match_id, seat as seat_number};
 use engines::{CallError, Created};
-use fields::{match_id, seat as seat_number};
 use service_kit::telemetry::TraceContext;
 use store::{MatchId, PlayerId, SeatHolder};
 use tonic::{Request, Response, Status, Streaming};
@@ -23,8 +23,11 @@ impl srv::ColosseumService for Gateway {
         let v1::CreateGuestSessionRequest { display_name } = req.into_inner();
         let name = crate::limits::display_name(&display_name)?;
         let player_id = PlayerId::random();
-        let name =
-            if name.is_empty() { fields::text::guest_name(&player_id.to_string()) } else { name };
+        let name = if name.is_empty() {
+            api_convert::text::guest_name(&player_id.to_string())
+        } else {
+            name
+        };
         let token = hex::encode(service_kit::time::os_random_32());
         self.store.put_session(&token_key(&token), player_id, &name).await.map_err(Error::from)?;
         tracing::info!(%player_id, "guest session created");
@@ -75,7 +78,7 @@ impl srv::ColosseumService for Gateway {
             None | Some(opponent::Kind::Open(_)) => SeatHolder::Open,
             Some(opponent::Kind::PlayerId(p)) => {
                 let them: PlayerId =
-                    fields::uuid_field("opponent.player_id", &p).map_err(Error::from)?;
+                    api_convert::uuid_field("opponent.player_id", &p).map_err(Error::from)?;
                 // Both would be one player: a match no one could ever play.
                 if them == me {
                     return Err(Error::ChallengeSelf.into());

@@ -4,7 +4,7 @@
 
 use crate::error::Error;
 use api::v1;
-use fields::{FieldError, bad};
+use api_convert::{FieldError, bad};
 use games::record::{Mismatch, Record};
 use serde_json::Value;
 use std::sync::Arc;
@@ -66,8 +66,8 @@ fn check(bytes: &[u8]) -> Result<v1::VerifyRecordResponse, FieldError> {
     // `difference` of a parse error already says "not a match record: ...".
     let record = Record::parse(text)
         .map_err(|m| bad("record", truncate(format!("record is {}", difference(&m)))))?;
-    fields::text::at_most("record", record.steps.len(), MAX_STEPS, "steps")?;
-    fields::text::at_most("record", record.events.len(), MAX_EVENTS, "events")?;
+    api_convert::text::at_most("record", record.steps.len(), MAX_STEPS, "steps")?;
+    api_convert::text::at_most("record", record.events.len(), MAX_EVENTS, "events")?;
     let total = u32::try_from(record.steps.len()).unwrap_or(u32::MAX);
     Ok(match record.verify() {
         Ok(v) => v1::VerifyRecordResponse {

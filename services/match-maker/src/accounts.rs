@@ -5,9 +5,9 @@
 //! like a wrong password and in about the same time.
 
 use crate::error::Error;
+use api_convert::bad;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
-use fields::bad;
 use std::sync::Arc;
 use store::{Account, LobbyStore, PlayerId, RateDecision, Registered};
 use tokio::sync::Semaphore;
@@ -98,7 +98,7 @@ fn hash_with(argon: &Argon2<'_>, password: &str) -> Result<String, Error> {
 /// INVALID_ARGUMENT naming `email`.
 pub fn normalize_email(raw: &str) -> Result<String, Error> {
     const FIELD: &str = "email";
-    fields::text::at_most(FIELD, raw.len(), MAX_EMAIL_BYTES, "bytes")?;
+    api_convert::text::at_most(FIELD, raw.len(), MAX_EMAIL_BYTES, "bytes")?;
     let email = raw.trim().to_lowercase();
     let valid = match email.split_once('@') {
         Some((local, domain)) => {
@@ -122,7 +122,7 @@ pub fn normalize_email(raw: &str) -> Result<String, Error> {
 /// # Errors
 /// INVALID_ARGUMENT naming `field`.
 pub fn check_new_password(field: &str, password: &str) -> Result<(), Error> {
-    fields::text::at_most(field, password.len(), MAX_PASSWORD_BYTES, "bytes")?;
+    api_convert::text::at_most(field, password.len(), MAX_PASSWORD_BYTES, "bytes")?;
     if password.len() < MIN_PASSWORD_BYTES {
         return Err(bad(field, format!("{field} is at least {MIN_PASSWORD_BYTES} bytes")).into());
     }

@@ -20,7 +20,7 @@ pub fn board_of(b: i32) -> Result<Board, Error> {
         Ok(v1::Board::Unspecified | v1::Board::Rated) => Ok(Board::Rated),
         Ok(v1::Board::Provisional) => Ok(Board::Provisional),
         Ok(v1::Board::Bots) => Ok(Board::Bots),
-        Err(_) => Err(fields::bad("board", format!("board {b} is no board")).into()),
+        Err(_) => Err(api_convert::bad("board", format!("board {b} is no board")).into()),
     }
 }
 
@@ -34,7 +34,7 @@ pub fn board_proto(b: Board) -> v1::Board {
 }
 
 fn known_game(game: &str) -> Result<(), Error> {
-    fields::text::at_most("game", game.len(), fields::text::MAX_GAME_LEN, "bytes")?;
+    api_convert::text::at_most("game", game.len(), api_convert::text::MAX_GAME_LEN, "bytes")?;
     if games::registry::info(game).is_none() {
         return Err(Error::BadQueue(format!(
             "no game {}; the games are {}",
@@ -56,11 +56,11 @@ pub async fn leaderboard(
 ) -> Result<v1::GetLeaderboardResponse, Error> {
     known_game(&r.game)?;
     let board = board_of(r.board)?;
-    let limit = fields::text::page_size("limit", r.limit, DEFAULT_PAGE, MAX_PAGE)? as usize;
+    let limit = api_convert::text::page_size("limit", r.limit, DEFAULT_PAGE, MAX_PAGE)? as usize;
     let start = if r.around_player_id.is_empty() {
         r.from_rank.saturating_sub(1)
     } else {
-        let player: PlayerId = fields::uuid_field("around_player_id", &r.around_player_id)?;
+        let player: PlayerId = api_convert::uuid_field("around_player_id", &r.around_player_id)?;
         let rank = store.rank(&r.game, board, player).await?.ok_or(Error::NotOnBoard)?;
         // The player in the middle, or as near as the top allows.
         rank.saturating_sub((limit as u64 - 1) / 2)
@@ -91,8 +91,8 @@ pub async fn rating(
     r: v1::GetRatingRequest,
 ) -> Result<v1::GetRatingResponse, Error> {
     known_game(&r.game)?;
-    let player: PlayerId = fields::uuid_field("player_id", &r.player_id)?;
-    fields::text::at_most(
+    let player: PlayerId = api_convert::uuid_field("player_id", &r.player_id)?;
+    api_convert::text::at_most(
         "history_limit",
         r.history_limit as usize,
         MAX_HISTORY as usize,

@@ -2,8 +2,8 @@
 //! each into the status a client receives (through the gateway, which passes it on). The
 //! status mechanics are `service_kit::status`'s.
 
+use api_convert::FieldError;
 use engines::CallError;
-use fields::FieldError;
 use service_kit::status::{self, Reason};
 use std::fmt;
 use store::{StoreError, TicketId};

@@ -80,7 +80,7 @@ impl Lobby {
         let queue = queue_of(spec)?;
         check_key(&key)?;
         if seek && queue.rated {
-            return Err(fields::bad(
+            return Err(api_convert::bad(
                 "queue.rated",
                 "a seek is casual: queue.rated must be false".into(),
             )
@@ -143,13 +143,15 @@ fn client_address(meta: &MetadataMap) -> String {
 /// The calling session's token, from the `authorization` the gateway passed on.
 fn token(meta: &MetadataMap) -> Option<String> {
     let value = meta.get("authorization")?.to_str().ok()?;
-    fields::text::bearer(value).map(str::to_string)
+    api_convert::text::bearer(value).map(str::to_string)
 }
 
 fn check_key(key: &str) -> Result<(), Error> {
-    fields::text::key("idempotency_key", key)?;
+    api_convert::text::key("idempotency_key", key)?;
     if key.is_empty() {
-        return Err(fields::bad("idempotency_key", "idempotency_key is required".into()).into());
+        return Err(
+            api_convert::bad("idempotency_key", "idempotency_key is required".into()).into()
+        );
     }
     Ok(())
 }
@@ -186,7 +188,7 @@ impl LobbyService for Lobby {
             req.into_inner();
         let email = accounts::normalize_email(&email)?;
         accounts::check_new_password("password", &password)?;
-        let name = fields::text::display_name(&display_name).map_err(Error::from)?;
+        let name = api_convert::text::display_name(&display_name).map_err(Error::from)?;
         accounts::count_register(&*self.store, &address).await?;
         let player = PlayerId::random();
         let account = Account {
@@ -212,8 +214,13 @@ impl LobbyService for Lobby {
         let address = client_address(req.metadata());
         let v1::LoginRequest { email, password } = req.into_inner();
         let email = accounts::normalize_email(&email)?;
-        fields::text::at_most("password", password.len(), accounts::MAX_PASSWORD_BYTES, "bytes")
-            .map_err(Error::from)?;
+        api_convert::text::at_most(
+            "password",
+            password.len(),
+            accounts::MAX_PASSWORD_BYTES,
+            "bytes",
+        )
+        .map_err(Error::from)?;
         accounts::count_login(&*self.store, &email, &address).await?;
         let account = self.store.account_by_email(&email).await.map_err(Error::from)?;
         let phc = account.as_ref().map(|a| a.password_phc.clone());
@@ -243,7 +250,7 @@ impl LobbyService for Lobby {
         let player = caller(req.metadata())?;
         let (meta, _, r) = req.into_parts();
         let v1::ChangePasswordRequest { old_password, new_password } = r;
-        fields::text::at_most(
+        api_convert::text::at_most(
             "old_password",
             old_password.len(),
             accounts::MAX_PASSWORD_BYTES,
@@ -270,7 +277,7 @@ impl LobbyService for Lobby {
         let player = caller(req.metadata())?;
         let v1::UpdateProfileRequest { display_name, leaderboard } = req.into_inner();
         let name = display_name
-            .map(|n| fields::text::display_name(&n))
+            .map(|n| api_convert::text::display_name(&n))
             .transpose()
             .map_err(Error::from)?;
         let mut account = self.account(player, "a profile").await?;
@@ -370,9 +377,9 @@ impl LobbyService for Lobby {
         req: Request<v1::ListSeeksRequest>,
     ) -> Result<Response<v1::ListSeeksResponse>, Status> {
         let v1::ListSeeksRequest { game, limit } = req.into_inner();
-        fields::text::at_most("game", game.len(), fields::text::MAX_GAME_LEN, "bytes")
+        api_convert::text::at_most("game", game.len(), api_convert::text::MAX_GAME_LEN, "bytes")
             .map_err(Error::from)?;
-        let limit = fields::text::page_size("limit", limit, DEFAULT_SEEKS, MAX_SEEKS)
+        let limit = api_convert::text::page_size("limit", limit, DEFAULT_SEEKS, MAX_SEEKS)
             .map_err(Error::from)?;
         let game = (!game.is_empty()).then_some(game.as_str());
         let seeks = self.store.seeks(game, limit as usize).await.map_err(Error::from)?;
@@ -385,7 +392,7 @@ impl LobbyService for Lobby {
             let name = match self.store.account(t.player).await.map_err(Error::from)? {
                 Some(a) => a.display_name,
                 None if !t.display_name.is_empty() => t.display_name.clone(),
-                None => fields::text::guest_name(&t.player.to_string()),
+                None => api_convert::text::guest_name(&t.player.to_string()),
             };
             out.push(v1::Seek {
                 seek_id: t.id.to_string(),

@@ -4,7 +4,7 @@
 
 use crate::error::Error;
 use api::v1;
-use fields::text::{MAX_GAME_LEN, MAX_OPTIONS_JSON_BYTES, at_most};
+use api_convert::text::{MAX_GAME_LEN, MAX_OPTIONS_JSON_BYTES, at_most};
 use rules_core::Seed;
 use store::{MatchId, Pairing, Queue, Ticket, TicketId, TicketState};
 
@@ -23,7 +23,7 @@ pub const CORRESPONDENCE_FROM_MS: u64 = 3_600_000;
 /// INVALID_ARGUMENT: no spec, a field over its bound, an unknown game, options the game
 /// refuses, or a per-move time outside a minute to a week or not the one the rules fix.
 pub fn queue_of(spec: Option<v1::QueueSpec>) -> Result<Queue, Error> {
-    let spec = spec.ok_or_else(|| fields::bad("queue", "queue is required".into()))?;
+    let spec = spec.ok_or_else(|| api_convert::bad("queue", "queue is required".into()))?;
     at_most("queue.game", spec.game.len(), MAX_GAME_LEN, "bytes")?;
     at_most("queue.options_json", spec.options_json.len(), MAX_OPTIONS_JSON_BYTES, "bytes")?;
     if games::registry::info(&spec.game).is_none() {
@@ -41,7 +41,7 @@ pub fn queue_of(spec: Option<v1::QueueSpec>) -> Result<Queue, Error> {
     // The lobby's policy, in the games registry with the others: a minute to a week.
     let move_time_ms =
         games::time::accept(&spec.game, &options, spec.move_time_ms, games::time::Policy::Queued)
-            .map_err(|e| fields::bad("queue.move_time_ms", e.message("queue.move_time_ms")))?;
+            .map_err(|e| api_convert::bad("queue.move_time_ms", e.message("queue.move_time_ms")))?;
     Ok(Queue {
         game: spec.game,
         options_json: options.to_string(),
@@ -60,7 +60,7 @@ pub fn ttl_ms(ttl_seconds: u32, queue: &Queue) -> Result<u64, Error> {
         0 => REALTIME_TTL_S,
         s if (MIN_TTL_S..=MAX_TTL_S).contains(&s) => s,
         s => {
-            return Err(fields::bad(
+            return Err(api_convert::bad(
                 "ttl_seconds",
                 format!("ttl_seconds {s} is outside {MIN_TTL_S}..={MAX_TTL_S}"),
             )
@@ -141,7 +141,7 @@ pub fn pairing_of(a: &Ticket, b: &Ticket, now_ms: u64) -> Pairing {
 /// # Errors
 /// INVALID_ARGUMENT naming `field`.
 pub fn ticket_id(field: &str, s: &str) -> Result<TicketId, Error> {
-    Ok(fields::uuid_field(field, s)?)
+    Ok(api_convert::uuid_field(field, s)?)
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! What can go wrong in the rules engine, in its own terms, and the one match that turns
 //! each into the status its callers (the gateway, the clock) receive. The status
 //! mechanics (reasons, details, bounded messages, logging what is internal) are
-//! `service_kit::status`'s; a rules refusal travels as `fields::refusal_status` makes it.
+//! `service_kit::status`'s; a rules refusal travels as `api_convert::refusal_status` makes it.
 
-use fields::FieldError;
+use api_convert::FieldError;
 use games::host::HostError;
 use games::{Family, SetupError, StepError};
 use service_kit::status;
@@ -138,7 +138,7 @@ impl From<EngineError> for Status {
     fn from(e: EngineError) -> Status {
         match e {
             EngineError::Field(e) => e.into(),
-            EngineError::Refused(e) => fields::refusal_status(&e),
+            EngineError::Refused(e) => api_convert::refusal_status(&e),
             EngineError::KeyReused { version } => status::key_reused(version),
             EngineError::NoStep
             | EngineError::NoMove

@@ -6,7 +6,7 @@ use crate::error::EngineError;
 use api::internal::{
     self, apply_step_request, apply_step_response, rules_engine_service_server as srv,
 };
-use fields::{holder_from_proto, holder_to_proto, match_id, player_id as player_id_of, seat};
+use api_convert::{holder_from_proto, holder_to_proto, match_id, player_id as player_id_of, seat};
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use service_kit::telemetry::TraceContext;

@@ -45,7 +45,7 @@ impl Admin {
     }
 
     async fn tenant(&self, id: &str) -> Result<TenantId, Error> {
-        let id: TenantId = fields::uuid_field("tenant_id", id)?;
+        let id: TenantId = api_convert::uuid_field("tenant_id", id)?;
         self.store.tenant(id).await?.ok_or(Error::NotFound("tenant"))?;
         Ok(id)
     }
@@ -78,7 +78,7 @@ impl TenantAdminService for Admin {
     ) -> Result<Response<internal::CreateTenantResponse>, Status> {
         let name = req.into_inner().name.trim().to_string();
         if name.is_empty() || name.len() > MAX_NAME_BYTES {
-            return Err(Error::from(fields::bad(
+            return Err(Error::from(api_convert::bad(
                 "name",
                 format!("name is 1 to {MAX_NAME_BYTES} bytes"),
             ))
@@ -118,7 +118,7 @@ impl TenantAdminService for Admin {
         scopes.sort();
         scopes.dedup();
         if scopes.is_empty() || scopes.iter().any(|s| !SCOPES.contains(&s.as_str())) {
-            return Err(Error::from(fields::bad(
+            return Err(Error::from(api_convert::bad(
                 "scopes",
                 format!("scopes are one or more of {}", SCOPES.join(", ")),
             ))
@@ -126,7 +126,7 @@ impl TenantAdminService for Admin {
         }
         if req.label.len() > 64 {
             return Err(
-                Error::from(fields::bad("label", "label is at most 64 bytes".into())).into()
+                Error::from(api_convert::bad("label", "label is at most 64 bytes".into())).into()
             );
         }
         let (key, kept) = auth::make_key(tenant, scopes, req.label);
@@ -148,7 +148,7 @@ impl TenantAdminService for Admin {
     ) -> Result<Response<internal::RevokeApiKeyResponse>, Status> {
         let key_id = req.into_inner().key_id;
         if key_id.len() > 64 {
-            return Err(Error::from(fields::bad("key_id", "not a key id".into())).into());
+            return Err(Error::from(api_convert::bad("key_id", "not a key id".into())).into());
         }
         let kept = self
             .store

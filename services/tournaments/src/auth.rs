@@ -105,7 +105,7 @@ impl Keys {
         let sent = meta
             .get("authorization")
             .and_then(|v| v.to_str().ok())
-            .and_then(fields::text::bearer)
+            .and_then(api_convert::text::bearer)
             .ok_or(Error::BadKey)?;
         let key_id = key_id_of(sent).ok_or(Error::BadKey)?;
         let now = now_ms();

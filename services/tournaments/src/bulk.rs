@@ -50,7 +50,7 @@ pub fn check_key(key: &str) -> Result<(), Error> {
     if ok {
         Ok(())
     } else {
-        Err(fields::bad(
+        Err(api_convert::bad(
             "idempotency_key",
             "idempotency_key must be 1 to 64 bytes of letters, digits, '.', '_', ':' or '-'".into(),
         )
@@ -65,17 +65,19 @@ pub fn check_key(key: &str) -> Result<(), Error> {
 /// What is wrong, bounded (never the whole options text).
 pub fn check_game(spec: Option<&v1::GameSpec>) -> Result<GameSpec, String> {
     let spec = spec.ok_or("game is required")?;
-    if spec.game.len() > fields::text::MAX_GAME_LEN || games::registry::info(&spec.game).is_none() {
+    if spec.game.len() > api_convert::text::MAX_GAME_LEN
+        || games::registry::info(&spec.game).is_none()
+    {
         return Err(format!(
             "unknown game {:?} (the games: {})",
             service_kit::status::clip(&spec.game),
             games::registry::names()
         ));
     }
-    if spec.options_json.len() > fields::text::MAX_OPTIONS_JSON_BYTES {
+    if spec.options_json.len() > api_convert::text::MAX_OPTIONS_JSON_BYTES {
         return Err(format!(
             "options_json is at most {} bytes",
-            fields::text::MAX_OPTIONS_JSON_BYTES
+            api_convert::text::MAX_OPTIONS_JSON_BYTES
         ));
     }
     games::host::start_text(&spec.game, &spec.options_json, rules_core::Seed::ZERO)
@@ -181,7 +183,7 @@ impl Bulk {
     ) -> Result<Vec<MatchId>, Error> {
         check_key(&req.idempotency_key)?;
         if req.matches.is_empty() || req.matches.len() > MAX_MATCHES {
-            return Err(fields::bad(
+            return Err(api_convert::bad(
                 "matches",
                 format!("matches holds 1 to {MAX_MATCHES} entries, not {}", req.matches.len()),
             )

@@ -1,4 +1,4 @@
-//! What a writer appends, decided on a folded tournament: the `tournament` crate's lifecycle
+//! What a writer appends, decided on a folded tournament: the `tournament-rules` crate's lifecycle
 //! answers (start a round or a wave, a phase after results, pause, resume, what time made due),
 //! and this turns its answers into stored events, and its refusals into the API's errors.
 
@@ -8,7 +8,7 @@ use crate::records::{Envelope, Event, OwnedMatch, PairedGame, Row, TournamentSta
 use service_kit::status::{PlainCode, Reason};
 use std::collections::BTreeSet;
 use store::{MatchId, PlayerId};
-use tournament::{Due, Player, Refusal, Start};
+use tournament_rules::{Due, Player, Refusal, Start};
 
 /// The reason of a refusal the tournament's state explains with no reason of its own.
 pub(crate) const FAILED_PRECONDITION: Reason = Reason::Code(PlainCode::FailedPrecondition);

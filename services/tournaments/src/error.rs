@@ -1,8 +1,8 @@
 //! What can go wrong in the tournament service, and the one match that turns each into
 //! the status a client receives (through the gateway, which passes it on).
 
+use api_convert::FieldError;
 use engines::CallError;
-use fields::FieldError;
 use service_kit::status::{self, Reason};
 use std::fmt;
 use store::StoreError;

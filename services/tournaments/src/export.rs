@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::fold::Loaded;
 use crate::records::Row;
 use std::collections::BTreeMap;
-use tournament::Outcome;
+use tournament_rules::Outcome;
 
 /// Lines and matches per page when the caller does not say.
 pub const DEFAULT_PAGE_SIZE: usize = 1_000;
@@ -180,7 +180,7 @@ fn crosstable(l: &Loaded, rows: &[Row]) -> BTreeMap<u32, Vec<String>> {
     cross
 }
 
-fn match_json(l: &Loaded, g: &tournament::Game) -> serde_json::Value {
+fn match_json(l: &Loaded, g: &tournament_rules::Game) -> serde_json::Value {
     serde_json::json!({
         "match_id": l.match_of(g.no.0),
         "round": g.round,

@@ -1,5 +1,5 @@
 //! A tournament folded from its results stream ([`Loaded`]): each stored event handed to the
-//! `tournament` crate (the rules' state, and the lifecycle with the time it was stored at), and
+//! `tournament-rules` crate (the rules' state, and the lifecycle with the time it was stored at), and
 //! what the folded state shows (its matches, standings lines, protos).
 
 use crate::error::Error;
@@ -10,7 +10,7 @@ use crate::records::{
 use api::v1;
 use std::collections::BTreeSet;
 use store::{MatchId, PlayerId};
-use tournament::{Lifecycle, Outcome, Player, Tournament};
+use tournament_rules::{Lifecycle, Outcome, Player, Tournament};
 
 /// A tournament folded from its stream.
 #[derive(Clone)]
@@ -29,8 +29,11 @@ pub struct Loaded {
 
 impl Loaded {
     pub(crate) fn new(spec: Spec, seq: u64) -> Result<Loaded, Error> {
-        let entrants =
-            spec.entrants.iter().map(|e| tournament::Entrant { rating: e.seed_rating }).collect();
+        let entrants = spec
+            .entrants
+            .iter()
+            .map(|e| tournament_rules::Entrant { rating: e.seed_rating })
+            .collect();
         let t =
             Tournament::new(spec.format, entrants).map_err(|e| Error::Invalid(e.to_string()))?;
         Ok(Loaded { seq, spec, t, life: Lifecycle::new(), started: BTreeSet::new() })
@@ -49,7 +52,7 @@ impl Loaded {
     /// Folds one event (already stored: it cannot be refused now).
     pub(crate) fn fold(&mut self, seq: u64, e: &Envelope) {
         self.seq = seq;
-        let refused = |what: &str, err: tournament::Error| {
+        let refused = |what: &str, err: tournament_rules::Error| {
             tracing::error!(seq, what, error = %err, "a stored tournament event did not fold");
         };
         match &e.event {
@@ -69,7 +72,7 @@ impl Loaded {
             }
             Event::MatchFinished { m } => {
                 if let (Some((_, g)), Some(r)) = (m.tournament, &m.result) {
-                    let game = tournament::GameNo(g);
+                    let game = tournament_rules::GameNo(g);
                     let outcome = outcome_of(r.winner);
                     if let Err(err) = self.life.finished_game(&mut self.t, game, outcome, e.at_ms) {
                         refused("finished", err);
@@ -97,7 +100,7 @@ impl Loaded {
     }
 
     /// The tenant's record of game `g`'s match, as created.
-    pub fn owned(&self, g: &tournament::Game) -> OwnedMatch {
+    pub fn owned(&self, g: &tournament_rules::Game) -> OwnedMatch {
         OwnedMatch {
             tenant: self.spec.tenant,
             match_id: self.match_of(g.no.0),
@@ -128,7 +131,7 @@ impl Loaded {
     }
 
     /// One standings line of the rules' standings, as GetStandings shows it.
-    pub fn row(&self, s: &tournament::Standing) -> Row {
+    pub fn row(&self, s: &tournament_rules::Standing) -> Row {
         let e = &self.spec.entrants[s.player.0 as usize];
         Row {
             rank: s.rank,
@@ -182,7 +185,7 @@ impl Loaded {
 
     /// The round's pairing as RoundPaired shows it.
     pub(crate) fn round_paired(&self, round: u32) -> v1::RoundPaired {
-        let games: Vec<&tournament::Game> =
+        let games: Vec<&tournament_rules::Game> =
             self.t.games().iter().filter(|g| g.round == round).collect();
         let seated: BTreeSet<u32> =
             games.iter().flat_map(|g| [g.players[0].0, g.players[1].0]).collect();

@@ -1,10 +1,10 @@
 //! The formats as the API shows them: a format's proto arm each way, and the bounds the service
-//! puts on each (what one replica can host), on top of the `tournament` crate's own. The one
+//! puts on each (what one replica can host), on top of the `tournament-rules` crate's own. The one
 //! place in the service that names the formats; everything else asks the format's rules.
 
 use crate::error::Error;
 use api::v1;
-use tournament::{Arena, DrawRule, Format, Knockout, RoundRobin, Swiss};
+use tournament_rules::{Arena, DrawRule, Format, Knockout, RoundRobin, Swiss};
 
 /// The most entrants of a round robin or a knockout (their games grow as the square, or
 /// their brackets are kept whole).
@@ -37,7 +37,7 @@ pub fn to_proto(f: &Format) -> v1::TournamentFormat {
 /// No format, or one out of bounds (the `format` field).
 pub fn from_proto(f: Option<&v1::TournamentFormat>, players: usize) -> Result<Format, Error> {
     use v1::tournament_format::Kind;
-    let bad = |why: String| Error::from(fields::bad("format", why));
+    let bad = |why: String| Error::from(api_convert::bad("format", why));
     let small = |n: usize| {
         if n > MAX_SMALL_ENTRANTS {
             Err(bad(format!(

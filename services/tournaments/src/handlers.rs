@@ -53,7 +53,7 @@ impl Platform {
 
     /// The tenant's match `id`: NOT_FOUND for another tenant's or none.
     async fn owned(&self, caller: &Caller, id: &str) -> Result<OwnedMatch, Error> {
-        let id: MatchId = fields::match_id(id)?;
+        let id: MatchId = api_convert::match_id(id)?;
         let json = self.store.owned(id).await?.ok_or(Error::NotFound("match"))?;
         let m = OwnedMatch::parse(&json)?;
         if m.tenant != caller.tenant {
@@ -64,7 +64,7 @@ impl Platform {
 }
 
 fn tournament_id(id: &str) -> Result<TournamentId, Error> {
-    Ok(fields::uuid_field("tournament_id", id)?)
+    Ok(api_convert::uuid_field("tournament_id", id)?)
 }
 
 type Watch = Pin<Box<dyn Stream<Item = Result<v1::WatchResultsResponse, Status>> + Send>>;
@@ -162,7 +162,7 @@ impl TournamentService for Platform {
         req: Request<v1::ListTournamentsRequest>,
     ) -> Result<Response<v1::ListTournamentsResponse>, Status> {
         let caller = self.caller(&req, RESULTS_READ).await?;
-        let limit = fields::text::page_size("limit", req.get_ref().limit, 50, MAX_LIST)
+        let limit = api_convert::text::page_size("limit", req.get_ref().limit, 50, MAX_LIST)
             .map_err(Error::from)?;
         let ids =
             self.store.tournaments_of(caller.tenant, limit as usize).await.map_err(Error::from)?;
@@ -218,7 +218,7 @@ impl TournamentService for Platform {
     ) -> Result<Response<v1::WithdrawPlayerResponse>, Status> {
         let caller = self.caller(&req, TOURNAMENTS_MANAGE).await?;
         let id = tournament_id(&req.get_ref().tournament_id)?;
-        let player = fields::player_id(&req.get_ref().player_id)?;
+        let player = api_convert::player_id(&req.get_ref().player_id)?;
         self.tournaments.change(&caller, id, Change::Withdraw(player)).await?;
         Ok(Response::new(v1::WithdrawPlayerResponse {}))
     }
@@ -230,8 +230,8 @@ impl TournamentService for Platform {
         let caller = self.caller(&req, TOURNAMENTS_MANAGE).await?;
         let r = req.into_inner();
         let id = tournament_id(&r.tournament_id)?;
-        let m = fields::match_id(&r.match_id)?;
-        fields::text::at_most("note", r.note.len(), 256, "bytes")?;
+        let m = api_convert::match_id(&r.match_id)?;
+        api_convert::text::at_most("note", r.note.len(), 256, "bytes")?;
         self.tournaments.adjudicate(&caller, id, m, r.winner, &r.note).await?;
         Ok(Response::new(v1::AdjudicateMatchResponse {}))
     }

@@ -11,7 +11,7 @@
 //! - [`bulk`]: CreateMatches, all or none.
 //! - [`tournaments`]: tournaments as folded results streams: the cache, the write loop, the
 //!   calls.
-//! - [`fold`]: a stored event handed to the `tournament` crate; [`decide`]: what a writer
+//! - [`fold`]: a stored event handed to the `tournament-rules` crate; [`decide`]: what a writer
 //!   appends, from the crate's lifecycle; [`formats`]: the formats' protos and bounds.
 //! - [`results`]: finished matches from the lifecycle stream, once; WatchResults.
 //! - [`driver`]: what callers left and what time decides, under the lease.
@@ -98,7 +98,7 @@ pub async fn serve(
         )
         .with(TournamentViewServiceServer::new(view))
         .with(TenantAdminServiceServer::new(admin::Admin::new(store, keys)))
-        .larger_messages(fields::text::LARGER_MESSAGES);
+        .larger_messages(api_convert::text::LARGER_MESSAGES);
     let auth = service_kit::internal::InternalAuthLayer::new(token);
     let result = service_kit::serve::serve(auth, services, listener, shutdown).await;
     for t in tasks {

@@ -8,13 +8,13 @@ use crate::records::{
     EntrantSpec, Envelope, Event, GameSpec, MatchResult, OwnedMatch, Spec, State, TournamentState,
 };
 use store::{PlayerId, TenantId, TournamentId};
-use tournament::RoundRobin;
+use tournament_rules::RoundRobin;
 
 /// The tournaments' creation time.
 pub(crate) const T0: u64 = 1_700_000_000_000;
 
 /// A tournament of `format` for `n` entrants, rated from 2000 down in entry order.
-pub(crate) fn spec(format: tournament::Format, n: usize) -> Spec {
+pub(crate) fn spec(format: tournament_rules::Format, n: usize) -> Spec {
     Spec {
         id: TournamentId::random(),
         tenant: TenantId::random(),
@@ -35,7 +35,7 @@ pub(crate) fn spec(format: tournament::Format, n: usize) -> Spec {
 }
 
 /// A tournament created and folded through `events`, as a writer would append them.
-pub(crate) fn loaded(format: tournament::Format, n: usize) -> Loaded {
+pub(crate) fn loaded(format: tournament_rules::Format, n: usize) -> Loaded {
     let spec = spec(format, n);
     let mut l = Loaded::new(spec.clone(), 0).expect("valid");
     let created = Envelope { at_ms: T0, tournament: Some(spec.id), event: Event::Created { spec } };
@@ -64,7 +64,7 @@ pub(crate) fn finish(l: &Loaded, g: u32, winner: Option<u8>, at_ms: u64) -> Deci
 
 /// A round robin of `n` played to its end (seat 0 wins odd games, even games drawn).
 pub(crate) fn played_round_robin(n: usize) -> Loaded {
-    let mut l = loaded(tournament::Format::RoundRobin(RoundRobin { double: false }), n);
+    let mut l = loaded(tournament_rules::Format::RoundRobin(RoundRobin { double: false }), n);
     let mut at = T0;
     for round in 1..=l.rounds() {
         at += 10;

@@ -38,7 +38,7 @@ pub struct Spec {
     /// Its name.
     pub name: String,
     /// Its format.
-    pub format: tournament::Format,
+    pub format: tournament_rules::Format,
     /// Its game.
     pub game: GameSpec,
     /// The entrants, in entry order.
@@ -297,7 +297,7 @@ impl Row {
 }
 
 /// A tournament's state: the lifecycle's phase, stored as it serializes (snake case).
-pub use tournament::Phase as TournamentState;
+pub use tournament_rules::Phase as TournamentState;
 
 /// A tournament's state as the proto shows it.
 pub fn state_to_proto(s: TournamentState) -> v1::TournamentState {

@@ -1,7 +1,7 @@
 //! Tournaments. A tournament is its results stream: `Created` (everything it is), then
 //! what happened (`Paired`, `MatchStarted`, `MatchFinished`, `State`, `Withdrawn`, and the
 //! `Standings` lines each result changed). Folding the stream through the pure
-//! `tournament` crate rebuilds it ([`crate::fold`]), so any replica serves any tournament:
+//! `tournament-rules` crate rebuilds it ([`crate::fold`]), so any replica serves any tournament:
 //! a writer catches up, decides on what it read ([`crate::decide`]), and appends only if
 //! nobody appended since (the store's expected sequence number); otherwise it catches up and
 //! decides again. This file: the cache, that write loop, and the calls that use it.
@@ -242,38 +242,42 @@ impl Tournaments {
         check_key(&req.idempotency_key)?;
         let name = req.name.trim().to_string();
         if name.is_empty() || name.len() > 128 {
-            return Err(fields::bad("name", "name is 1 to 128 bytes".into()).into());
+            return Err(api_convert::bad("name", "name is 1 to 128 bytes".into()).into());
         }
         let n = req.entrants.len();
         if !(2..=MAX_ENTRANTS).contains(&n) {
-            return Err(
-                fields::bad("entrants", format!("2 to {MAX_ENTRANTS} entrants, not {n}")).into()
-            );
+            return Err(api_convert::bad(
+                "entrants",
+                format!("2 to {MAX_ENTRANTS} entrants, not {n}"),
+            )
+            .into());
         }
         let format = formats::from_proto(req.format.as_ref(), n)?;
-        let game =
-            check_game(req.game.as_ref()).map_err(|why| Error::from(fields::bad("game", why)))?;
+        let game = check_game(req.game.as_ref())
+            .map_err(|why| Error::from(api_convert::bad("game", why)))?;
         let mut entrants = Vec::with_capacity(n);
         let mut seen = BTreeSet::new();
         for (i, e) in req.entrants.iter().enumerate() {
             let field = format!("entrants[{i}].player_id");
             let player: PlayerId = e.player_id.parse().map_err(|_| {
-                Error::from(fields::bad(&field, format!("{field} is not a player id")))
+                Error::from(api_convert::bad(&field, format!("{field} is not a player id")))
             })?;
             if !seen.insert(player) {
-                return Err(fields::bad(&field, format!("{field} is entered twice")).into());
+                return Err(api_convert::bad(&field, format!("{field} is entered twice")).into());
             }
             if e.seed_rating.is_some_and(|r| !r.is_finite()) {
-                return Err(fields::bad(
+                return Err(api_convert::bad(
                     &format!("entrants[{i}].seed_rating"),
                     "not a number".into(),
                 )
                 .into());
             }
             if e.name.len() > 64 {
-                return Err(
-                    fields::bad(&format!("entrants[{i}].name"), "at most 64 bytes".into()).into()
-                );
+                return Err(api_convert::bad(
+                    &format!("entrants[{i}].name"),
+                    "at most 64 bytes".into(),
+                )
+                .into());
             }
             let name = if e.name.trim().is_empty() && req.public_page {
                 // A public page shows no part of a player id.
@@ -289,12 +293,16 @@ impl Tournaments {
         if let Some(p) = missing.first() {
             let i = entrants.iter().position(|e| e.player == *p).unwrap_or(0);
             let field = format!("entrants[{i}].player_id");
-            return Err(
-                fields::bad(&field, format!("no player {p} ({} unknown)", missing.len())).into()
-            );
+            return Err(api_convert::bad(
+                &field,
+                format!("no player {p} ({} unknown)", missing.len()),
+            )
+            .into());
         }
         if req.round_gap_ms > MAX_ROUND_GAP_MS {
-            return Err(fields::bad("round_gap_ms", "round_gap_ms is at most a week".into()).into());
+            return Err(
+                api_convert::bad("round_gap_ms", "round_gap_ms is at most a week".into()).into()
+            );
         }
         let tenant = caller.tenant;
         let id = TournamentId(derived_id(&[
@@ -491,9 +499,11 @@ impl Tournaments {
             None => None,
             Some(w @ (0 | 1)) => Some(w as u8),
             Some(_) => {
-                return Err(
-                    fields::bad("winner", "winner is 0 or 1, or absent for a draw".into()).into()
-                );
+                return Err(api_convert::bad(
+                    "winner",
+                    "winner is 0 or 1, or absent for a draw".into(),
+                )
+                .into());
             }
         };
         let wanted = outcome_of(winner);

@@ -21,7 +21,7 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
-use tournament::{Outcome, PlayerResult};
+use tournament_rules::{Outcome, PlayerResult};
 
 /// Standings lines on a page when the caller does not say.
 pub const DEFAULT_LINES: u32 = 100;
@@ -68,7 +68,7 @@ impl Window {
         games_offset: u32,
         games_limit: u32,
     ) -> Result<Window, Error> {
-        use fields::text::page_size;
+        use api_convert::text::page_size;
         let size = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
         Ok(Window {
             lines_from: size(standings_offset),
@@ -135,7 +135,7 @@ pub fn page(l: &Loaded, w: Window) -> v1::PublicTournament {
 
 /// A standings line as GetStandings has it (`row`), without the player id, with its
 /// crosstable row's latest cells.
-fn standing(row: &Row, cells: &[tournament::Cell], rank_of: &[u32]) -> v1::PublicStanding {
+fn standing(row: &Row, cells: &[tournament_rules::Cell], rank_of: &[u32]) -> v1::PublicStanding {
     let earlier = cells.len().saturating_sub(CROSSTABLE_CELLS);
     v1::PublicStanding {
         rank: row.rank,
@@ -155,7 +155,7 @@ fn standing(row: &Row, cells: &[tournament::Cell], rank_of: &[u32]) -> v1::Publi
     }
 }
 
-fn cell(c: &tournament::Cell, rank_of: &[u32]) -> v1::CrosstableCell {
+fn cell(c: &tournament_rules::Cell, rank_of: &[u32]) -> v1::CrosstableCell {
     use v1::CrosstableResult as R;
     let result = match (c.game, c.result) {
         (None, _) => R::Bye,
@@ -253,9 +253,11 @@ impl View {
     /// names nothing and for a tournament not public (which is never listed).
     async fn find(&self, id: &str) -> Result<(TenantId, TournamentId), Error> {
         if id.is_empty() {
-            return Err(fields::bad("tournament_id", "tournament_id is required".into()).into());
+            return Err(
+                api_convert::bad("tournament_id", "tournament_id is required".into()).into()
+            );
         }
-        let id: TournamentId = fields::uuid_field("tournament_id", id)?;
+        let id: TournamentId = api_convert::uuid_field("tournament_id", id)?;
         let tenant =
             self.store.public_tournament(id).await?.ok_or(Error::NotFound("tournament"))?;
         Ok((tenant, id))
@@ -385,8 +387,8 @@ mod tests {
     use crate::decide::{decide_due, decide_round};
     use crate::played::{T0, apply, finish_all, played_round_robin, spec};
     use crate::records::{Envelope, Event};
-    use tournament::Arena;
-    use tournament::arena::WAIT_MS as ARENA_WAIT_MS;
+    use tournament_rules::Arena;
+    use tournament_rules::arena::WAIT_MS as ARENA_WAIT_MS;
 
     #[test]
     fn a_public_page_shows_getstandings_lines_their_crosstable_and_the_games_by_round() {
@@ -470,7 +472,9 @@ mod tests {
             (Window::of(0, 0, 0, 1_001), "games_limit"),
         ] {
             match w {
-                Err(Error::Field(fields::FieldError::Bad { field: f, .. })) => assert_eq!(f, field),
+                Err(Error::Field(api_convert::FieldError::Bad { field: f, .. })) => {
+                    assert_eq!(f, field)
+                }
                 other => panic!("{field}: {other:?}"),
             }
         }
@@ -478,7 +482,7 @@ mod tests {
 
     #[test]
     fn a_page_of_a_day_long_arena_of_a_thousand_players_stays_under_a_mebibyte() {
-        let format = tournament::Format::Arena(Arena { duration_ms: 24 * 3600 * 1000 });
+        let format = tournament_rules::Format::Arena(Arena { duration_ms: 24 * 3600 * 1000 });
         let mut sp = spec(format, 1_000);
         for (i, e) in sp.entrants.iter_mut().enumerate() {
             // The longest names there are.

@@ -9,7 +9,7 @@
 
 use api::v1;
 use client::{Client, Cursor};
-use cluster::Cluster;
+use in_process::Cluster;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;

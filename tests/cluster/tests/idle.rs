@@ -6,10 +6,10 @@
 
 use api::v1;
 use client::Cursor;
-use cluster::{Cluster, EngineCache};
 use cluster_tests::{Env, Picker, Player, accepted, gops, gops_view};
 use futures_util::StreamExt;
 use games::Family;
+use in_process::{Cluster, EngineCache};
 use service_kit::time::now_ms;
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! every step for watchers. Each is built by the rules for that viewer; the seed appears
 //! only as the rules reveal it, once the match is over.
 
-use fields::holder_name;
+use api_convert::holder_name;
 use games::host::Host;
 use rules_core::{Audience, Seat, Viewer};
 use store::{MatchMeta, VIEWERS, ViewerVersions};

@@ -3,12 +3,12 @@
 
 use super::*;
 use crate::played::{T0, apply, finish, loaded};
-use tournament::arena::WAIT_MS as ARENA_WAIT_MS;
-use tournament::{Arena, DrawRule, Knockout, RoundRobin, Swiss};
+use tournament_rules::arena::WAIT_MS as ARENA_WAIT_MS;
+use tournament_rules::{Arena, DrawRule, Knockout, RoundRobin, Swiss};
 
 #[test]
 fn a_round_starts_once_then_finishes_into_the_next_state() {
-    let mut l = loaded(tournament::Format::Swiss(Swiss { rounds: 2 }), 4);
+    let mut l = loaded(tournament_rules::Format::Swiss(Swiss { rounds: 2 }), 4);
     let d = decide_round(&l, 1, T0).expect("round 1");
     assert!(matches!(d.events[0], Event::Paired { round: 1, ref games, .. } if games.len() == 2));
     apply(&mut l, d, T0);
@@ -50,7 +50,7 @@ fn a_round_starts_once_then_finishes_into_the_next_state() {
 
 #[test]
 fn pause_blocks_rounds_and_resume_restores_the_state() {
-    let mut l = loaded(tournament::Format::RoundRobin(RoundRobin { double: false }), 4);
+    let mut l = loaded(tournament_rules::Format::RoundRobin(RoundRobin { double: false }), 4);
     let step = decide_change(&l, &Change::Pause).expect("pause");
     apply(&mut l, step, T0);
     assert_eq!(l.state(), TournamentState::Paused);
@@ -70,7 +70,7 @@ fn pause_blocks_rounds_and_resume_restores_the_state() {
 
 #[test]
 fn an_arena_pairs_its_free_players_once_a_few_are_free_or_one_has_waited() {
-    let mut l = loaded(tournament::Format::Arena(Arena { duration_ms: 60_000 }), 6);
+    let mut l = loaded(tournament_rules::Format::Arena(Arena { duration_ms: 60_000 }), 6);
     let step = decide_round(&l, 1, T0).expect("start");
     apply(&mut l, step, T0);
     assert_eq!(l.ends_at_ms(), T0 + 60_000);
@@ -104,11 +104,11 @@ fn an_arena_pairs_its_free_players_once_a_few_are_free_or_one_has_waited() {
 
 #[test]
 fn new_games_are_numbered_and_their_matches_derived() {
-    let mut l = loaded(tournament::Format::Knockout(Knockout { draws: DrawRule::Replay }), 4);
+    let mut l = loaded(tournament_rules::Format::Knockout(Knockout { draws: DrawRule::Replay }), 4);
     let step = decide_round(&l, 1, T0).expect("round 1");
     apply(&mut l, step, T0);
     assert_ne!(l.match_of(0), l.match_of(1));
-    let again = loaded(tournament::Format::Knockout(Knockout { draws: DrawRule::Replay }), 4);
+    let again = loaded(tournament_rules::Format::Knockout(Knockout { draws: DrawRule::Replay }), 4);
     assert_ne!(l.match_of(0), again.match_of(0), "ids differ between tournaments");
     // A knockout draw under Replay starts a replay: a new game, a new match.
     let d = finish(&l, 0, None, T0 + 1);

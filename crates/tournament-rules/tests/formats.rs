@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use std::collections::BTreeMap;
-use tournament::{
+use tournament_rules::{
     DrawRule, Entrant, Error, Format, GameNo, Outcome, Player, Recorded, RoundPairing, Tournament,
     audit, play_round, simulate,
 };
@@ -32,7 +32,7 @@ fn round_robin_follows_the_berger_table_by_seed() {
     // Seeds: #1 (1800), #3 (1700), #2 (1600), #0 (1500) are Berger numbers 1 to 4.
     let ratings = [1500.0, 1800.0, 1600.0, 1700.0].map(|r| Entrant { rating: Some(r) });
     let mut t = Tournament::new(
-        Format::RoundRobin(tournament::RoundRobin { double: false }),
+        Format::RoundRobin(tournament_rules::RoundRobin { double: false }),
         ratings.to_vec(),
     )
     .unwrap();
@@ -54,9 +54,11 @@ fn round_robin_follows_the_berger_table_by_seed() {
 
 #[test]
 fn round_robin_odd_field_gives_byes_and_refuses_other_pairings() {
-    let mut t =
-        Tournament::new(Format::RoundRobin(tournament::RoundRobin { double: false }), seeded(5))
-            .unwrap();
+    let mut t = Tournament::new(
+        Format::RoundRobin(tournament_rules::RoundRobin { double: false }),
+        seeded(5),
+    )
+    .unwrap();
     assert_eq!(t.total_rounds(), 5);
     let r1 = t.pair_round().unwrap();
     // Number 1 meets the dummy 6: seed 1 sits out.
@@ -90,9 +92,9 @@ proptest! {
     #[test]
     fn round_robin_pairs_everyone_once_per_cycle(n in 2u32..30, double: bool, seed: u64) {
         let (t, report) =
-            simulate(Format::RoundRobin(tournament::RoundRobin { double }), seeded(n), seed, |t| t.pair_round()).unwrap();
+            simulate(Format::RoundRobin(tournament_rules::RoundRobin { double }), seeded(n), seed, |t| t.pair_round()).unwrap();
         let cycles = if double { 2 } else { 1 };
-        prop_assert_eq!(t.round(), tournament::berger_rounds(n) * cycles);
+        prop_assert_eq!(t.round(), tournament_rules::berger_rounds(n) * cycles);
         let mut meetings: BTreeMap<(Player, Player), Vec<[Player; 2]>> = BTreeMap::new();
         for r in 1..=t.round() {
             let pairing = t.round_pairing(r).unwrap();
@@ -122,7 +124,7 @@ proptest! {
 #[test]
 fn knockout_byes_go_to_the_top_seeds() {
     let t = Tournament::new(
-        Format::Knockout(tournament::Knockout { draws: DrawRule::HigherSeed }),
+        Format::Knockout(tournament_rules::Knockout { draws: DrawRule::HigherSeed }),
         seeded(6),
     )
     .unwrap();
@@ -137,7 +139,7 @@ fn knockout_byes_go_to_the_top_seeds() {
 fn knockout_seeds_one_and_two_meet_in_the_final() {
     for n in [8u32, 16] {
         let mut t = Tournament::new(
-            Format::Knockout(tournament::Knockout { draws: DrawRule::HigherSeed }),
+            Format::Knockout(tournament_rules::Knockout { draws: DrawRule::HigherSeed }),
             seeded(n),
         )
         .unwrap();
@@ -172,7 +174,7 @@ fn knockout_seeds_one_and_two_meet_in_the_final() {
 #[test]
 fn knockout_draws_are_replayed_then_go_to_the_higher_seed() {
     let mut t = Tournament::new(
-        Format::Knockout(tournament::Knockout { draws: DrawRule::Replay }),
+        Format::Knockout(tournament_rules::Knockout { draws: DrawRule::Replay }),
         seeded(2),
     )
     .unwrap();
@@ -199,7 +201,7 @@ fn knockout_draws_are_replayed_then_go_to_the_higher_seed() {
 
     // A decisive replay decides.
     let mut t = Tournament::new(
-        Format::Knockout(tournament::Knockout { draws: DrawRule::Replay }),
+        Format::Knockout(tournament_rules::Knockout { draws: DrawRule::Replay }),
         seeded(2),
     )
     .unwrap();
@@ -211,7 +213,7 @@ fn knockout_draws_are_replayed_then_go_to_the_higher_seed() {
 
     // Under HigherSeed a draw is enough.
     let mut t = Tournament::new(
-        Format::Knockout(tournament::Knockout { draws: DrawRule::HigherSeed }),
+        Format::Knockout(tournament_rules::Knockout { draws: DrawRule::HigherSeed }),
         seeded(2),
     )
     .unwrap();
@@ -224,7 +226,7 @@ fn knockout_draws_are_replayed_then_go_to_the_higher_seed() {
 #[test]
 fn knockout_withdrawal_gives_the_opponent_a_bye() {
     let mut t = Tournament::new(
-        Format::Knockout(tournament::Knockout { draws: DrawRule::HigherSeed }),
+        Format::Knockout(tournament_rules::Knockout { draws: DrawRule::HigherSeed }),
         seeded(4),
     )
     .unwrap();
@@ -253,7 +255,7 @@ proptest! {
     fn knockout_has_one_champion(n in 2u32..300, replay: bool, seed: u64) {
         let draws = if replay { DrawRule::Replay } else { DrawRule::HigherSeed };
         let (t, report) =
-            simulate(Format::Knockout(tournament::Knockout { draws }), seeded(n), seed, |t| t.pair_round()).unwrap();
+            simulate(Format::Knockout(tournament_rules::Knockout { draws }), seeded(n), seed, |t| t.pair_round()).unwrap();
         prop_assert!(t.finished());
         let champion = t.champion();
         prop_assert!(champion.is_some());
@@ -275,7 +277,7 @@ proptest! {
 #[test]
 fn arena_streaks_double_the_points() {
     let mut t =
-        Tournament::new(Format::Arena(tournament::Arena { duration_ms: 60_000 }), seeded(6))
+        Tournament::new(Format::Arena(tournament_rules::Arena { duration_ms: 60_000 }), seeded(6))
             .unwrap();
     // #0 beats #1..#5 in turn, then draws with #1: 2 + 2 + 4 + 4 + 4 + 2 = 18.
     for (i, o) in [
@@ -298,7 +300,7 @@ fn arena_streaks_double_the_points() {
 #[test]
 fn arena_pairs_idle_players_at_once() {
     let mut t =
-        Tournament::new(Format::Arena(tournament::Arena { duration_ms: 60_000 }), seeded(5))
+        Tournament::new(Format::Arena(tournament_rules::Arena { duration_ms: 60_000 }), seeded(5))
             .unwrap();
     let everyone: Vec<Player> = (0..5).map(Player).collect();
     assert_eq!(t.pair_round(), Err(Error::WrongFormat));
@@ -331,7 +333,7 @@ fn arena_pairs_idle_players_at_once() {
 
 #[test]
 fn new_validates_entrants_and_format() {
-    let swiss = Format::Swiss(tournament::Swiss { rounds: 3 });
+    let swiss = Format::Swiss(tournament_rules::Swiss { rounds: 3 });
     assert_eq!(
         Tournament::new(swiss, seeded(1)).err(),
         Some(Error::TooFewEntrants { entrants: 1 })
@@ -339,11 +341,11 @@ fn new_validates_entrants_and_format() {
     let nan = vec![Entrant { rating: Some(1.0) }, Entrant { rating: Some(f64::NAN) }];
     assert_eq!(Tournament::new(swiss, nan).err(), Some(Error::InvalidRating { player: p(1) }));
     assert_eq!(
-        Tournament::new(Format::Swiss(tournament::Swiss { rounds: 0 }), seeded(4)).err(),
+        Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds: 0 }), seeded(4)).err(),
         Some(Error::ZeroRounds)
     );
-    let ko = Format::Knockout(tournament::Knockout { draws: DrawRule::Replay });
-    let many = vec![Entrant::default(); tournament::MAX_KNOCKOUT_ENTRANTS + 1];
+    let ko = Format::Knockout(tournament_rules::Knockout { draws: DrawRule::Replay });
+    let many = vec![Entrant::default(); tournament_rules::MAX_KNOCKOUT_ENTRANTS + 1];
     assert!(matches!(Tournament::new(ko, many), Err(Error::TooManyEntrants { .. })));
     // Unrated entrants are seeded last, in entry order.
     let mixed = vec![Entrant::default(), Entrant { rating: Some(1200.0) }, Entrant::default()];
@@ -354,7 +356,8 @@ fn new_validates_entrants_and_format() {
 
 #[test]
 fn record_is_idempotent_and_refuses_a_different_result() {
-    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 2 }), seeded(4)).unwrap();
+    let mut t =
+        Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds: 2 }), seeded(4)).unwrap();
     let pairing = t.pair_round().unwrap();
     let games = t.begin_round(&pairing).unwrap();
     assert_eq!(t.record(games[0], Outcome::Seat0), Ok(Recorded::Stored));
@@ -372,7 +375,8 @@ fn record_is_idempotent_and_refuses_a_different_result() {
 
 #[test]
 fn begin_round_validates_a_swiss_pairing() {
-    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 3 }), seeded(5)).unwrap();
+    let mut t =
+        Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds: 3 }), seeded(5)).unwrap();
     let round = |games: Vec<[Player; 2]>, byes: Vec<Player>| RoundPairing { round: 1, games, byes };
     let ok = round(vec![[p(0), p(1)], [p(2), p(3)]], vec![p(4)]);
     assert_eq!(
@@ -424,10 +428,10 @@ fn begin_round_validates_a_swiss_pairing() {
 #[test]
 fn every_format_simulates() {
     for format in [
-        Format::RoundRobin(tournament::RoundRobin { double: true }),
-        Format::Swiss(tournament::Swiss { rounds: 5 }),
-        Format::Knockout(tournament::Knockout { draws: DrawRule::Replay }),
-        Format::Arena(tournament::Arena { duration_ms: 10 * 60_000 }),
+        Format::RoundRobin(tournament_rules::RoundRobin { double: true }),
+        Format::Swiss(tournament_rules::Swiss { rounds: 5 }),
+        Format::Knockout(tournament_rules::Knockout { draws: DrawRule::Replay }),
+        Format::Arena(tournament_rules::Arena { duration_ms: 10 * 60_000 }),
     ] {
         let (t, report) = simulate(format, seeded(13), 3, |t| t.pair_round()).unwrap();
         assert!(t.finished(), "{format:?}");
@@ -443,16 +447,19 @@ fn every_format_simulates() {
         assert!(t.crosstable_rows(&[]).is_empty());
     }
     // The same seed gives the same event.
-    let a =
-        simulate(Format::Swiss(tournament::Swiss { rounds: 4 }), seeded(20), 9, |t| t.pair_round())
-            .unwrap()
-            .0;
-    let b =
-        simulate(Format::Swiss(tournament::Swiss { rounds: 4 }), seeded(20), 9, |t| t.pair_round())
-            .unwrap()
-            .0;
+    let a = simulate(Format::Swiss(tournament_rules::Swiss { rounds: 4 }), seeded(20), 9, |t| {
+        t.pair_round()
+    })
+    .unwrap()
+    .0;
+    let b = simulate(Format::Swiss(tournament_rules::Swiss { rounds: 4 }), seeded(20), 9, |t| {
+        t.pair_round()
+    })
+    .unwrap()
+    .0;
     assert_eq!(a.games(), b.games());
-    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 1 }), seeded(4)).unwrap();
+    let mut t =
+        Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds: 1 }), seeded(4)).unwrap();
     let pairing = t.pair_round().unwrap();
     play_round(&mut t, &pairing, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
     assert!(t.finished());

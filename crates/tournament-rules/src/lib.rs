@@ -1,4 +1,5 @@
-//! The tournament service's domain logic: formats, pairings, results, standings. Pure: no I/O,
+//! The tournament rules, pure (the tournament service, services/tournaments, folds its stored
+//! events through them): formats, pairings, results, standings. Pure: no I/O,
 //! no async, no clock (times come in as arguments), no hash maps; the same calls always give
 //! the same state and the same pairings, so the service can rebuild an event from its log.
 //!
@@ -18,7 +19,7 @@
 //! - Swiss: Dutch-system pairing ([`swiss`] module docs): never a repeat, at most
 //!   one bye per player (to the lowest-ranked who has not had one), seat balance within 1 for
 //!   everyone whenever any legal pairing allows it; deterministic; one round of 10,000 players
-//!   in under a second (a few tens of milliseconds typically; `cargo bench -p tournament`).
+//!   in under a second (a few tens of milliseconds typically; `cargo bench -p tournament-rules`).
 //! - Knockout: standard seeding in a power-of-two bracket, byes to the top seeds, a draw
 //!   replayed or won by the higher seed ([`DrawRule`]).
 //! - Arena: idle players paired at once by score, winning streaks doubling the points.

@@ -1,8 +1,8 @@
-//! The whole cluster in one process, each service a real gRPC server on its own loopback
-//! port: a rules engine per family (goofspiel, placement, duel), the match-maker, the
-//! clock and the gateway. `colosseum run` starts it on the embedded store or Redis; the whole-cluster
-//! tests start it on a real Redis and stop and restart single services mid-match. Each
-//! run makes its own internal secret and hands it to every piece.
+//! The in-process composition: the whole cluster in one process, each service a real gRPC
+//! server on its own loopback port: a rules engine per family (goofspiel, placement, duel), the
+//! match-maker, the clock and the gateway. `colosseum run` starts it on the embedded store or
+//! Redis; the whole-cluster tests start it on a real Redis and stop and restart single services
+//! mid-match. Each run makes its own internal secret and hands it to every piece.
 
 use games::Family;
 use gateway::forwarded::TrustedProxies;

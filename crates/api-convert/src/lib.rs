@@ -1,7 +1,8 @@
-//! The request fields the gateway and the rules engine both parse or write (match ids,
-//! player ids, seats and seat holders, with the one INVALID_ARGUMENT message for each),
-//! and the rules' refusals as a status carries them from the engine through the gateway.
-//! Protobuf and statuses on one side, the domain's types (ids, rules-core) on the other.
+//! Conversions between the API and the domain: the request fields the gateway and the rules
+//! engine both parse or write (match ids, player ids, seats and seat holders, with the one
+//! INVALID_ARGUMENT message for each), and the rules' refusals as a status carries them from
+//! the engine through the gateway. Protobuf and statuses on one side, the domain's types (ids,
+//! rules-core) on the other.
 
 pub mod text;
 

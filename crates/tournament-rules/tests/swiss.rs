@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
-use tournament::{
+use tournament_rules::{
     Entrant, Error, Format, Outcome, Player, RoundPairing, Tournament, audit, play_round,
 };
 
@@ -116,7 +116,7 @@ proptest! {
         let n = ratings.len();
         let withdrawals: Vec<(u32, Player)> =
             withdrawals.into_iter().map(|(r, p)| (r, Player(p))).collect();
-        let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds }), entrants(&ratings)).unwrap();
+        let mut t = Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds }), entrants(&ratings)).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut applied = Vec::new();
         while !t.finished() {
@@ -160,8 +160,9 @@ proptest! {
 #[test]
 fn first_round_is_top_half_against_bottom_half() {
     let ratings: Vec<Option<f64>> = (0..7).map(|i| Some(2000.0 - 100.0 * f64::from(i))).collect();
-    let t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 3 }), entrants(&ratings))
-        .unwrap();
+    let t =
+        Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds: 3 }), entrants(&ratings))
+            .unwrap();
     let p = t.pair_round().unwrap();
     let pl = |i| Player(i);
     assert_eq!(
@@ -186,8 +187,9 @@ fn first_round_is_top_half_against_bottom_half() {
 #[test]
 fn tie_breaks_worked_by_hand() {
     let ratings: Vec<Option<f64>> = (0..5).map(|i| Some(2000.0 - 100.0 * f64::from(i))).collect();
-    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 3 }), entrants(&ratings))
-        .unwrap();
+    let mut t =
+        Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds: 3 }), entrants(&ratings))
+            .unwrap();
     let p = |i| Player(i);
     let rounds = [
         (vec![[p(0), p(1)], [p(2), p(3)]], p(4), [Outcome::Seat0, Outcome::Draw]),
@@ -243,8 +245,8 @@ fn a_large_event_keeps_the_rules() {
     let ratings: Vec<Option<f64>> = (0..401)
         .map(|i| if i % 10 == 0 { None } else { Some(f64::from(i * 7919 % 2000)) })
         .collect();
-    let (t, report) = tournament::simulate(
-        Format::Swiss(tournament::Swiss { rounds: 10 }),
+    let (t, report) = tournament_rules::simulate(
+        Format::Swiss(tournament_rules::Swiss { rounds: 10 }),
         entrants(&ratings),
         7,
         |t| t.pair_round(),
@@ -263,8 +265,8 @@ fn a_large_event_keeps_the_rules() {
 #[test]
 fn impossible_rounds_are_refused() {
     let ratings = vec![Some(1.0), Some(2.0), Some(3.0)];
-    let (t, _) = tournament::simulate(
-        Format::Swiss(tournament::Swiss { rounds: 3 }),
+    let (t, _) = tournament_rules::simulate(
+        Format::Swiss(tournament_rules::Swiss { rounds: 3 }),
         entrants(&ratings),
         1,
         |t| t.pair_round(),
@@ -272,8 +274,9 @@ fn impossible_rounds_are_refused() {
     .unwrap();
     // 3 players, 3 rounds: everyone meets everyone once and sits out once.
     assert_eq!(audit(&t).rematches, 0);
-    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 4 }), entrants(&ratings))
-        .unwrap();
+    let mut t =
+        Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds: 4 }), entrants(&ratings))
+            .unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     for _ in 0..3 {
         let p = t.pair_round().unwrap();

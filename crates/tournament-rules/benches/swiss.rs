@@ -7,7 +7,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use std::hint::black_box;
-use tournament::{Entrant, Format, Tournament, play_round};
+use tournament_rules::{Entrant, Format, Tournament, play_round};
 
 /// A Swiss of `n` players with ratings spread over 1000 to 2500 (a tenth unrated), `played`
 /// rounds paired and played with results from a fixed seed.
@@ -15,7 +15,8 @@ fn event(n: u32, played: u32) -> Tournament {
     let entrants = (0..n)
         .map(|i| Entrant { rating: (i % 10 != 0).then(|| 1000.0 + f64::from(i * 7919 % 1500)) })
         .collect();
-    let mut t = Tournament::new(Format::Swiss(tournament::Swiss { rounds: 9 }), entrants).unwrap();
+    let mut t =
+        Tournament::new(Format::Swiss(tournament_rules::Swiss { rounds: 9 }), entrants).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(42);
     for _ in 0..played {
         let pairing = t.pair_round().unwrap();
