@@ -4,6 +4,7 @@
 
 use super::tables::{BUCKETS_SWEPT_PAST, Lobby};
 use crate::error::StoreError;
+use crate::lobby::rules::{self, Cancel, Settle};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted,
@@ -36,6 +37,32 @@ pub(crate) fn millis(ms: u64) -> Duration {
 
 pub(crate) fn millis_ceil(d: Duration) -> u64 {
     u64::try_from(d.as_micros().div_ceil(1_000)).unwrap_or(u64::MAX)
+}
+
+impl MemoryStore {
+    /// `assign` and `unpair` under the lock: the tickets still pairing in the match move
+    /// as [`rules::settle`] says, the pairing goes (and on unpairing, its rated match).
+    fn settle(&self, match_id: MatchId, how: Settle, now_ms: u64) -> bool {
+        let mut state = self.lock();
+        let lobby = &mut state.lobby;
+        let t = &mut lobby.tickets;
+        let Some(pairing) = t.pairings.remove(&match_id) else { return false };
+        let tickets = pairing.tickets.map(|id| t.by_id.get(&id).cloned());
+        for after in rules::settle(match_id, &tickets, how, now_ms) {
+            match how {
+                Settle::Assign => t.unlive(&after),
+                Settle::Unpair => t.list(&after),
+            }
+            t.save(&after);
+        }
+        if how == Settle::Unpair {
+            // The match will not be made: nothing to rate.
+            lobby.ratings.rated.remove(&match_id);
+            lobby.ratings.unrated.remove(&match_id);
+        }
+        self.announce_changes(lobby);
+        true
+    }
 }
 
 #[async_trait]
@@ -169,17 +196,16 @@ impl LobbyStore for MemoryStore {
         let mut state = self.lock();
         let lobby = &mut state.lobby;
         let t = &mut lobby.tickets;
-        let Some(ticket) = t.by_id.get(&id).filter(|t| t.player == player).cloned() else {
-            return Ok(None);
+        let after = match rules::cancel(t.by_id.get(&id), player, now_ms) {
+            Cancel::NotFound => return Ok(None),
+            Cancel::Unchanged(ticket) => return Ok(Some(ticket)),
+            Cancel::Cancelled(after) => after,
         };
-        if ticket.state != TicketState::Waiting {
-            return Ok(Some(ticket));
-        }
-        t.unlist(&ticket);
-        t.unlive(&ticket);
-        let cancelled = t.set_state(id, TicketState::Cancelled, now_ms);
+        t.unlist(&after);
+        t.unlive(&after);
+        t.save(&after);
         self.announce_changes(lobby);
-        Ok(cancelled)
+        Ok(Some(after))
     }
 
     async fn waiting_queues(&self) -> Result<Vec<Queue>, StoreError> {
@@ -236,7 +262,7 @@ impl LobbyStore for MemoryStore {
         accepter: &Ticket,
         pairing: &Pairing,
     ) -> Result<SeekAccepted, StoreError> {
-        let (seek_seat, accepter_seat) = lobby::accept_seats(seek, accepter, pairing)?;
+        let (seek_seat, accepter_seat) = rules::accept_seats(seek, accepter, pairing)?;
         let mut state = self.lock();
         let lobby = &mut state.lobby;
         let t = &mut lobby.tickets;
@@ -295,32 +321,11 @@ impl LobbyStore for MemoryStore {
     }
 
     async fn assign(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
-        let mut state = self.lock();
-        let lobby = &mut state.lobby;
-        let t = &mut lobby.tickets;
-        let Some(pairing) = t.pairings.remove(&match_id) else { return Ok(false) };
-        for (ticket, seat) in t.pairing_tickets(&pairing) {
-            t.unlive(&ticket);
-            t.set_state(ticket.id, TicketState::Assigned { match_id, seat }, now_ms);
-        }
-        self.announce_changes(lobby);
-        Ok(true)
+        Ok(self.settle(match_id, Settle::Assign, now_ms))
     }
 
     async fn unpair(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
-        let mut state = self.lock();
-        let lobby = &mut state.lobby;
-        let t = &mut lobby.tickets;
-        let Some(pairing) = t.pairings.remove(&match_id) else { return Ok(false) };
-        for (ticket, _) in t.pairing_tickets(&pairing) {
-            t.list(&ticket);
-            t.set_state(ticket.id, TicketState::Waiting, now_ms);
-        }
-        // The match will not be made: nothing to rate.
-        lobby.ratings.rated.remove(&match_id);
-        lobby.ratings.unrated.remove(&match_id);
-        self.announce_changes(lobby);
-        Ok(true)
+        Ok(self.settle(match_id, Settle::Unpair, now_ms))
     }
 
     async fn expire(&self, ids: &[TicketId], now_ms: u64) -> Result<Vec<Ticket>, StoreError> {
@@ -329,13 +334,13 @@ impl LobbyStore for MemoryStore {
         let t = &mut lobby.tickets;
         let mut expired = Vec::new();
         for id in ids {
-            let Some(ticket) = t.by_id.get(id).cloned() else { continue };
-            if ticket.state != TicketState::Waiting || ticket.expires_ms > now_ms {
+            let Some(after) = t.by_id.get(id).and_then(|t| rules::expire(t, now_ms)) else {
                 continue;
-            }
-            t.unlist(&ticket);
-            t.unlive(&ticket);
-            expired.extend(t.set_state(*id, TicketState::Expired, now_ms));
+            };
+            t.unlist(&after);
+            t.unlive(&after);
+            t.save(&after);
+            expired.push(after);
         }
         self.announce_changes(lobby);
         Ok(expired)

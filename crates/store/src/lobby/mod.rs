@@ -7,8 +7,10 @@
 //! lobby script is atomic on one node of a cluster: the lobby's traffic (a few calls per
 //! match) is small beside the moves', which stay spread over the matches' own slots.
 
+pub(crate) mod cas;
 pub(crate) mod memory;
 pub(crate) mod redis;
+pub(crate) mod rules;
 pub(crate) mod tables;
 
 use crate::error::StoreError;
@@ -626,29 +628,5 @@ pub(crate) fn check_score(score: f64) -> Result<(), StoreError> {
         Ok(())
     } else {
         Err(StoreError::InvalidArgument("a leaderboard score must be a finite number"))
-    }
-}
-
-/// The seats of `seek` and of `accepter` in `pairing`, checked as both stores check an
-/// [`LobbyStore::accept_seek`]: the pairing names the two tickets, and the accepter is a
-/// non-seek ticket of the pairing's queue and player.
-pub(crate) fn accept_seats(
-    seek: TicketId,
-    accepter: &Ticket,
-    pairing: &Pairing,
-) -> Result<(Seat, Seat), StoreError> {
-    let seat_of = |id: TicketId| Seat::BOTH.into_iter().find(|s| pairing.tickets[s.index()] == id);
-    match (seat_of(seek), seat_of(accepter.id)) {
-        (Some(s), Some(a))
-            if s != a
-                && !accepter.seek
-                && accepter.queue == pairing.queue
-                && pairing.players[a.index()] == accepter.player =>
-        {
-            Ok((s, a))
-        }
-        _ => Err(StoreError::InvalidArgument(
-            "the pairing must seat the seek and the accepter, a non-seek ticket of its queue",
-        )),
     }
 }

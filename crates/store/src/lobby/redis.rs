@@ -38,6 +38,8 @@
 //! read that does not block (`block_ms = 0`) uses the shared one.
 
 use crate::error::StoreError;
+use crate::lobby::cas::{ATTEMPTS, Cas, contended};
+use crate::lobby::rules::{self, Cancel, Settle};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted,
@@ -52,7 +54,7 @@ use ids::{MatchId, PlayerId, TicketId};
 use redis::{Script, ScriptInvocation};
 use rules_core::Seat;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use tokio_stream::StreamExt;
 
 /// How many ticket fields one `HMGET` asks for, and how many seeks one page reads.
@@ -70,12 +72,10 @@ pub(crate) struct Scripts {
     place: Script,
     record_result: Script,
     create_ticket: Script,
-    cancel: Script,
     pair: Script,
     accept_seek: Script,
-    assign: Script,
-    unpair: Script,
-    expire: Script,
+    /// The one compare-and-set every read-decide-write ends with ([`crate::lobby::cas`]).
+    pub(crate) cas: Script,
 }
 
 /// A ticket script: the shared prelude, then the script itself.
@@ -94,12 +94,9 @@ impl Scripts {
             place: Script::new(include_str!("lua/place.lua")),
             record_result: Script::new(include_str!("lua/record_result.lua")),
             create_ticket: ticket_script!("lua/create_ticket.lua"),
-            cancel: ticket_script!("lua/cancel.lua"),
             pair: ticket_script!("lua/pair.lua"),
             accept_seek: ticket_script!("lua/accept_seek.lua"),
-            assign: ticket_script!("lua/assign.lua"),
-            unpair: ticket_script!("lua/unpair.lua"),
-            expire: ticket_script!("lua/expire.lua"),
+            cas: Script::new(include_str!("lua/cas.lua")),
         }
     }
 }
@@ -289,6 +286,58 @@ impl RedisStore {
     }
 }
 
+impl RedisStore {
+    /// `assign` and `unpair`: the pending pairing and its tickets read, the tickets still
+    /// pairing in its match moved as [`rules::settle`] says, the pairing dropped (and on
+    /// unpairing, its rated match), if all is still as read.
+    async fn settle(
+        &self,
+        match_id: MatchId,
+        how: Settle,
+        now_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let field = match_id.to_string();
+        for _ in 0..ATTEMPTS {
+            let old: Option<String> = redis::cmd("HGET")
+                .arg(keys::PAIRINGS)
+                .arg(&field)
+                .query_async(&mut self.conn())
+                .await?;
+            let Some(old) = old else { return Ok(false) };
+            let pairing: Pairing = decode(keys::PAIRINGS, &old)?;
+            let ids = pairing.tickets.map(|t| t.to_string());
+            let records = self.ticket_records(&ids).await?;
+            let mut cas = Cas::new();
+            cas.expect(keys::PAIRINGS, &field, Some(&old));
+            let mut tickets = Vec::with_capacity(2);
+            for (id, record) in ids.iter().zip(&records) {
+                cas.expect(keys::TICKETS, id, record.as_deref());
+                tickets.push(record.as_deref().map(Record::ticket).transpose()?);
+            }
+            for after in rules::settle(match_id, &tickets, how, now_ms) {
+                match how {
+                    Settle::Assign => cas.unlive(&after),
+                    Settle::Unpair => cas.list(&after)?,
+                }
+                cas.save(&after)?;
+            }
+            cas.write("HDEL", keys::PAIRINGS, &[&field]);
+            if how == Settle::Unpair {
+                // The match will not be made: nothing to rate.
+                cas.write("HDEL", keys::RATED_MATCHES, &[&field]);
+                cas.write("SREM", keys::UNRATED, &[&field]);
+            }
+            if cas.run(self).await? {
+                return Ok(true);
+            }
+        }
+        Err(contended(match how {
+            Settle::Assign => "assign",
+            Settle::Unpair => "unpair",
+        }))
+    }
+}
+
 #[async_trait]
 impl LobbyStore for RedisStore {
     async fn register(&self, account: &Account) -> Result<Registered, StoreError> {
@@ -415,10 +464,29 @@ impl LobbyStore for RedisStore {
         player: PlayerId,
         now_ms: u64,
     ) -> Result<Option<Ticket>, StoreError> {
-        let mut call = ticket_call(&SCRIPTS.cancel);
-        call.arg(id.to_string()).arg(player.to_string()).arg(now_ms);
-        let record: Option<String> = call.invoke_async(&mut self.conn()).await?;
-        record.map(|r| Record::ticket(&r)).transpose()
+        let field = id.to_string();
+        for _ in 0..ATTEMPTS {
+            let old: Option<String> = redis::cmd("HGET")
+                .arg(keys::TICKETS)
+                .arg(&field)
+                .query_async(&mut self.conn())
+                .await?;
+            let ticket = old.as_deref().map(Record::ticket).transpose()?;
+            let after = match rules::cancel(ticket.as_ref(), player, now_ms) {
+                Cancel::NotFound => return Ok(None),
+                Cancel::Unchanged(ticket) => return Ok(Some(ticket)),
+                Cancel::Cancelled(after) => after,
+            };
+            let mut cas = Cas::new();
+            cas.expect(keys::TICKETS, &field, old.as_deref());
+            cas.unlist(&after);
+            cas.unlive(&after);
+            cas.save(&after)?;
+            if cas.run(self).await? {
+                return Ok(Some(after));
+            }
+        }
+        Err(contended("cancel_ticket"))
     }
 
     async fn waiting_queues(&self) -> Result<Vec<Queue>, StoreError> {
@@ -494,7 +562,7 @@ impl LobbyStore for RedisStore {
         accepter: &Ticket,
         pairing: &Pairing,
     ) -> Result<SeekAccepted, StoreError> {
-        let (seek_seat, accepter_seat) = lobby::accept_seats(seek, accepter, pairing)?;
+        let (seek_seat, accepter_seat) = rules::accept_seats(seek, accepter, pairing)?;
         let paired = TicketState::Pairing { match_id: pairing.match_id, seat: accepter_seat };
         let record = json(&Record::new(accepter, paired, pairing.paired_ms)?)?;
         let rated = if pairing.queue.rated {
@@ -536,30 +604,40 @@ impl LobbyStore for RedisStore {
     }
 
     async fn assign(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
-        let mut call = ticket_call(&SCRIPTS.assign);
-        call.arg(match_id.to_string()).arg(now_ms);
-        let assigned: i64 = call.invoke_async(&mut self.conn()).await?;
-        Ok(assigned == 1)
+        self.settle(match_id, Settle::Assign, now_ms).await
     }
 
     async fn unpair(&self, match_id: MatchId, now_ms: u64) -> Result<bool, StoreError> {
-        let mut call = ticket_call(&SCRIPTS.unpair);
-        call.arg(match_id.to_string()).arg(now_ms);
-        let unpaired: i64 = call.invoke_async(&mut self.conn()).await?;
-        Ok(unpaired == 1)
+        self.settle(match_id, Settle::Unpair, now_ms).await
     }
 
     async fn expire(&self, ids: &[TicketId], now_ms: u64) -> Result<Vec<Ticket>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut call = ticket_call(&SCRIPTS.expire);
-        call.arg(now_ms);
-        for id in ids {
-            call.arg(id.to_string());
+        let fields: Vec<String> = ids.iter().map(ToString::to_string).collect();
+        for _ in 0..ATTEMPTS {
+            let records = self.ticket_records(&fields).await?;
+            let mut cas = Cas::new();
+            let mut expired = Vec::new();
+            let mut seen = BTreeSet::new();
+            for ((id, field), old) in ids.iter().zip(&fields).zip(&records) {
+                let Some(old) = old else { continue };
+                if !seen.insert(*id) {
+                    continue;
+                }
+                let Some(after) = rules::expire(&Record::ticket(old)?, now_ms) else { continue };
+                cas.expect(keys::TICKETS, field, Some(old));
+                cas.unlist(&after);
+                cas.unlive(&after);
+                cas.save(&after)?;
+                expired.push(after);
+            }
+            if cas.is_empty() || cas.run(self).await? {
+                return Ok(expired);
+            }
         }
-        let records: Vec<String> = call.invoke_async(&mut self.conn()).await?;
-        records.iter().map(|r| Record::ticket(r)).collect()
+        Err(contended("expire"))
     }
 
     async fn ticket_feed(&self) -> Result<TicketFeed, StoreError> {

@@ -135,6 +135,12 @@ impl Tickets {
         Some(t.clone())
     }
 
+    /// Stores `ticket` as it is now (its state and time as decided).
+    pub(crate) fn save(&mut self, ticket: &Ticket) {
+        self.changed.insert(ticket.player);
+        self.by_id.insert(ticket.id, ticket.clone());
+    }
+
     /// Stores a pending pairing (and, for a rated queue, its rated match).
     pub(crate) fn store_pairing(&mut self, ratings: &mut Ratings, pairing: &Pairing) {
         self.pairings.insert(pairing.match_id, pairing.clone());
@@ -160,21 +166,6 @@ impl Tickets {
                         && t.queue.key() == queue
                 })
             })
-    }
-
-    /// The pairing's tickets that are still `Pairing` in its match, with their seats.
-    pub(crate) fn pairing_tickets(&self, pairing: &Pairing) -> Vec<(Ticket, Seat)> {
-        pairing
-            .tickets
-            .iter()
-            .filter_map(|id| self.by_id.get(id))
-            .filter_map(|t| match t.state {
-                TicketState::Pairing { match_id, seat } if match_id == pairing.match_id => {
-                    Some((t.clone(), seat))
-                }
-                _ => None,
-            })
-            .collect()
     }
 }
 
