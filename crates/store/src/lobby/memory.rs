@@ -14,7 +14,6 @@ use crate::matches::model::is_sha256_hex;
 use crate::memory::MemoryStore;
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, TicketId};
-use rules_core::Seat;
 use std::time::Duration;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
@@ -237,20 +236,17 @@ impl LobbyStore for MemoryStore {
         let mut made = Vec::with_capacity(pairings.len());
         for pairing in pairings {
             let t = &mut lobby.tickets;
-            if !t.can_pair(pairing, now_ms) {
-                made.push(false);
-                continue;
-            }
-            for seat in Seat::BOTH {
-                let id = pairing.tickets[seat.index()];
-                if let Some(ticket) = t.by_id.get(&id).cloned() {
-                    t.unlist(&ticket);
+            let [a, b] = pairing.tickets.map(|id| t.by_id.get(&id));
+            let pending = t.pairings.contains_key(&pairing.match_id);
+            let ok = rules::can_pair(pairing, [a, b], pending, now_ms);
+            if let (true, Some(a), Some(b)) = (ok, a, b) {
+                for after in rules::paired(pairing, [a, b], now_ms) {
+                    t.unlist(&after);
+                    t.save(&after);
                 }
-                let paired = TicketState::Pairing { match_id: pairing.match_id, seat };
-                t.set_state(id, paired, now_ms);
+                t.store_pairing(&mut lobby.ratings, pairing);
             }
-            t.store_pairing(&mut lobby.ratings, pairing);
-            made.push(true);
+            made.push(ok);
         }
         self.announce_changes(lobby);
         Ok(made)

@@ -72,7 +72,6 @@ pub(crate) struct Scripts {
     place: Script,
     record_result: Script,
     create_ticket: Script,
-    pair: Script,
     accept_seek: Script,
     /// The one compare-and-set every read-decide-write ends with ([`crate::lobby::cas`]).
     pub(crate) cas: Script,
@@ -94,7 +93,6 @@ impl Scripts {
             place: Script::new(include_str!("lua/place.lua")),
             record_result: Script::new(include_str!("lua/record_result.lua")),
             create_ticket: ticket_script!("lua/create_ticket.lua"),
-            pair: ticket_script!("lua/pair.lua"),
             accept_seek: ticket_script!("lua/accept_seek.lua"),
             cas: Script::new(include_str!("lua/cas.lua")),
         }
@@ -532,28 +530,62 @@ impl LobbyStore for RedisStore {
         if pairings.is_empty() {
             return Ok(Vec::new());
         }
-        let mut call = ticket_call(&SCRIPTS.pair);
-        call.arg(now_ms);
-        for p in pairings {
-            let rated = if p.queue.rated {
-                json(&RatedMatch { game: p.queue.game.clone(), players: p.players })?
-            } else {
-                String::new()
-            };
-            call.arg(p.match_id.to_string())
-                .arg(p.tickets[0].to_string())
-                .arg(p.tickets[1].to_string())
-                .arg(p.players[0].to_string())
-                .arg(p.players[1].to_string())
-                .arg(p.queue.key())
-                .arg(json(p)?)
-                .arg(rated);
+        let ids: Vec<String> = pairings
+            .iter()
+            .flat_map(|p| p.tickets)
+            .collect::<BTreeSet<_>>()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let matches: Vec<String> = pairings.iter().map(|p| p.match_id.to_string()).collect();
+        for _ in 0..ATTEMPTS {
+            // One round trip: the tickets and whether each match is pending already.
+            let mut reads = redis::pipe();
+            for chunk in ids.chunks(BATCH) {
+                reads.cmd("HMGET").arg(keys::TICKETS).arg(chunk);
+            }
+            reads.cmd("HMGET").arg(keys::PAIRINGS).arg(&matches);
+            let mut replies: Vec<Vec<Option<String>>> = reads.query_async(&mut self.conn()).await?;
+            let pending = replies.pop().unwrap_or_default();
+            let records: Vec<Option<String>> = replies.into_iter().flatten().collect();
+            if records.len() != ids.len() || pending.len() != matches.len() {
+                return Err(corrupt(keys::TICKETS, "HMGET answered another count"));
+            }
+            let mut cas = Cas::new();
+            let mut now = BTreeMap::new();
+            for (id, record) in ids.iter().zip(&records) {
+                cas.expect(keys::TICKETS, id, record.as_deref());
+                if let Some(record) = record {
+                    let ticket = Record::ticket(record)?;
+                    now.insert(ticket.id, ticket);
+                }
+            }
+            let mut made_now = BTreeSet::new();
+            for (m, p) in matches.iter().zip(&pending) {
+                cas.expect(keys::PAIRINGS, m, p.as_deref());
+            }
+            // Decided in order, each on what the ones before it made.
+            let mut made = Vec::with_capacity(pairings.len());
+            for (p, was_pending) in pairings.iter().zip(&pending) {
+                let pending = was_pending.is_some() || made_now.contains(&p.match_id);
+                let [a, b] = p.tickets.map(|id| now.get(&id));
+                let ok = rules::can_pair(p, [a, b], pending, now_ms);
+                if let (true, Some(a), Some(b)) = (ok, a, b) {
+                    for after in rules::paired(p, [a, b], now_ms) {
+                        cas.unlist(&after);
+                        cas.save(&after)?;
+                        now.insert(after.id, after);
+                    }
+                    cas.store_pairing(p)?;
+                    made_now.insert(p.match_id);
+                }
+                made.push(ok);
+            }
+            if cas.is_empty() || cas.run(self).await? {
+                return Ok(made);
+            }
         }
-        let made: Vec<i64> = call.invoke_async(&mut self.conn()).await?;
-        if made.len() != pairings.len() {
-            return Err(corrupt(keys::PAIRINGS, "the pair script answered another count"));
-        }
-        Ok(made.into_iter().map(|m| m == 1).collect())
+        Err(contended("pair"))
     }
 
     async fn accept_seek(

@@ -6,7 +6,6 @@ use crate::lobby::{
     TicketState,
 };
 use ids::{MatchId, PlayerId, TicketId};
-use rules_core::Seat;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
@@ -151,22 +150,6 @@ impl Tickets {
         }
     }
 
-    /// Whether `pairing` can be made at `now_ms`: both tickets waiting, unexpired, no
-    /// seeks, of its players and queue, and its match not pending already.
-    pub(crate) fn can_pair(&self, pairing: &Pairing, now_ms: u64) -> bool {
-        let queue = pairing.queue.key();
-        pairing.tickets[0] != pairing.tickets[1]
-            && !self.pairings.contains_key(&pairing.match_id)
-            && Seat::BOTH.iter().all(|seat| {
-                self.by_id.get(&pairing.tickets[seat.index()]).is_some_and(|t| {
-                    t.state == TicketState::Waiting
-                        && !t.seek
-                        && t.expires_ms > now_ms
-                        && t.player == pairing.players[seat.index()]
-                        && t.queue.key() == queue
-                })
-            })
-    }
 }
 
 impl Ratings {
