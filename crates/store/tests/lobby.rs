@@ -190,6 +190,7 @@ suite!(
     pair_all_or_nothing,
     pair_race_puts_no_ticket_in_two_pairings,
     accept_seek_outcomes,
+    accept_seek_forgets_old_ended_tickets_as_create_does,
     assign_is_idempotent,
     unpair_puts_both_back,
     expire_only_due_waiting_tickets,
@@ -528,6 +529,37 @@ async fn pair_race_puts_no_ticket_in_two_pairings(store: Store) {
     // Every ticket left out is still waiting.
     let waiting = store.waiting(&q).await.expect("waiting");
     assert_eq!(waiting.len() + seen.len(), tickets.len());
+}
+
+async fn accept_seek_forgets_old_ended_tickets_as_create_does(store: Store) {
+    let p = PlayerId::random();
+    let q = queue("gops", false);
+    let live = created(&store, ticket_at(p, &queue("duel", false), false, "live", NOW)).await;
+    let mut ended = Vec::new();
+    for i in 1..=50 {
+        let t = created(&store, ticket_at(p, &q, false, &format!("k{i}"), NOW + i)).await;
+        let cancelled = store.cancel_ticket(t.id, p, NOW + 100).await.expect("cancel");
+        ended.push(cancelled.expect("mine"));
+    }
+    // 51 listed now: accepting a seek lists a 52nd and forgets the two oldest that ended.
+    let seek = created(&store, ticket_at(PlayerId::random(), &q, true, "s", NOW + 200)).await;
+    let accepter = ticket_at(p, &q, false, "accept", NOW + 201);
+    let pairing = pairing(&seek, &accepter, NOW + 202);
+    assert_eq!(
+        store.accept_seek(seek.id, &accepter, &pairing).await,
+        Ok(SeekAccepted::Paired(pairing.clone()))
+    );
+    let stored = store.ticket(accepter.id).await.expect("ticket").expect("stored");
+    let mut expected = vec![stored];
+    expected.extend(ended[2..].iter().rev().cloned());
+    expected.push(live);
+    assert_eq!(store.tickets_of(p).await, Ok(expected));
+    assert_eq!(store.ticket(ended[1].id).await, Ok(None));
+    // Its key is forgotten too: it makes a new ticket.
+    assert!(matches!(
+        store.create_ticket(&ticket_at(p, &queue("duel", true), false, "k2", NOW + 300)).await,
+        Ok(TicketCreated::Created(_))
+    ));
 }
 
 async fn accept_seek_outcomes(store: Store) {

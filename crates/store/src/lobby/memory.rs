@@ -4,7 +4,7 @@
 
 use super::tables::{BUCKETS_SWEPT_PAST, Lobby};
 use crate::error::StoreError;
-use crate::lobby::rules::{self, Cancel, Settle};
+use crate::lobby::rules::{self, Accept, Cancel, SeekRead, Settle};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted,
@@ -258,55 +258,28 @@ impl LobbyStore for MemoryStore {
         accepter: &Ticket,
         pairing: &Pairing,
     ) -> Result<SeekAccepted, StoreError> {
-        let (seek_seat, accepter_seat) = rules::accept_seats(seek, accepter, pairing)?;
         let mut state = self.lock();
         let lobby = &mut state.lobby;
         let t = &mut lobby.tickets;
         let idem = (accepter.player, accepter.idempotency_key.clone());
-        if let Some(before) = t.idem.get(&idem).and_then(|id| t.by_id.get(id)) {
-            return Ok(SeekAccepted::Duplicate(before.clone()));
-        }
-        let Some(listed) = t.by_id.get(&seek).cloned() else { return Ok(SeekAccepted::Gone(None)) };
-        if listed.player != pairing.players[seek_seat.index()]
-            || listed.queue.key() != pairing.queue.key()
-        {
-            return Err(StoreError::InvalidArgument(
-                "the pairing names another seek's player or queue",
-            ));
-        }
-        if !listed.seek
-            || listed.state != TicketState::Waiting
-            || listed.expires_ms <= pairing.paired_ms
-            || t.pairings.contains_key(&pairing.match_id)
-        {
-            return Ok(SeekAccepted::Gone(Some(listed)));
-        }
-        if t.by_id.contains_key(&accepter.id) {
-            return Err(StoreError::InvalidArgument("the ticket id is taken"));
-        }
-        if let Some(live) = t.live.get(&(accepter.player, accepter.queue.key())) {
-            let live = t.by_id.get(live).cloned();
-            return Ok(SeekAccepted::LiveInQueue(
-                live.ok_or_else(|| StoreError::Corrupt("a live ticket that is not stored".into()))?,
-            ));
-        }
-        let now_ms = pairing.paired_ms;
-        t.unlist(&listed);
-        t.set_state(
-            seek,
-            TicketState::Pairing { match_id: pairing.match_id, seat: seek_seat },
-            now_ms,
-        );
-        let stored = Ticket {
-            state: TicketState::Pairing { match_id: pairing.match_id, seat: accepter_seat },
-            changed_ms: now_ms,
-            ..accepter.clone()
+        let live = (accepter.player, accepter.queue.key());
+        let read = SeekRead {
+            before: t.idem.get(&idem).and_then(|id| t.by_id.get(id)),
+            seek: t.by_id.get(&seek),
+            pending: t.pairings.contains_key(&pairing.match_id),
+            id_taken: t.by_id.contains_key(&accepter.id),
+            live: t.live.get(&live).and_then(|id| t.by_id.get(id)),
         };
-        t.by_id.insert(stored.id, stored.clone());
+        let (listed, stored) = match rules::accept_seek(seek, accepter, pairing, &read)? {
+            Accept::Answer(answer) => return Ok(answer),
+            Accept::Pair { seek, accepter } => (seek, accepter),
+        };
+        t.unlist(&listed);
+        t.save(&listed);
+        t.save(&stored);
         t.idem.insert(idem, stored.id);
-        t.live.insert((stored.player, stored.queue.key()), stored.id);
+        t.live.insert(live, stored.id);
         t.remember(&stored);
-        t.changed.insert(stored.player);
         t.store_pairing(&mut lobby.ratings, pairing);
         self.announce_changes(lobby);
         Ok(SeekAccepted::Paired(pairing.clone()))
@@ -374,12 +347,12 @@ impl LobbyStore for MemoryStore {
         }
         let mut state = self.lock();
         let r = &mut state.lobby.ratings;
-        if !r.rated.contains_key(&match_id) {
-            return Ok(Recorded::AlreadyApplied);
-        }
-        let games = |p: PlayerId| r.ratings.get(&(game.to_string(), p)).map_or(0, |x| x.games);
-        if updates.iter().any(|u| games(u.player) != u.expect_games) {
-            return Ok(Recorded::Stale);
+        let games = updates
+            .each_ref()
+            .map(|u| r.ratings.get(&(game.to_string(), u.player)).map_or(0, |x| x.games));
+        let recorded = rules::record_result(r.rated.contains_key(&match_id), games, updates);
+        if recorded != Recorded::Applied {
+            return Ok(recorded);
         }
         for u in updates {
             r.ratings.insert((game.to_string(), u.player), u.after);

@@ -39,7 +39,7 @@
 
 use crate::error::StoreError;
 use crate::lobby::cas::{ATTEMPTS, Cas, contended};
-use crate::lobby::rules::{self, Cancel, Settle};
+use crate::lobby::rules::{self, Accept, Cancel, SeekRead, Settle};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted,
@@ -70,9 +70,7 @@ pub(crate) struct Scripts {
     update_account: Script,
     rate_limit: Script,
     place: Script,
-    record_result: Script,
     create_ticket: Script,
-    accept_seek: Script,
     /// The one compare-and-set every read-decide-write ends with ([`crate::lobby::cas`]).
     pub(crate) cas: Script,
 }
@@ -91,9 +89,7 @@ impl Scripts {
             update_account: Script::new(include_str!("lua/update_account.lua")),
             rate_limit: Script::new(include_str!("lua/rate_limit.lua")),
             place: Script::new(include_str!("lua/place.lua")),
-            record_result: Script::new(include_str!("lua/record_result.lua")),
             create_ticket: ticket_script!("lua/create_ticket.lua"),
-            accept_seek: ticket_script!("lua/accept_seek.lua"),
             cas: Script::new(include_str!("lua/cas.lua")),
         }
     }
@@ -594,39 +590,117 @@ impl LobbyStore for RedisStore {
         accepter: &Ticket,
         pairing: &Pairing,
     ) -> Result<SeekAccepted, StoreError> {
-        let (seek_seat, accepter_seat) = rules::accept_seats(seek, accepter, pairing)?;
-        let paired = TicketState::Pairing { match_id: pairing.match_id, seat: accepter_seat };
-        let record = json(&Record::new(accepter, paired, pairing.paired_ms)?)?;
-        let rated = if pairing.queue.rated {
-            json(&RatedMatch { game: pairing.queue.game.clone(), players: pairing.players })?
-        } else {
-            String::new()
-        };
-        let mut call = ticket_call(&SCRIPTS.accept_seek);
-        call.key(keys::player_tickets(accepter.player));
-        call.arg(seek.to_string())
-            .arg(accepter.id.to_string())
-            .arg(record)
-            .arg(seek_seat.index())
-            .arg(pairing.match_id.to_string())
-            .arg(json(pairing)?)
-            .arg(rated)
-            .arg(pairing.paired_ms)
-            .arg(pairing.players[seek_seat.index()].to_string())
-            .arg(pairing.queue.key());
-        let (code, record): (i64, String) = call.invoke_async(&mut self.conn()).await?;
-        match code {
-            0 => Ok(SeekAccepted::Paired(pairing.clone())),
-            1 => Ok(SeekAccepted::Duplicate(Record::ticket(&record)?)),
-            2 => Ok(SeekAccepted::Gone(None)),
-            3 => Ok(SeekAccepted::Gone(Some(Record::ticket(&record)?))),
-            4 => {
-                Err(StoreError::InvalidArgument("the pairing names another seek's player or queue"))
+        rules::accept_seats(seek, accepter, pairing)?;
+        let (seek_field, id) = (seek.to_string(), accepter.id.to_string());
+        let match_field = pairing.match_id.to_string();
+        let idem = keys::idem_field(accepter.player, &accepter.idempotency_key);
+        let live = keys::live_field(accepter.player, &accepter.queue.key());
+        let list = keys::player_tickets(accepter.player);
+        for _ in 0..ATTEMPTS {
+            // Two round trips: the indexes, then the tickets they name.
+            #[allow(clippy::type_complexity)]
+            let (idem_id, seek_record, pending, taken, live_id, listed): (
+                Option<String>,
+                Option<String>,
+                Option<String>,
+                Option<String>,
+                Option<String>,
+                Vec<(String, u64)>,
+            ) = redis::pipe()
+                .cmd("HGET")
+                .arg(keys::TICKET_IDEM)
+                .arg(&idem)
+                .cmd("HGET")
+                .arg(keys::TICKETS)
+                .arg(&seek_field)
+                .cmd("HGET")
+                .arg(keys::PAIRINGS)
+                .arg(&match_field)
+                .cmd("HGET")
+                .arg(keys::TICKETS)
+                .arg(&id)
+                .cmd("HGET")
+                .arg(keys::LIVE)
+                .arg(&live)
+                .cmd("ZRANGE")
+                .arg(&list)
+                .arg(0)
+                .arg(-1)
+                .arg("WITHSCORES")
+                .query_async(&mut self.conn())
+                .await?;
+            let mut wanted: Vec<String> = listed.iter().map(|(m, _)| m.clone()).collect();
+            wanted.extend(idem_id.iter().chain(&live_id).cloned());
+            let records = self.ticket_records(&wanted).await?;
+            let record_of = |field: &Option<String>| {
+                let at = wanted.iter().position(|w| Some(w) == field.as_ref())?;
+                records[at].clone()
+            };
+            let (before_record, live_record) = (record_of(&idem_id), record_of(&live_id));
+            let decoded = |r: &Option<String>| r.as_deref().map(Record::ticket).transpose();
+            let (before, listed_seek, live_ticket) =
+                (decoded(&before_record)?, decoded(&seek_record)?, decoded(&live_record)?);
+            let read = SeekRead {
+                before: before.as_ref(),
+                seek: listed_seek.as_ref(),
+                pending: pending.is_some(),
+                id_taken: taken.is_some(),
+                live: live_ticket.as_ref(),
+            };
+            let (after_seek, stored) = match rules::accept_seek(seek, accepter, pairing, &read)? {
+                Accept::Answer(answer) => return Ok(answer),
+                Accept::Pair { seek, accepter } => (seek, accepter),
+            };
+            let mut cas = Cas::new();
+            cas.expect(keys::TICKET_IDEM, &idem, idem_id.as_deref());
+            if let Some(before) = &idem_id {
+                cas.expect(keys::TICKETS, before, before_record.as_deref());
             }
-            5 => Err(StoreError::InvalidArgument("the ticket id is taken")),
-            6 => Ok(SeekAccepted::LiveInQueue(Record::ticket(&record)?)),
-            other => Err(corrupt(keys::TICKETS, format!("accept script answered {other}"))),
+            cas.expect(keys::TICKETS, &seek_field, seek_record.as_deref());
+            cas.expect(keys::PAIRINGS, &match_field, None);
+            cas.expect(keys::TICKETS, &id, None);
+            cas.expect(keys::LIVE, &live, live_id.as_deref());
+            if let Some(live_id) = &live_id {
+                cas.expect(keys::TICKETS, live_id, live_record.as_deref());
+            }
+            cas.unlist(&after_seek);
+            cas.save(&after_seek)?;
+            cas.save(&stored)?;
+            cas.write("HSET", keys::TICKET_IDEM, &[&idem, &id]);
+            cas.write("HSET", keys::LIVE, &[&live, &id]);
+            // The accepter's list with its new ticket, as ZADD orders it; the oldest ended
+            // ones past TICKETS_KEPT are forgotten.
+            let members: Vec<String> = listed.iter().map(|(m, _)| m.clone()).collect();
+            cas.expect_members(&list, &members);
+            let mut mine: Vec<(u64, String, Option<Ticket>)> = Vec::with_capacity(listed.len() + 1);
+            for ((member, score), record) in listed.iter().zip(&records) {
+                if listed.len() + 1 > TICKETS_KEPT {
+                    cas.expect(keys::TICKETS, member, record.as_deref());
+                }
+                mine.push((*score, member.clone(), decoded(record)?));
+            }
+            mine.push((stored.created_ms, id.clone(), Some(stored.clone())));
+            mine.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            let entries = mine
+                .iter()
+                .map(|(_, m, t)| Ok((m.parse().map_err(|e| corrupt(&list, e))?, t.as_ref())))
+                .collect::<Result<Vec<(TicketId, Option<&Ticket>)>, StoreError>>()?;
+            cas.write("ZADD", &list, &[&stored.created_ms.to_string(), &id]);
+            for old in rules::forget(&entries, TICKETS_KEPT) {
+                let old_field = old.to_string();
+                cas.write("ZREM", &list, &[&old_field]);
+                if let Some((_, _, Some(t))) = mine.iter().find(|(_, m, _)| *m == old_field) {
+                    cas.write("HDEL", keys::TICKETS, &[&old_field]);
+                    let old_idem = keys::idem_field(t.player, &t.idempotency_key);
+                    cas.write("HDELEQ", keys::TICKET_IDEM, &[&old_idem, &old_field]);
+                }
+            }
+            cas.store_pairing(pairing)?;
+            if cas.run(self).await? {
+                return Ok(SeekAccepted::Paired(pairing.clone()));
+            }
         }
+        Err(contended("accept_seek"))
     }
 
     async fn pending_pairings(&self) -> Result<Vec<Pairing>, StoreError> {
@@ -735,30 +809,55 @@ impl LobbyStore for RedisStore {
         game: &str,
         updates: &[RatingUpdate; 2],
     ) -> Result<Recorded, StoreError> {
-        let mut call = SCRIPTS.record_result.prepare_invoke();
-        call.key(keys::RATED_MATCHES).key(keys::UNRATED).key(keys::rating(game));
-        for board in Board::ALL {
-            call.key(keys::board(game, board));
+        let scores = [score_arg(updates[0].after.rating)?, score_arg(updates[1].after.rating)?];
+        let field = match_id.to_string();
+        let ratings = keys::rating(game);
+        let players = updates.each_ref().map(|u| u.player.to_string());
+        for _ in 0..ATTEMPTS {
+            // One round trip: whether the match waits for its result, and both ratings.
+            let (rated, current): (Option<String>, Vec<Option<String>>) = redis::pipe()
+                .cmd("HGET")
+                .arg(keys::RATED_MATCHES)
+                .arg(&field)
+                .cmd("HMGET")
+                .arg(&ratings)
+                .arg(&players)
+                .query_async(&mut self.conn())
+                .await?;
+            let mut games = [0; 2];
+            for (g, rating) in games.iter_mut().zip(&current) {
+                if let Some(rating) = rating {
+                    *g = decode::<Rating>(&ratings, rating)?.games;
+                }
+            }
+            let recorded = rules::record_result(rated.is_some(), games, updates);
+            if recorded != Recorded::Applied {
+                return Ok(recorded);
+            }
+            let mut cas = Cas::new();
+            cas.expect(keys::RATED_MATCHES, &field, rated.as_deref());
+            for (player, rating) in players.iter().zip(&current) {
+                cas.expect(&ratings, player, rating.as_deref());
+            }
+            for ((u, player), score) in updates.iter().zip(&players).zip(&scores) {
+                cas.write("HSET", &ratings, &[player, &json(&u.after)?]);
+                for board in Board::ALL {
+                    if u.board == Some(board) {
+                        cas.write("ZADD", &keys::board(game, board), &[score, player]);
+                    } else {
+                        cas.write("ZREM", &keys::board(game, board), &[player]);
+                    }
+                }
+                let kept = HISTORY_KEPT.to_string();
+                cas.write("TRIM", &keys::history(game, u.player), &[&json(&u.change)?, &kept]);
+            }
+            cas.write("HDEL", keys::RATED_MATCHES, &[&field]);
+            cas.write("SREM", keys::UNRATED, &[&field]);
+            if cas.run(self).await? {
+                return Ok(Recorded::Applied);
+            }
         }
-        for u in updates {
-            call.key(keys::history(game, u.player));
-        }
-        call.arg(match_id.to_string()).arg(HISTORY_KEPT);
-        for u in updates {
-            call.arg(u.player.to_string())
-                .arg(u.expect_games)
-                .arg(json(&u.after)?)
-                .arg(board_number(u.board))
-                .arg(score_arg(u.after.rating)?)
-                .arg(json(&u.change)?);
-        }
-        let code: i64 = call.invoke_async(&mut self.conn()).await?;
-        match code {
-            0 => Ok(Recorded::Applied),
-            1 => Ok(Recorded::AlreadyApplied),
-            2 => Ok(Recorded::Stale),
-            other => Err(corrupt(&keys::rating(game), format!("record script answered {other}"))),
-        }
+        Err(contended("record_result"))
     }
 
     async fn place(

@@ -1,9 +1,9 @@
 //! The lobby's tables in the in-memory store (accounts, rate-limit buckets, tickets,
 //! ratings and boards), held in the store's one state; `memory.rs` beside this works them.
 
+use crate::lobby::rules;
 use crate::lobby::{
     Account, Board, Pairing, Queue, RatedMatch, Rating, RatingChange, TICKETS_KEPT, Ticket,
-    TicketState,
 };
 use ids::{MatchId, PlayerId, TicketId};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -102,36 +102,17 @@ impl Tickets {
         let Tickets { by_id, idem, of_player, .. } = self;
         let mine = of_player.entry(t.player).or_default();
         mine.insert((t.created_ms, t.id));
-        let excess = mine.len().saturating_sub(TICKETS_KEPT);
-        let ended: Vec<(u64, TicketId)> = mine
-            .iter()
-            .filter(|(_, id)| !by_id.get(id).is_some_and(|t| t.state.is_live()))
-            .take(excess)
-            .copied()
-            .collect();
-        for entry in ended {
-            mine.remove(&entry);
-            if let Some(old) = by_id.remove(&entry.1) {
+        let listed: Vec<_> = mine.iter().map(|(_, id)| (*id, by_id.get(id))).collect();
+        let forgotten = rules::forget(&listed, TICKETS_KEPT);
+        mine.retain(|(_, id)| !forgotten.contains(id));
+        for id in forgotten {
+            if let Some(old) = by_id.remove(&id) {
                 let key = (old.player, old.idempotency_key);
                 if idem.get(&key) == Some(&old.id) {
                     idem.remove(&key);
                 }
             }
         }
-    }
-
-    /// Moves a stored ticket to `state` at `now_ms`; answers it as it is now.
-    pub(crate) fn set_state(
-        &mut self,
-        id: TicketId,
-        state: TicketState,
-        now_ms: u64,
-    ) -> Option<Ticket> {
-        let t = self.by_id.get_mut(&id)?;
-        t.state = state;
-        t.changed_ms = now_ms;
-        self.changed.insert(t.player);
-        Some(t.clone())
     }
 
     /// Stores `ticket` as it is now (its state and time as decided).
@@ -149,7 +130,6 @@ impl Tickets {
             ratings.unrated.insert(pairing.match_id);
         }
     }
-
 }
 
 impl Ratings {
