@@ -109,18 +109,24 @@ export const MOVE_TIMES: { ms: number; label: string }[] = [
   { ms: 3 * 24 * 60 * 60_000, label: "3 days" },
 ];
 
-// The games whose rules fix a minute per move (colosseum.proto's CreateMatchRequest,
-// docs/rules.md): only 1 minute is offered for them.
-const FIXED_MINUTE = new Set(["dueling-monsters", "hexspiel", "cure-plague"]);
-
-/** The times per move a game takes. */
-export function moveTimesFor(game: string): { ms: number; label: string }[] {
-  return FIXED_MINUTE.has(game) ? MOVE_TIMES.slice(0, 1) : MOVE_TIMES;
+/** The times per move a game takes: the one its rules fix (ListGames says which), else
+ * every time the pages offer. */
+export function moveTimesFor(games: GameInfo[], game: string): { ms: number; label: string }[] {
+  const fixed = games.find((g) => g.name === game)?.fixedMoveTimeMs;
+  if (fixed === undefined) return MOVE_TIMES;
+  const ms = Number(fixed);
+  return [MOVE_TIMES.find((t) => t.ms === ms) ?? { ms, label: moveTimeLabel(ms) }];
 }
 
 /** A labelled select of the times per move `game` takes. */
-export function TimePicker(props: { id: string; game: string; value: number; onChange: (ms: number) => void }) {
-  const times = moveTimesFor(props.game);
+export function TimePicker(props: {
+  id: string;
+  games: GameInfo[];
+  game: string;
+  value: number;
+  onChange: (ms: number) => void;
+}) {
+  const times = moveTimesFor(props.games, props.game);
   const value = times.some((t) => t.ms === props.value) ? props.value : times[0].ms;
   return (
     <span class="field">

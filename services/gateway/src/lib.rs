@@ -73,6 +73,11 @@ pub fn games_info() -> Vec<v1::GameInfo> {
             title: g.title.to_string(),
             default_options_json: games::visit(g.name, Defaults).unwrap_or_default(),
             bots: games::registry::bot_names(g.name).iter().map(|b| b.to_string()).collect(),
+            fixed_move_time_ms: match games::time::fixed_move_time(g.name, &serde_json::Value::Null)
+            {
+                Some(rules_core::MoveTime::Fixed { move_ms, .. }) => Some(move_ms),
+                Some(rules_core::MoveTime::Standard) | None => None,
+            },
         })
         .collect()
 }
@@ -136,4 +141,38 @@ pub async fn serve(
         .layer(connect::ConnectLayer)
         .layer(tonic_web::GrpcWebLayer::new());
     service_kit::serve::serve_behind(front.into_inner(), auth, services, listener, shutdown).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_games_says_which_rules_fix_the_time_per_move() {
+        let null = serde_json::Value::Null;
+        let infos = games_info();
+        assert_eq!(infos.len(), games::GAMES.len());
+        for g in &infos {
+            match g.fixed_move_time_ms {
+                // What ListGames says is the one time a match of it takes.
+                Some(ms) => {
+                    let policy = games::time::Policy::Hosted;
+                    assert_eq!(
+                        games::time::accept(&g.name, &null, ms, policy),
+                        Ok(ms),
+                        "{}",
+                        g.name
+                    );
+                    assert!(games::time::accept(&g.name, &null, ms * 2, policy).is_err());
+                }
+                None => assert!(games::time::fixed_move_time(&g.name, &null).is_none()),
+            }
+        }
+        let fixed: Vec<&str> = infos
+            .iter()
+            .filter(|g| g.fixed_move_time_ms.is_some())
+            .map(|g| g.name.as_str())
+            .collect();
+        assert_eq!(fixed, ["dueling-monsters", "cure-plague", "hexspiel"]);
+    }
 }

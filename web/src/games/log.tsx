@@ -44,26 +44,18 @@ export function resultText(winner: number | undefined, names: Names, reason: str
   return winner === names.mySeat ? "You won" : "You lost";
 }
 
-/** A line for a match-level event; null for a game's own. */
+/** A line for a match-level event; null for a game's own (its board's narrator writes it:
+ * the games' cases are not listed here, so a new game touches only its own board). */
 export function commonLine(ev: Event, names: Names): string | null {
-  switch (ev.kind.case) {
-    case "matchStarted":
-      return "The match started: both seats are taken, the seed is committed.";
-    case "resigned":
-      return `${names.subj(ev.kind.value.seat)} resigned.`;
-    case "matchEnded": {
-      const e = ev.kind.value;
-      const r = resultText(e.winner, names, e.reason);
-      return `The match is over: ${r.charAt(0).toLowerCase()}${r.slice(1)} (${reasonText(e.reason, e.winner, names)}). The seed is now public.`;
-    }
-    case "gops":
-    case "duelingMonsters":
-    case "curePlague":
-    case "masterminds":
-    case "hexspiel":
-    case undefined:
-      return null;
+  const k = ev.kind;
+  if (k.case === "matchStarted") return "The match started: both seats are taken, the seed is committed.";
+  if (k.case === "resigned") return `${names.subj(k.value.seat)} resigned.`;
+  if (k.case === "matchEnded") {
+    const e = k.value;
+    const r = resultText(e.winner, names, e.reason);
+    return `The match is over: ${r.charAt(0).toLowerCase()}${r.slice(1)} (${reasonText(e.reason, e.winner, names)}). The seed is now public.`;
   }
+  return null;
 }
 
 /** A key for an entry's line. */

@@ -44,7 +44,7 @@ export function Challenge({ games }: { games: GameInfo[] }) {
   const [made, setMade] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const moveTime = moveTimesFor(game).some((t) => t.ms === time) ? time : 60_000;
+  const moveTime = moveTimesFor(games, game).some((t) => t.ms === time) ? time : 60_000;
   const create = async () => {
     setBusy(true);
     setError(null);
@@ -74,7 +74,7 @@ export function Challenge({ games }: { games: GameInfo[] }) {
         }}
       >
         <GamePicker id="challenge-game" games={games} value={game} onChange={setGame} />
-        <TimePicker id="challenge-time" game={game} value={moveTime} onChange={setTime} />
+        <TimePicker id="challenge-time" games={games} game={game} value={moveTime} onChange={setTime} />
         <button type="submit" disabled={busy}>
           {made ? "Make another link" : "Make a link"}
         </button>

@@ -15,7 +15,7 @@ export function QuickPair({ games, me }: { games: GameInfo[]; me: Session | null
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const account = me?.account === true;
-  const moveTime = moveTimesFor(game).some((t) => t.ms === time) ? time : 60_000;
+  const moveTime = moveTimesFor(games, game).some((t) => t.ms === time) ? time : 60_000;
   const queue = async () => {
     setBusy(true);
     setError(null);
@@ -45,7 +45,7 @@ export function QuickPair({ games, me }: { games: GameInfo[]; me: Session | null
           }}
         >
           <GamePicker id="quick-game" games={games} value={game} onChange={setGame} />
-          <TimePicker id="quick-time" game={game} value={moveTime} onChange={setTime} />
+          <TimePicker id="quick-time" games={games} game={game} value={moveTime} onChange={setTime} />
           <label class="check" for="quick-rated">
             <input id="quick-rated" type="checkbox" checked={account && rated} disabled={!account}
               aria-describedby="quick-rated-note" onChange={(e) => setRated(e.currentTarget.checked)} />

@@ -41,7 +41,7 @@ function NewSeek({ games, onTicket }: { games: GameInfo[]; onTicket: (t: Ticket)
   const [time, setTime] = useState(60_000);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const moveTime = moveTimesFor(game).some((t) => t.ms === time) ? time : 60_000;
+  const moveTime = moveTimesFor(games, game).some((t) => t.ms === time) ? time : 60_000;
   const post = async () => {
     setBusy(true);
     setError(null);
@@ -68,7 +68,7 @@ function NewSeek({ games, onTicket }: { games: GameInfo[]; onTicket: (t: Ticket)
       }}
     >
       <GamePicker id="seek-game" games={games} value={game} onChange={setGame} />
-      <TimePicker id="seek-time" game={game} value={moveTime} onChange={setTime} />
+      <TimePicker id="seek-time" games={games} game={game} value={moveTime} onChange={setTime} />
       <button type="submit" disabled={busy}>
         Post a seek
       </button>

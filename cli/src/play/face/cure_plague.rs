@@ -167,23 +167,13 @@ fn tile_text(t: &v1::CurePlagueTile) -> String {
 }
 
 fn view(v: &v1::View) -> Option<&v1::CurePlagueView> {
-    match v.game.as_ref()? {
-        v1::view::Game::CurePlague(c) => Some(c),
-        v1::view::Game::Gops(_)
-        | v1::view::Game::DuelingMonsters(_)
-        | v1::view::Game::Masterminds(_)
-        | v1::view::Game::Hexspiel(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::view::Game::CurePlague(c)) = v.game.as_ref() { Some(c) } else { None }
 }
 
 fn placement(mv: &v1::Move) -> Option<&v1::CurePlagueMove> {
-    match mv.game.as_ref()? {
-        v1::r#move::Game::CurePlague(c) => Some(c),
-        v1::r#move::Game::Gops(_)
-        | v1::r#move::Game::DuelingMonsters(_)
-        | v1::r#move::Game::Masterminds(_)
-        | v1::r#move::Game::Hexspiel(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::r#move::Game::CurePlague(c)) = mv.game.as_ref() { Some(c) } else { None }
 }
 
 fn item_of(i: i32) -> Item {

@@ -29,23 +29,17 @@ struct Last {
 }
 
 fn view(v: &v1::View) -> Option<&v1::DuelingMonstersView> {
-    match v.game.as_ref()? {
-        v1::view::Game::DuelingMonsters(g) => Some(g),
-        v1::view::Game::Gops(_)
-        | v1::view::Game::CurePlague(_)
-        | v1::view::Game::Masterminds(_)
-        | v1::view::Game::Hexspiel(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::view::Game::DuelingMonsters(g)) = v.game.as_ref() { Some(g) } else { None }
 }
 
 /// A move's black and white.
 fn pair_of(mv: &v1::Move) -> Option<(i64, i64)> {
-    match mv.game.as_ref()? {
-        v1::r#move::Game::DuelingMonsters(m) => Some((m.black, m.white)),
-        v1::r#move::Game::Gops(_)
-        | v1::r#move::Game::CurePlague(_)
-        | v1::r#move::Game::Masterminds(_)
-        | v1::r#move::Game::Hexspiel(_) => None,
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::r#move::Game::DuelingMonsters(m)) = mv.game.as_ref() {
+        Some((m.black, m.white))
+    } else {
+        None
     }
 }
 

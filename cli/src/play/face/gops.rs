@@ -39,23 +39,13 @@ fn card_of(word: &str) -> Option<i64> {
 }
 
 fn view(v: &v1::View) -> Option<&v1::GopsView> {
-    match v.game.as_ref()? {
-        v1::view::Game::Gops(g) => Some(g),
-        v1::view::Game::DuelingMonsters(_)
-        | v1::view::Game::CurePlague(_)
-        | v1::view::Game::Masterminds(_)
-        | v1::view::Game::Hexspiel(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::view::Game::Gops(g)) = v.game.as_ref() { Some(g) } else { None }
 }
 
 fn card(mv: &v1::Move) -> Option<i64> {
-    match mv.game.as_ref()? {
-        v1::r#move::Game::Gops(g) => Some(g.card),
-        v1::r#move::Game::DuelingMonsters(_)
-        | v1::r#move::Game::CurePlague(_)
-        | v1::r#move::Game::Masterminds(_)
-        | v1::r#move::Game::Hexspiel(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::r#move::Game::Gops(g)) = mv.game.as_ref() { Some(g.card) } else { None }
 }
 
 fn bid(card: i64) -> v1::Move {

@@ -39,23 +39,13 @@ pub struct Hexspiel {
 }
 
 fn view(v: &v1::View) -> Option<&v1::HexspielView> {
-    match v.game.as_ref()? {
-        v1::view::Game::Hexspiel(h) => Some(h),
-        v1::view::Game::Gops(_)
-        | v1::view::Game::DuelingMonsters(_)
-        | v1::view::Game::CurePlague(_)
-        | v1::view::Game::Masterminds(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::view::Game::Hexspiel(h)) = v.game.as_ref() { Some(h) } else { None }
 }
 
 fn hex_move(mv: &v1::Move) -> Option<&MoveKind> {
-    match mv.game.as_ref()? {
-        v1::r#move::Game::Hexspiel(h) => h.kind.as_ref(),
-        v1::r#move::Game::Gops(_)
-        | v1::r#move::Game::DuelingMonsters(_)
-        | v1::r#move::Game::CurePlague(_)
-        | v1::r#move::Game::Masterminds(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::r#move::Game::Hexspiel(h)) = mv.game.as_ref() { h.kind.as_ref() } else { None }
 }
 
 fn wrap_move(kind: MoveKind) -> v1::Move {

@@ -85,23 +85,13 @@ fn with_strength(c: Card, s: Option<&v1::MastermindsStrengths>) -> String {
 }
 
 fn view(v: &v1::View) -> Option<&v1::MastermindsView> {
-    match v.game.as_ref()? {
-        v1::view::Game::Masterminds(g) => Some(g),
-        v1::view::Game::Gops(_)
-        | v1::view::Game::DuelingMonsters(_)
-        | v1::view::Game::CurePlague(_)
-        | v1::view::Game::Hexspiel(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::view::Game::Masterminds(g)) = v.game.as_ref() { Some(g) } else { None }
 }
 
 fn move_of(mv: &v1::Move) -> Option<&v1::MastermindsMove> {
-    match mv.game.as_ref()? {
-        v1::r#move::Game::Masterminds(m) => Some(m),
-        v1::r#move::Game::Gops(_)
-        | v1::r#move::Game::DuelingMonsters(_)
-        | v1::r#move::Game::CurePlague(_)
-        | v1::r#move::Game::Hexspiel(_) => None,
-    }
+    // Only this game's own message is read: a new game touches no other face.
+    if let Some(v1::r#move::Game::Masterminds(m)) = mv.game.as_ref() { Some(m) } else { None }
 }
 
 fn play(c: Card, shown_as: Card) -> v1::Move {
