@@ -66,10 +66,11 @@ web-bench: $(WEB_BUNDLE) ## GetView over native gRPC, gRPC-Web and Connect from 
 	$(CARGO) build --release -q -p colosseum
 	COLOSSEUM_BIN=$(abspath $(TARGET_DIR))/release/colosseum node tools/web-bench.mjs
 
-lint: ## rustfmt, clippy (warnings are errors) and no file importing a file that imports it back
+lint: ## rustfmt, clippy (warnings are errors), no file importing a file that imports it back, ARCHITECTURE.md's checklists true
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	python3 tools/import-cycles.py
+	python3 tools/checklists.py
 
 unit: ## All Rust tests (unit, property, leak, conformance, records)
 	$(CARGO) test --workspace --all-targets
