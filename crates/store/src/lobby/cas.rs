@@ -97,6 +97,20 @@ impl Cas {
         Ok(())
     }
 
+    /// Stores `ticket` as it is, over `old`, its record as read if any (see
+    /// [`Record::moved`]: only the state is encoded again).
+    pub(crate) fn save_over(
+        &mut self,
+        old: Option<&str>,
+        ticket: &Ticket,
+    ) -> Result<(), StoreError> {
+        let Some(old) = old else { return self.save(ticket) };
+        let record = Record::moved(old, ticket)?;
+        self.write("HSET", keys::TICKETS, &[&ticket.id.to_string(), &record]);
+        self.announce(ticket.player);
+        Ok(())
+    }
+
     /// Takes a ticket out of its queue (the queue off the list when it empties), or a
     /// seek off the list.
     pub(crate) fn unlist(&mut self, ticket: &Ticket) {

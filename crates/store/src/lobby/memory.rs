@@ -1,6 +1,7 @@
 //! The lobby in memory: [`LobbyStore`] for [`MemoryStore`], the same records the Redis keys
-//! hold, under the store's one lock (never held across an await). The ticket feed is a
-//! broadcast channel; the lifecycle stream a map of entries with consumer groups.
+//! hold, under the store's one lock (never held across an await): each change reads the
+//! tables, decides in [`crate::lobby::rules`] as Redis does, and writes. The ticket feed is
+//! a broadcast channel.
 
 use super::tables::{BUCKETS_SWEPT_PAST, Lobby};
 use crate::error::StoreError;
@@ -131,12 +132,8 @@ impl LobbyStore for MemoryStore {
             *until = now + millis(window_ms.max(1));
         }
         *hits += 1;
-        if *hits <= u64::from(limit) {
-            Ok(RateDecision::Allowed)
-        } else {
-            let retry_after_ms = millis_ceil(until.saturating_duration_since(now)).max(1);
-            Ok(RateDecision::Limited { retry_after_ms })
-        }
+        let left_ms = millis_ceil(until.saturating_duration_since(now));
+        Ok(rules::rate_limit(*hits, limit, left_ms))
     }
 
     async fn create_ticket(&self, ticket: &Ticket) -> Result<TicketCreated, StoreError> {

@@ -3,6 +3,10 @@
 //! match-maker. [`LobbyStore`] extends [`EventStore`] (sessions live there), so the
 //! match-maker holds one `Arc<dyn LobbyStore>`; both stores implement it.
 //!
+//! The rules (what state a ticket goes to, whether a pairing, an acceptance or a result
+//! applies) are decided once, in [`rules`]; the stores only read, call them and write (on
+//! Redis, through a compare-and-set: [`cas`]).
+//!
 //! On Redis every lobby key carries the hash tag `{lobby}` (see [`crate::redis_store::keys`]), so every
 //! lobby script is atomic on one node of a cluster: the lobby's traffic (a few calls per
 //! match) is small beside the moves', which stay spread over the matches' own slots.

@@ -1,31 +1,40 @@
-//! The lobby on Redis: [`LobbyStore`] for [`RedisStore`]. Every read-modify-write is one Lua
-//! script (`src/lobby/lua/*.lua`) on `{lobby}` keys, one slot, so atomic on one node of a
-//! cluster; the lifecycle stream is read by consumer groups, blocking on a connection of its own.
+//! The lobby on Redis: [`LobbyStore`] for [`RedisStore`], a sequencer. A ticket's state
+//! change, a seek's acceptance and a rated result read what they decide on, decide in
+//! [`crate::lobby::rules`] (the memory store's rules too) and write through one generic
+//! compare-and-set script, `lua/cas.lua` ([`crate::lobby::cas`]): only if every value read
+//! is still current, else read again (at most [`crate::lobby::cas::ATTEMPTS`] times). All on
+//! `{lobby}` keys, one slot, so each script is atomic on one node of a cluster.
 //!
 //! | operation | Redis |
 //! | --- | --- |
-//! | `register` / `update_account` | `lobby_register.lua` / `lobby_update_account.lua` on the email and account keys |
+//! | `register` / `update_account` | `register.lua` / `update_account.lua` on the email and account keys |
 //! | `account` / `account_by_email` | `HGETALL account:<player>` (after `GET email:<digest>`) |
 //! | `delete_session` | `DEL colosseum:session:<sha256>` |
-//! | `rate_limit` | `lobby_rate_limit.lua`: `INCR`, `PEXPIRE` on the first hit, `PTTL` when over |
-//! | `create_ticket`, `cancel_ticket`, `pair`, `accept_seek`, `assign`, `unpair`, `expire` | `lobby_<op>.lua` after `lobby_prelude.lua`, each ending with a `PUBLISH` per player changed |
+//! | `rate_limit` | `rate_limit.lua`: `INCR`, `PEXPIRE` on the first hit, `PTTL`; [`rules::rate_limit`] |
+//! | `create_ticket` | `create_ticket.lua` after `prelude.lua`, ending with a `PUBLISH` |
+//! | `cancel_ticket` | `HGET tickets`, [`rules::cancel`], `cas.lua` |
+//! | `expire` | `HMGET tickets`, [`rules::expire`] each, `cas.lua` |
+//! | `pair` | `HMGET tickets` and `HMGET pairings` (one pipeline), [`rules::can_pair`] and [`rules::paired`] in order, `cas.lua` |
+//! | `assign` / `unpair` | `HGET pairings`, `HMGET tickets`, [`rules::settle`], `cas.lua` |
+//! | `accept_seek` | `HGET` idem, the seek, pairings, the accepter's id, live and `ZRANGE WITHSCORES player-tickets` (one pipeline), `HMGET tickets`; [`rules::accept_seek`] and [`rules::forget`], `cas.lua` |
 //! | `ticket` / `tickets_of` / `waiting` / `seeks` | `HGET tickets` / `ZREVRANGE player-tickets`, `SMEMBERS waiting:<queue>`, `ZRANGE seeks`, each then `HMGET tickets` |
 //! | `waiting_queues` / `pending_pairings` | `HVALS queues` / `HVALS pairings` |
 //! | `ticket_feed` | `SUBSCRIBE colosseum:lobby:tickets` on a dedicated connection |
 //! | `rated_match` / `unrated_matches` | `HGET rated-matches` / `SMEMBERS unrated`, `HMGET rated-matches` |
 //! | `rating` / `history` | `HGET rating:<game>` / `LRANGE history:<game>:<player>` |
-//! | `record_result` / `place` | `lobby_record_result.lua` / `lobby_place.lua` |
+//! | `record_result` | `HGET rated-matches`, `HMGET rating:<game>` (one pipeline), [`rules::record_result`], `cas.lua` |
+//! | `place` | `place.lua` |
 //! | `leaderboard` / `rank` | `ZREVRANGE WITHSCORES` and `ZCARD` / `ZREVRANK` |
-//! | `announce_finished` | `XADD colosseum:lifecycle MAXLEN ~ 1000000 * f <json>` |
-//! | `lifecycle_read` / `_claim` / `_ack` | `XREADGROUP` (and `XGROUP CREATE ... 0 MKSTREAM` on `NOGROUP`) / `XAUTOCLAIM` / `XACK` |
+//!
+//! Every ticket change ends with a `PUBLISH` per player changed, in the same script.
 //!
 //! # Tickets in scripts
 //!
 //! A ticket is one field of `colosseum:{lobby}:tickets`: a record whose every value is a
-//! string ([`Record`]), so the scripts decode and re-encode it with cjson without the
-//! 14-digit rounding cjson applies to numbers. The ticket itself rides in it as JSON
-//! written here and never parsed by a script; its state is the record's. Ratings are
-//! likewise written whole from Rust; a script only reads their `games` count.
+//! string ([`Record`]), so `create_ticket.lua` decodes and re-encodes it with cjson without
+//! the 14-digit rounding cjson applies to numbers; `cas.lua` only compares a record's
+//! exact text with what was read. The ticket itself rides in it as JSON written here; its
+//! state is the record's. Ratings are written whole from Rust.
 //!
 //! # Blocking reads
 //!
@@ -95,24 +104,21 @@ impl Scripts {
     }
 }
 
-/// A call of a ticket script with the keys and arguments of `lobby_prelude.lua`; its own
-/// keys follow from `KEYS[9]`, its own arguments from `ARGV[4]`.
+/// A call of a ticket script with the keys and arguments of `prelude.lua`; its own keys
+/// follow from `KEYS[6]`, its own arguments from `ARGV[4]`.
 pub(crate) fn ticket_call(script: &Script) -> ScriptInvocation<'_> {
     let mut call = script.prepare_invoke();
     call.key(keys::TICKETS)
         .key(keys::SEEKS)
         .key(keys::QUEUES)
         .key(keys::LIVE)
-        .key(keys::TICKET_IDEM)
-        .key(keys::PAIRINGS)
-        .key(keys::RATED_MATCHES)
-        .key(keys::UNRATED);
+        .key(keys::TICKET_IDEM);
     call.arg(keys::WAITING_PREFIX).arg(keys::TICKET_CHANGES).arg(TICKETS_KEPT);
     call
 }
 
 /// A ticket as the scripts see it: strings only (see the module docs and
-/// `lobby_prelude.lua`).
+/// `prelude.lua`).
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Record {
     /// The ticket as created, JSON; its `state` and `changed_ms` are the fields below.
@@ -151,17 +157,7 @@ impl Record {
         changed_ms: u64,
     ) -> Result<Record, StoreError> {
         let queue = ticket.queue.key();
-        let (state, match_id, seat) = match state {
-            TicketState::Waiting => ("waiting", String::new(), String::new()),
-            TicketState::Pairing { match_id, seat } => {
-                ("pairing", match_id.to_string(), seat.index().to_string())
-            }
-            TicketState::Assigned { match_id, seat } => {
-                ("assigned", match_id.to_string(), seat.index().to_string())
-            }
-            TicketState::Cancelled => ("cancelled", String::new(), String::new()),
-            TicketState::Expired => ("expired", String::new(), String::new()),
-        };
+        let (state, match_id, seat) = Record::new_state(state);
         Ok(Record {
             t: json(ticket)?,
             q: json(&ticket.queue)?,
@@ -177,6 +173,31 @@ impl Record {
             match_id,
             seat,
         })
+    }
+
+    /// The stored record `old` with `ticket`'s state and time: the rest (the ticket as
+    /// created, its queue, its index fields) kept as it is, not encoded again.
+    pub(crate) fn moved(old: &str, ticket: &Ticket) -> Result<String, StoreError> {
+        let mut r: Record = decode(keys::TICKETS, old)?;
+        let fresh = Record::new_state(ticket.state);
+        (r.state, r.match_id, r.seat) = (fresh.0.into(), fresh.1, fresh.2);
+        r.changed = ticket.changed_ms.to_string();
+        json(&r)
+    }
+
+    /// A state's fields in a record: its name, the match and the seat (empty unless paired).
+    fn new_state(state: TicketState) -> (&'static str, String, String) {
+        match state {
+            TicketState::Waiting => ("waiting", String::new(), String::new()),
+            TicketState::Pairing { match_id, seat } => {
+                ("pairing", match_id.to_string(), seat.index().to_string())
+            }
+            TicketState::Assigned { match_id, seat } => {
+                ("assigned", match_id.to_string(), seat.index().to_string())
+            }
+            TicketState::Cancelled => ("cancelled", String::new(), String::new()),
+            TicketState::Expired => ("expired", String::new(), String::new()),
+        }
     }
 
     /// The ticket a stored record holds, in the record's state.
@@ -239,7 +260,7 @@ pub(crate) fn account_from(
     })
 }
 
-/// A board's number in `lobby_place.lua` and `lobby_record_result.lua` (1-3, in
+/// A board's number in `place.lua` (1-3, in
 /// [`Board::ALL`] order), `""` for none.
 pub(crate) fn board_number(board: Option<Board>) -> String {
     board
@@ -313,7 +334,8 @@ impl RedisStore {
                     Settle::Assign => cas.unlive(&after),
                     Settle::Unpair => cas.list(&after)?,
                 }
-                cas.save(&after)?;
+                let at = tickets.iter().position(|t| t.as_ref().is_some_and(|t| t.id == after.id));
+                cas.save_over(at.and_then(|at| records[at].as_deref()), &after)?;
             }
             cas.write("HDEL", keys::PAIRINGS, &[&field]);
             if how == Settle::Unpair {
@@ -398,17 +420,13 @@ impl LobbyStore for RedisStore {
         window_ms: u64,
         limit: u32,
     ) -> Result<RateDecision, StoreError> {
-        let left: i64 = SCRIPTS
+        let (hits, left_ms): (u64, u64) = SCRIPTS
             .rate_limit
             .key(keys::rate_limit(bucket))
             .arg(window_ms.max(1))
-            .arg(limit)
             .invoke_async(&mut self.conn())
             .await?;
-        Ok(match u64::try_from(left) {
-            Ok(retry_after_ms) => RateDecision::Limited { retry_after_ms: retry_after_ms.max(1) },
-            Err(_) => RateDecision::Allowed,
-        })
+        Ok(rules::rate_limit(hits, limit, left_ms))
     }
 
     async fn create_ticket(&self, ticket: &Ticket) -> Result<TicketCreated, StoreError> {
@@ -475,7 +493,7 @@ impl LobbyStore for RedisStore {
             cas.expect(keys::TICKETS, &field, old.as_deref());
             cas.unlist(&after);
             cas.unlive(&after);
-            cas.save(&after)?;
+            cas.save_over(old.as_deref(), &after)?;
             if cas.run(self).await? {
                 return Ok(Some(after));
             }
@@ -548,11 +566,12 @@ impl LobbyStore for RedisStore {
                 return Err(corrupt(keys::TICKETS, "HMGET answered another count"));
             }
             let mut cas = Cas::new();
-            let mut now = BTreeMap::new();
+            let (mut now, mut stored) = (BTreeMap::new(), BTreeMap::new());
             for (id, record) in ids.iter().zip(&records) {
                 cas.expect(keys::TICKETS, id, record.as_deref());
                 if let Some(record) = record {
                     let ticket = Record::ticket(record)?;
+                    stored.insert(ticket.id, record.as_str());
                     now.insert(ticket.id, ticket);
                 }
             }
@@ -569,7 +588,7 @@ impl LobbyStore for RedisStore {
                 if let (true, Some(a), Some(b)) = (ok, a, b) {
                     for after in rules::paired(p, [a, b], now_ms) {
                         cas.unlist(&after);
-                        cas.save(&after)?;
+                        cas.save_over(stored.get(&after.id).copied(), &after)?;
                         now.insert(after.id, after);
                     }
                     cas.store_pairing(p)?;
@@ -664,7 +683,7 @@ impl LobbyStore for RedisStore {
                 cas.expect(keys::TICKETS, live_id, live_record.as_deref());
             }
             cas.unlist(&after_seek);
-            cas.save(&after_seek)?;
+            cas.save_over(seek_record.as_deref(), &after_seek)?;
             cas.save(&stored)?;
             cas.write("HSET", keys::TICKET_IDEM, &[&idem, &id]);
             cas.write("HSET", keys::LIVE, &[&live, &id]);
@@ -736,7 +755,7 @@ impl LobbyStore for RedisStore {
                 cas.expect(keys::TICKETS, field, Some(old));
                 cas.unlist(&after);
                 cas.unlive(&after);
-                cas.save(&after)?;
+                cas.save_over(Some(old), &after)?;
                 expired.push(after);
             }
             if cas.is_empty() || cas.run(self).await? {

@@ -3,7 +3,9 @@
 //! sequence: read, decide here, write only if what was read is still current.
 
 use crate::error::StoreError;
-use crate::lobby::{Pairing, RatingUpdate, Recorded, SeekAccepted, Ticket, TicketState};
+use crate::lobby::{
+    Pairing, RateDecision, RatingUpdate, Recorded, SeekAccepted, Ticket, TicketState,
+};
 use ids::{MatchId, PlayerId, TicketId};
 use rules_core::Seat;
 
@@ -235,6 +237,16 @@ pub(crate) fn forget(tickets: &[(TicketId, Option<&Ticket>)], kept: usize) -> Ve
         .collect()
 }
 
+/// A fixed-window rate limit: the window's `hits` (this one counted) against `limit`, with
+/// `left_ms` until the window ends; a limited caller waits at least 1 ms.
+pub(crate) fn rate_limit(hits: u64, limit: u32, left_ms: u64) -> RateDecision {
+    if hits <= u64::from(limit) {
+        RateDecision::Allowed
+    } else {
+        RateDecision::Limited { retry_after_ms: left_ms.max(1) }
+    }
+}
+
 /// `ticket` moved to `state` at `now_ms`.
 fn moved(ticket: &Ticket, state: TicketState, now_ms: u64) -> Ticket {
     Ticket { state, changed_ms: now_ms, ..ticket.clone() }
@@ -404,6 +416,13 @@ mod tests {
         assert_eq!(record_result(true, [0, 3], &updates), Recorded::Applied);
         assert_eq!(record_result(true, [0, 4], &updates), Recorded::Stale);
         assert_eq!(record_result(false, [0, 3], &updates), Recorded::AlreadyApplied);
+    }
+
+    #[test]
+    fn a_hit_over_the_limit_waits_for_the_window() {
+        assert_eq!(rate_limit(3, 3, 500), RateDecision::Allowed);
+        assert_eq!(rate_limit(4, 3, 500), RateDecision::Limited { retry_after_ms: 500 });
+        assert_eq!(rate_limit(4, 3, 0), RateDecision::Limited { retry_after_ms: 1 });
     }
 
     #[test]

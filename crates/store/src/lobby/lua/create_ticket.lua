@@ -1,7 +1,7 @@
 -- Creates a ticket unless the player's idempotency key or live ticket in the queue says
 -- otherwise. After the prelude.
 --
--- KEYS[9] the player's ticket list
+-- KEYS[6] the player's ticket list
 -- ARGV[4] the ticket id; ARGV[5] its record (state waiting)
 --
 -- Returns {0, record} created, {1, record} the key's ticket, {2, record} the live ticket
@@ -23,6 +23,6 @@ redis.call('HSET', TICKETS, id, record)
 redis.call('HSET', IDEM, r.idem, id)
 redis.call('HSET', LIVE, r.live, id)
 list(id, r)
-remember(KEYS[9], id, r)
+remember(KEYS[6], id, r)
 announce(r.player)
 return {0, record}

@@ -1,12 +1,12 @@
--- The part every ticket script starts with (prepended by `src/lobby/redis.rs`): the
--- keys and arguments they share and the helpers that keep the indexes in step with a
--- ticket's state. Every key is a `colosseum:{lobby}:` one, so a script is atomic on the
--- one node that serves the slot; the waiting sets are named here from their prefix
--- because a ticket's queue is known only once its record is read.
+-- The part a ticket script starts with (prepended by `src/lobby/redis.rs`; only
+-- `create_ticket.lua` is one now, every other ticket change going through `cas.lua`):
+-- the keys and arguments and the helpers that keep the indexes in step with a new
+-- ticket. Every key is a `colosseum:{lobby}:` one, so a script is atomic on the one node
+-- that serves the slot; the waiting sets are named here from their prefix because a
+-- ticket's queue is known only once its record is read.
 --
 -- KEYS[1] tickets (hash id -> record)   KEYS[2] seeks (zset)      KEYS[3] queues (hash)
--- KEYS[4] live (hash)                   KEYS[5] idem (hash)       KEYS[6] pairings (hash)
--- KEYS[7] rated-matches (hash)          KEYS[8] unrated (set)
+-- KEYS[4] live (hash)                   KEYS[5] idem (hash)
 -- ARGV[1] the waiting sets' key prefix  ARGV[2] the ticket feed's channel
 -- ARGV[3] how many tickets a player's list keeps
 --
@@ -16,7 +16,7 @@
 -- (ms), `idem` and `live` (its fields in those hashes), `state` (waiting, pairing,
 -- assigned, cancelled, expired), `changed` (ms), `match` and `seat` ('' unless paired).
 local TICKETS, SEEKS, QUEUES, LIVE = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local IDEM, PAIRINGS, RATED, UNRATED = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local IDEM = KEYS[5]
 local WAITING, CHANNEL, KEPT = ARGV[1], ARGV[2], tonumber(ARGV[3])
 
 local function load(id)
@@ -36,28 +36,8 @@ local function indexed(hash, field)
   return false
 end
 
-local function save(id, r)
-  local record = cjson.encode(r)
-  redis.call('HSET', TICKETS, id, record)
-  return record
-end
-
 local function is_live(r)
   return r.state == 'waiting' or r.state == 'pairing'
-end
-
--- Takes a ticket out of its queue (dropping the queue from the list when it empties), or
--- a seek off the list.
-local function unlist(id, r)
-  if r.seek == '1' then
-    redis.call('ZREM', SEEKS, id)
-    return
-  end
-  local waiting = WAITING .. r.queue
-  redis.call('SREM', waiting, id)
-  if redis.call('SCARD', waiting) == 0 then
-    redis.call('HDEL', QUEUES, r.queue)
-  end
 end
 
 -- Puts a waiting ticket in its queue, or a seek on the list.
@@ -67,13 +47,6 @@ local function list(id, r)
   else
     redis.call('SADD', WAITING .. r.queue, id)
     redis.call('HSET', QUEUES, r.queue, r.q)
-  end
-end
-
--- The ticket ended: its player may queue again.
-local function unlive(id, r)
-  if redis.call('HGET', LIVE, r.live) == id then
-    redis.call('HDEL', LIVE, r.live)
   end
 end
 
@@ -100,15 +73,6 @@ local function remember(key, id, r)
       end
       excess = excess - 1
     end
-  end
-end
-
--- Stores a pending pairing and, for a rated queue, its rated match.
-local function store_pairing(match, pairing, rated)
-  redis.call('HSET', PAIRINGS, match, pairing)
-  if rated ~= '' then
-    redis.call('HSET', RATED, match, rated)
-    redis.call('SADD', UNRATED, match)
   end
 end
 
