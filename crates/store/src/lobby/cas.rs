@@ -3,11 +3,12 @@
 //! `lua/cas.lua`: written only if every value read is still current, else read again.
 
 use crate::error::StoreError;
-use crate::lobby::redis::{Record, SCRIPTS};
+use crate::lobby::record::Record;
 use crate::lobby::{Pairing, RatedMatch, Ticket};
 use crate::redis_store::codec::json;
 use crate::redis_store::{RedisStore, keys};
 use ids::PlayerId;
+use redis::Script;
 use std::collections::BTreeSet;
 
 /// How many times an operation reads, decides and tries to write before it gives up on a
@@ -20,6 +21,11 @@ pub(crate) fn contended(operation: &str) -> StoreError {
         "lobby {operation}: what it read changed before it could write, {ATTEMPTS} times"
     ))
 }
+
+/// `lua/cas.lua`, hashed once and loaded on first use (`redis::Script` answers `NOSCRIPT`
+/// by loading).
+static SCRIPT: std::sync::LazyLock<Script> =
+    std::sync::LazyLock::new(|| Script::new(include_str!("lua/cas.lua")));
 
 /// One compare-and-set: guards (the values read) and writes, for `lua/cas.lua`.
 #[derive(Default)]
@@ -78,7 +84,7 @@ impl Cas {
 
     /// Runs it: true if written, false if a guard failed (nothing written).
     pub(crate) async fn run(self, store: &RedisStore) -> Result<bool, StoreError> {
-        let mut call = SCRIPTS.cas.prepare_invoke();
+        let mut call = SCRIPT.prepare_invoke();
         for key in &self.keys {
             call.key(key);
         }

@@ -13,6 +13,7 @@
 
 pub(crate) mod cas;
 pub(crate) mod memory;
+pub(crate) mod record;
 pub(crate) mod redis;
 pub(crate) mod rules;
 pub(crate) mod tables;
