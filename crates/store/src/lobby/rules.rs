@@ -25,7 +25,10 @@ pub(crate) fn cancel(ticket: Option<&Ticket>, player: PlayerId, now_ms: u64) -> 
     match ticket {
         Some(t) if t.player == player => match t.state {
             TicketState::Waiting => Cancel::Cancelled(moved(t, TicketState::Cancelled, now_ms)),
-            _ => Cancel::Unchanged(t.clone()),
+            TicketState::Pairing { .. }
+            | TicketState::Assigned { .. }
+            | TicketState::Cancelled
+            | TicketState::Expired => Cancel::Unchanged(t.clone()),
         },
         _ => Cancel::NotFound,
     }
@@ -99,7 +102,12 @@ pub(crate) fn settle(
                 };
                 Some(moved(t, state, now_ms))
             }
-            _ => None,
+            // Another pairing's ticket, or one no longer pairing: not this settlement's.
+            TicketState::Pairing { .. }
+            | TicketState::Waiting
+            | TicketState::Assigned { .. }
+            | TicketState::Cancelled
+            | TicketState::Expired => None,
         })
         .collect()
 }
