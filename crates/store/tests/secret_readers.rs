@@ -21,7 +21,7 @@ const SECRET_NAMES: [&str; 4] = ["MatchSecret", "match_secret", "HostStore", "op
 const EDGE: [&str; 2] = ["gateway", "clock"];
 
 /// The crates that may: the store that keeps it and the engine that replays matches.
-const TRUSTED: [&str; 2] = ["events", "rules-engine"];
+const TRUSTED: [&str; 2] = ["store", "rules-engine"];
 
 /// Every workspace package: its name -> (its directory, the workspace packages it is built
 /// from: normal and build dependencies, not dev ones).
