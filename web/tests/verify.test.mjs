@@ -41,7 +41,9 @@ test("a real record is accepted and a tampered one refused, naming the differenc
   const good = page.locator(".verdict.good");
   await good.waitFor();
   assert.match(await good.innerText(), /replays to the same result/);
-  assert.match(await good.innerText(), new RegExp(`Goofspiel \\(GOPS\\), ${record.steps.length} steps`));
+  // The game is named by its title once the page has the games' list (ListGames, asked
+  // once per page; until it comes, by its name): waited for, not read at once.
+  await good.getByText(new RegExp(`Goofspiel \\(GOPS\\), ${record.steps.length} steps`)).waitFor();
   assert.equal(await page.locator(".verdict.bad").count(), 0);
 
   // One event changed: the first round's prize. Refused, naming that event.
