@@ -3,7 +3,7 @@
 // playwright-core (headless, no browser download). COLOSSEUM_BIN names the binary
 // (default ../target/debug/colosseum); CHROMIUM the browser (default: `chromium` on PATH).
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, existsSync, mkdirSync } from "node:fs";
+import { mkdtempSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
@@ -77,12 +77,15 @@ export async function startCluster(env = {}) {
     home,
     output: () => output,
     async stop() {
-      if (child.exitCode !== null) return;
-      const done = new Promise((r) => child.once("exit", r));
-      child.kill("SIGINT");
-      const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await done;
-      clearTimeout(t);
+      if (child.exitCode === null) {
+        const done = new Promise((r) => child.once("exit", r));
+        child.kill("SIGINT");
+        const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await done;
+        clearTimeout(t);
+      }
+      // The cluster's home (its config, the records it saved) goes with it.
+      rmSync(home, { recursive: true, force: true });
     },
   };
 }
