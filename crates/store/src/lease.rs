@@ -24,7 +24,7 @@ pub trait LeaseStore: Send + Sync {
 impl LeaseStore for MemoryStore {
     async fn lease(&self, name: &str, holder: &str, ttl_ms: u64) -> Result<bool, StoreError> {
         let now = service_kit::time::instant();
-        let until = now + std::time::Duration::from_millis(ttl_ms.clamp(1, 1 << 40));
+        let until = now + crate::memory::millis(ttl_ms.max(1));
         let mut state = self.lock();
         let leases = &mut state.leases;
         // Free, run out, or already `holder`'s: taken or extended.

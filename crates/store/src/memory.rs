@@ -106,3 +106,14 @@ impl MemoryStore {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
+
+/// `ms` as a duration, capped at decades so that adding it to an instant cannot overflow
+/// (every domain's waits and expiries in this store go through it).
+pub(crate) fn millis(ms: u64) -> std::time::Duration {
+    std::time::Duration::from_millis(ms.min(1 << 40))
+}
+
+/// A duration in whole milliseconds, rounded up.
+pub(crate) fn millis_ceil(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_micros().div_ceil(1_000)).unwrap_or(u64::MAX)
+}

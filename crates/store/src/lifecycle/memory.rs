@@ -3,8 +3,7 @@
 use super::tables::Lifecycle;
 use super::{Delivery, Finished, LifecycleStore};
 use crate::error::StoreError;
-use crate::lobby::memory::millis;
-use crate::memory::MemoryStore;
+use crate::memory::{MemoryStore, millis};
 use async_trait::async_trait;
 use std::time::Duration;
 

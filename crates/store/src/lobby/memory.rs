@@ -12,10 +12,9 @@ use crate::lobby::{
     TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
 };
 use crate::matches::model::is_sha256_hex;
-use crate::memory::MemoryStore;
+use crate::memory::{MemoryStore, millis, millis_ceil};
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, TicketId};
-use std::time::Duration;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
 
@@ -28,15 +27,6 @@ impl MemoryStore {
             let _ = self.ticket_feed.send(player);
         }
     }
-}
-
-/// `ms` as a duration, capped at decades so that adding it to an instant cannot overflow.
-pub(crate) fn millis(ms: u64) -> Duration {
-    Duration::from_millis(ms.min(1 << 40))
-}
-
-pub(crate) fn millis_ceil(d: Duration) -> u64 {
-    u64::try_from(d.as_micros().div_ceil(1_000)).unwrap_or(u64::MAX)
 }
 
 impl MemoryStore {
