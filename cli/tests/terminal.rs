@@ -211,11 +211,27 @@ fn check_lines(text: &str, game: &str) {
     }
 }
 
-/// A fresh directory under the system's temp dir.
-fn fresh_dir(name: &str) -> PathBuf {
+/// A fresh directory under the system's temp dir (a player's home and config), removed
+/// with everything in it when the test is done with it.
+struct FreshDir(PathBuf);
+
+impl std::ops::Deref for FreshDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for FreshDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn fresh_dir(name: &str) -> FreshDir {
     let dir = std::env::temp_dir().join(format!("colosseum-term-{name}-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("a directory");
-    dir
+    FreshDir(dir)
 }
 
 /// The seat the client keeps in `dir` for a rejoin: match id and its session.
@@ -358,7 +374,6 @@ async fn bot_match_to_its_end(game: &str) {
         .expect("verify runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     env.cluster.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -419,8 +434,6 @@ async fn the_opponent_is_told_when_a_player_leaves_and_comes_back() {
         check_lines(&pty.text(), who);
     }
     env.cluster.shutdown().await;
-    let _ = std::fs::remove_dir_all(&ada);
-    let _ = std::fs::remove_dir_all(&bob);
 }
 
 /// `colosseum register` in `dir` (its config directory keeps the session).
@@ -475,8 +488,6 @@ async fn a_rated_pairing_names_the_opponent_and_rating_and_a_left_seat_is_taken_
         check_lines(&pty.text(), who);
     }
     env.cluster.shutdown().await;
-    let _ = std::fs::remove_dir_all(&ada);
-    let _ = std::fs::remove_dir_all(&bob);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -509,5 +520,4 @@ async fn the_clock_counts_down_in_place_warns_and_a_missed_deadline_loses() {
     pty.interrupt();
     assert_eq!(pty.exit_code(), Some(0), "{}", pty.text());
     env.cluster.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }

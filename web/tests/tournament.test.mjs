@@ -82,6 +82,8 @@ test("the tournament page follows a running swiss to its final standings", async
   await page.getByRole("heading", { name: "Web swiss", level: 1 }).waitFor();
   const summary = page.locator(".summary");
   await summary.getByText("Not started yet").waitFor();
+  // The format in the server's words (PublicTournament.format_label): the page names none.
+  await summary.getByText("Swiss, 3 rounds", { exact: false }).waitFor();
   await page.getByText("Live: updates as results come in.").waitFor();
 
   let finished = 0;

@@ -43,30 +43,3 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode, String> {
         }
     }
 }
-
-/// A format by its command-line name.
-///
-/// # Errors
-/// An unknown name, or a missing number.
-pub fn format_of(
-    name: &str,
-    rounds: u32,
-    duration_ms: u64,
-    higher_seed: bool,
-) -> Result<tournament_rules::Format, String> {
-    use tournament_rules::{Arena, DrawRule, Format, Knockout, RoundRobin, Swiss};
-    Ok(match name {
-        "swiss" => Format::Swiss(Swiss { rounds }),
-        "round-robin" => Format::RoundRobin(RoundRobin { double: false }),
-        "double-round-robin" => Format::RoundRobin(RoundRobin { double: true }),
-        "knockout" => Format::Knockout(Knockout {
-            draws: if higher_seed { DrawRule::HigherSeed } else { DrawRule::Replay },
-        }),
-        "arena" => Format::Arena(Arena { duration_ms }),
-        other => {
-            return Err(format!(
-                "unknown format {other:?}: swiss, round-robin, double-round-robin, knockout or arena"
-            ));
-        }
-    })
-}

@@ -144,8 +144,9 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
     let options = args.options.clone().or(c.options).unwrap_or_default();
     let higher_seed = c.knockout_draw.as_deref() == Some("higher-seed");
     let public_page = args.public || c.public.unwrap_or(false);
-    let chosen = super::format_of(&format_name, rounds, duration_ms, higher_seed)?;
-    let format = tournaments::formats::to_proto(&chosen);
+    let words = tournament_rules::Words { name: &format_name, rounds, duration_ms, higher_seed };
+    let chosen = tournament_rules::Format::from_words(&words)?;
+    let format = chosen.to_proto();
     let key = match args.key.clone().or_else(|| std::env::var("COLOSSEUM_API_KEY").ok()) {
         Some(k) => k,
         None => new_key(&args.url)

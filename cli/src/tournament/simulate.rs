@@ -44,8 +44,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// Runs the simulation.
 pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
-    let format =
-        super::format_of(&args.format, args.rounds, args.minutes * 60_000, args.higher_seed)?;
+    let format = tournament_rules::Format::from_words(&tournament_rules::Words {
+        name: &args.format,
+        rounds: args.rounds,
+        duration_ms: args.minutes * 60_000,
+        higher_seed: args.higher_seed,
+    })?;
     let bar = (args.events > 1).then(|| {
         let b = ProgressBar::new(args.events);
         b.set_style(

@@ -221,22 +221,33 @@ impl Engines {
         Ok(Engines { by_family: Arc::new(by_family), next: Arc::default() })
     }
 
-    /// The next connection to the replica that serves match `id` (or to any replica, for
-    /// requests about no one match): the first in the match's order that is not passed
-    /// over, or the first if all are.
-    fn pick(&self, family: &FamilyEngines, id: Option<MatchId>) -> Option<EngineClient> {
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let count = family.replicas.len();
-        let order = match id {
-            Some(id) => replica_order(&family.urls, &id.to_string()),
-            None => (0..count).map(|i| (i + n) % count.max(1)).collect(),
-        };
+    /// Clients for the engines the environment names ([`engine_urls`]), each call carrying
+    /// `token`: what every service binary that calls the engines starts with.
+    ///
+    /// # Errors
+    /// A variable that lists no URL, or a URL that does not parse.
+    pub fn from_env(
+        token: Option<&InternalToken>,
+    ) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(Engines::new(&engine_urls()?, token)?)
+    }
+
+    /// Which replica of `family` serves match `id`: the first in the match's order that is
+    /// not passed over, or the first if all are.
+    fn replica(&self, family: &FamilyEngines, id: MatchId) -> Option<usize> {
+        let order = replica_order(&family.urls, &id.to_string());
         let now = service_kit::time::now_ms();
-        let up = order
+        order
             .iter()
             .find(|&&i| family.replicas[i].down_until_ms.load(Ordering::Relaxed) <= now)
-            .or(order.first())?;
-        let replica = family.replicas.get(*up)?;
+            .or(order.first())
+            .copied()
+    }
+
+    /// The next of replica `at`'s connections.
+    fn connection(&self, family: &FamilyEngines, at: usize) -> Option<EngineClient> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let replica = family.replicas.get(at)?;
         replica.clients.get(n % replica.clients.len().max(1)).cloned()
     }
 
@@ -246,11 +257,10 @@ impl Engines {
     /// # Errors
     /// An unknown game, or no engine hosting its family.
     pub fn for_match(&self, game: &str, id: MatchId) -> Result<EngineClient, CallError> {
-        let family = games::registry::family_of(game)
-            .ok_or_else(|| CallError::UnknownGame(game.to_string()))?;
+        let (family, replica) = self.place(game, id)?;
         self.by_family
             .get(&family)
-            .and_then(|r| self.pick(r, Some(id)))
+            .and_then(|f| self.connection(f, replica))
             .ok_or(CallError::NoEngineFor(family))
     }
 }
@@ -299,22 +309,117 @@ impl Engines {
         metadata: tonic::metadata::MetadataMap,
     ) -> Result<Created, CallError> {
         let engine = self.for_match(&m.game, m.id)?;
-        let [s0, s1] = &m.seats;
-        let req = api::internal::CreateMatchRequest {
-            match_id: m.id.to_string(),
-            game: m.game,
-            options_json: m.options_json,
-            seat0: api_convert::holder_to_proto(s0),
-            seat1: api_convert::holder_to_proto(s1),
-            move_time_ms: m.move_time_ms,
-            listed: m.listed,
-        };
-        let mut request = tonic::Request::new(req);
+        let mut request = tonic::Request::new(m.into_request());
         *request.metadata_mut() = metadata;
         match engine.clone().create_match(request).await.map_err(CallError::from) {
             Ok(r) => Ok(Created::New { seed_commitment: r.into_inner().seed_commitment }),
             Err(CallError::Exists(_)) => Ok(Created::Exists),
             Err(e) => Err(e),
+        }
+    }
+}
+
+impl Engines {
+    /// Creates `matches` in the engines that host them, each as [`Engines::create_match`]
+    /// would: one CreateMatches call per engine replica with that replica's matches, all
+    /// replicas at once; the answers in the order of `matches`. A call that fails fails
+    /// each of its matches alike (the caller retries them: a match already made answers
+    /// [`Created::Exists`]).
+    pub async fn create_matches(
+        &self,
+        matches: Vec<NewMatch>,
+        metadata: tonic::metadata::MetadataMap,
+    ) -> Vec<Result<Created, CallError>> {
+        let mut answers: Vec<Option<Result<Created, CallError>>> =
+            (0..matches.len()).map(|_| None).collect();
+        let mut batches: BTreeMap<(Family, usize), Vec<(usize, NewMatch)>> = BTreeMap::new();
+        for (at, m) in matches.into_iter().enumerate() {
+            match self.place(&m.game, m.id) {
+                Ok(place) => batches.entry(place).or_default().push((at, m)),
+                Err(e) => answers[at] = Some(Err(e)),
+            }
+        }
+        let calls = batches.into_iter().map(|((family, replica), batch)| {
+            let metadata = metadata.clone();
+            async move {
+                let (places, matches): (Vec<usize>, Vec<NewMatch>) = batch.into_iter().unzip();
+                let engines = self.by_family.get(&family);
+                let Some(client) = engines.and_then(|f| self.connection(f, replica)) else {
+                    return (places, Err(CallError::NoEngineFor(family)));
+                };
+                let req = api::internal::CreateMatchesRequest {
+                    matches: matches.into_iter().map(NewMatch::into_request).collect(),
+                };
+                let mut request = tonic::Request::new(req);
+                *request.metadata_mut() = metadata;
+                let answer = client.clone().create_matches(request).await;
+                (places, answer.map(|r| r.into_inner().results).map_err(CallError::from))
+            }
+        });
+        for (places, answer) in futures_util::future::join_all(calls).await {
+            match answer {
+                Ok(results) if results.len() == places.len() => {
+                    for (at, r) in places.into_iter().zip(results) {
+                        answers[at] = Some(created(r));
+                    }
+                }
+                Ok(results) => {
+                    let e = CallError::from(tonic::Status::internal(format!(
+                        "CreateMatches answered {} results for {} matches",
+                        results.len(),
+                        places.len()
+                    )));
+                    for at in places {
+                        answers[at] = Some(Err(e.clone()));
+                    }
+                }
+                Err(e) => {
+                    for at in places {
+                        answers[at] = Some(Err(e.clone()));
+                    }
+                }
+            }
+        }
+        answers
+            .into_iter()
+            .map(|a| a.unwrap_or_else(|| Err(tonic::Status::internal("no answer").into())))
+            .collect()
+    }
+
+    /// Where match `id` of `game` is created: its family and the replica that serves it.
+    fn place(&self, game: &str, id: MatchId) -> Result<(Family, usize), CallError> {
+        let family = games::registry::family_of(game)
+            .ok_or_else(|| CallError::UnknownGame(game.to_string()))?;
+        self.by_family
+            .get(&family)
+            .and_then(|f| self.replica(f, id))
+            .map(|replica| (family, replica))
+            .ok_or(CallError::NoEngineFor(family))
+    }
+}
+
+/// One match's result of a CreateMatches call, as [`Engines::create_match`] answers it.
+fn created(r: api::internal::CreatedMatch) -> Result<Created, CallError> {
+    let code = tonic::Code::from(r.code);
+    match code {
+        tonic::Code::Ok => Ok(Created::New { seed_commitment: r.seed_commitment }),
+        tonic::Code::AlreadyExists => Ok(Created::Exists),
+        _ => Err(tonic::Status::new(code, r.message).into()),
+    }
+}
+
+impl NewMatch {
+    /// The engine's request for it.
+    fn into_request(self) -> api::internal::CreateMatchRequest {
+        let [s0, s1] = &self.seats;
+        api::internal::CreateMatchRequest {
+            match_id: self.id.to_string(),
+            seat0: api_convert::holder_to_proto(s0),
+            seat1: api_convert::holder_to_proto(s1),
+            game: self.game,
+            options_json: self.options_json,
+            move_time_ms: self.move_time_ms,
+            listed: self.listed,
         }
     }
 }

@@ -1,12 +1,14 @@
-//! The one shape of every service binary's `main`: logs, the internal secret and the
-//! address from the environment ([`Service::begin`]), then, once its store is open, the
-//! shutdown signal, `/metrics`, `/healthz` and `/readyz` (ready while the store answers)
-//! and the bound listener ([`Service::up`]). What a service does between and after is its own.
+//! The one shape of every service binary's `main` ([`Service::run`]): logs, the internal
+//! secret and the address from the environment, the store opened, then the shutdown
+//! signal, `/metrics`, `/healthz` and `/readyz` (ready while the store answers) and the
+//! bound listener, handed to the service's own body. What a service does in it is its own.
 
-use crate::config::ConfigError;
 use crate::internal::InternalToken;
+use std::error::Error;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::process::ExitCode;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -22,48 +24,68 @@ pub struct Service {
     pub default_addr: &'static str,
 }
 
-/// What a service listens with: the socket, and the token cancelled at SIGINT or SIGTERM.
+/// What a service's body starts with: the internal secret, the bound listener and its
+/// address, and the token cancelled at SIGINT or SIGTERM.
 pub struct Up {
+    /// The secret internal calls carry (none when `INTERNAL_AUTH=off`).
+    pub token: Option<InternalToken>,
+    /// The address bound.
+    pub addr: SocketAddr,
     /// The bound listener.
     pub listener: TcpListener,
     /// Cancelled when the process is asked to stop.
     pub shutdown: CancellationToken,
 }
 
-impl Service {
-    /// Starts the logs, then reads the internal secret and the address.
-    ///
-    /// # Errors
-    /// The secret or the address is set wrong.
-    pub fn begin(&self) -> Result<(Option<InternalToken>, SocketAddr), ConfigError> {
-        crate::telemetry::init(self.name);
-        let token = crate::internal::from_env()?;
-        let addr = crate::config::addr(self.addr_var, self.default_addr)?;
-        Ok((token, addr))
-    }
+/// A failure of a binary, from its configuration to its last served call.
+pub type Failure = Box<dyn Error + Send + Sync>;
 
-    /// Listens for shutdown signals, serves the metrics and health endpoints (ready while
-    /// `check` of `store` passes), and binds `addr`.
-    ///
-    /// # Errors
-    /// The address cannot be bound.
-    pub async fn up<T, F, Fut, E>(
+/// How a store says it answers: the readiness probe's question.
+pub trait Probe: Send + Sync + 'static {
+    /// Whether the store answers now (a cheap round trip), or why not.
+    fn probe(&self) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>>;
+}
+
+impl Service {
+    /// Runs the binary: starts the logs, reads the internal secret and the address, opens
+    /// the store (`open`), listens for shutdown signals, serves the metrics and health
+    /// endpoints (ready while the store is), binds the address and runs `body` to its end.
+    /// A failure on the way (the configuration, the store, the address, the body's own) is
+    /// logged once, and the process exits 1.
+    pub async fn run<S, E, B, F>(
         &self,
-        addr: SocketAddr,
-        store: Arc<T>,
-        check: F,
-    ) -> std::io::Result<Up>
+        open: impl Future<Output = Result<Arc<S>, E>>,
+        body: B,
+    ) -> ExitCode
     where
-        T: ?Sized + Send + Sync + 'static,
-        F: Fn(Arc<T>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), E>> + Send + 'static,
-        E: std::fmt::Display,
+        S: Probe + ?Sized,
+        E: Error + Send + Sync + 'static,
+        B: FnOnce(Up, Arc<S>) -> F,
+        F: Future<Output = Result<(), Failure>>,
     {
-        let shutdown = crate::serve::shutdown_on_signal();
-        let ready = crate::metrics::ready_on(store, check);
-        crate::metrics::serve_from_env(ready, shutdown.clone()).await;
-        let listener = TcpListener::bind(addr).await?;
-        tracing::info!(%addr, service = self.name, "listening");
-        Ok(Up { listener, shutdown })
+        crate::telemetry::init(self.name);
+        let outcome: Result<(), Failure> = async {
+            let token = crate::internal::from_env()?;
+            let addr = crate::config::addr(self.addr_var, self.default_addr)?;
+            // Boxed, as is the body: a store's opening and a service's serving are deep
+            // futures, and nested unboxed in this one their layout is past the compiler's
+            // query depth.
+            let store = Box::pin(open).await?;
+            let shutdown = crate::serve::shutdown_on_signal();
+            let probe = |s: Arc<S>| async move { s.probe().await };
+            let ready = crate::metrics::ready_on(store.clone(), probe);
+            crate::metrics::serve_from_env(ready, shutdown.clone()).await;
+            let listener = TcpListener::bind(addr).await?;
+            tracing::info!(%addr, service = self.name, "listening");
+            Box::pin(body(Up { token, addr, listener, shutdown }, store)).await
+        }
+        .await;
+        match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                tracing::error!(service = self.name, error = %e, "stopped on a failure");
+                ExitCode::FAILURE
+            }
+        }
     }
 }

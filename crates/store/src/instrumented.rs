@@ -263,8 +263,10 @@ impl HostStore for Instrumented {
         meta: &MatchMeta,
         secret: &MatchSecret,
         opening: &Entry,
+        first_deadline: Option<u64>,
     ) -> Result<(), StoreError> {
-        timed("create_match", self.inner.create_match(id, meta, secret, opening)).await
+        let create = self.inner.create_match(id, meta, secret, opening, first_deadline);
+        timed("create_match", create).await
     }
 
     async fn match_secret(&self, id: MatchId) -> Result<Option<MatchSecret>, StoreError> {

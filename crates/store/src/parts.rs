@@ -35,3 +35,18 @@ impl<T: PresenceStore + LeaseStore + ?Sized> GatewayStore for T {}
 pub trait FullStore: HostStore + MatchMakerStore + TenantStore + GatewayStore {}
 
 impl<T: HostStore + MatchMakerStore + TenantStore + GatewayStore + ?Sized> FullStore for T {}
+
+/// Each part a binary opens answers the readiness probe with a ping of its store.
+macro_rules! probe {
+    ($($part:path),*) => {$(
+        impl service_kit::binary::Probe for dyn $part {
+            fn probe(
+                &self,
+            ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>> {
+                Box::pin(async move { self.ping().await.map_err(|e| e.to_string()) })
+            }
+        }
+    )*};
+}
+
+probe!(crate::matches::traits::EventStore, HostStore, GatewayStore, FullStore);

@@ -49,7 +49,7 @@ async fn create(store: &Store, seats: [SeatHolder; 2], created_at_ms: u64) -> Ma
 async fn create_as(store: &Store, meta: MatchMeta) -> MatchId {
     let id = MatchId::random();
     let secret = MatchSecret { seed_hex: "00".repeat(16) };
-    store.create_match(id, &meta, &secret, &entry(0)).await.expect("create");
+    store.create_match(id, &meta, &secret, &entry(0), None).await.expect("create");
     id
 }
 

@@ -183,6 +183,7 @@ suite!(
     sessions_can_be_deleted,
     rate_limits,
     create_ticket_outcomes,
+    create_ticket_race_stores_one,
     tickets_of_lists_newest_first_and_forgets_old_ended_ones,
     cancel_only_a_waiting_ticket_of_ones_own,
     waiting_queues_and_waiting,
@@ -327,6 +328,36 @@ async fn create_ticket_outcomes(store: Store) {
         store.create_ticket(&ticket(p, &rated, "key-1")).await,
         Ok(TicketCreated::Duplicate(now))
     );
+}
+
+/// Racing creations of one player's tickets in one queue store one: under one key the
+/// others answer it as a duplicate, under other keys as the live ticket in the queue.
+async fn create_ticket_race_stores_one(store: Store) {
+    let rated = queue("gops", true);
+    for same_key in [true, false] {
+        let p = PlayerId::random();
+        let racers: Vec<_> = (0..8)
+            .map(|i| {
+                let key = if same_key { "key".to_string() } else { format!("key-{i}") };
+                let (store, t) = (store.clone(), ticket(p, &rated, &key));
+                tokio::spawn(async move { store.create_ticket(&t).await })
+            })
+            .collect();
+        let mut created = Vec::new();
+        let mut answered = Vec::new();
+        for racer in racers {
+            match racer.await.expect("joined").expect("answered") {
+                TicketCreated::Created(t) => created.push(t),
+                TicketCreated::Duplicate(t) if same_key => answered.push(t),
+                TicketCreated::LiveInQueue(t) if !same_key => answered.push(t),
+                other => panic!("unexpected {other:?} (same key: {same_key})"),
+            }
+        }
+        assert_eq!(created.len(), 1, "one stored (same key: {same_key})");
+        assert_eq!(answered.len(), 7);
+        assert!(answered.iter().all(|t| t.id == created[0].id), "each answer is the one stored");
+        assert_eq!(ids(&store.tickets_of(p).await.expect("listed")), vec![created[0].id]);
+    }
 }
 
 async fn tickets_of_lists_newest_first_and_forgets_old_ended_ones(store: Store) {
@@ -769,13 +800,14 @@ async fn the_ticket_feed_announces_the_players_of_each_change(store: Store) {
     assert!(matches!(&again, TicketCreated::Duplicate(t) if t.id == a.id), "{again:?}");
     assert_eq!(store.cancel_ticket(a.id, b.player, NOW).await, Ok(None));
     assert!(quiet(&mut feed).await);
+    // PAIRING is not pushed: ASSIGNED, or WAITING again, follows it.
     let p = pairing(&a, &b, NOW + 1);
     assert_eq!(store.pair(std::slice::from_ref(&p), NOW + 1).await, Ok(vec![true]));
-    assert_eq!(sorted(next_players(&mut feed, 2).await), sorted(vec![a.player, b.player]));
+    assert!(quiet(&mut feed).await);
     assert_eq!(store.unpair(p.match_id, NOW + 2).await, Ok(true));
     assert_eq!(sorted(next_players(&mut feed, 2).await), sorted(vec![a.player, b.player]));
     assert_eq!(store.pair(std::slice::from_ref(&p), NOW + 3).await, Ok(vec![true]));
-    assert_eq!(next_players(&mut feed, 2).await.len(), 2);
+    assert!(quiet(&mut feed).await);
     assert_eq!(store.assign(p.match_id, NOW + 4).await, Ok(true));
     assert_eq!(sorted(next_players(&mut feed, 2).await), sorted(vec![a.player, b.player]));
     let c = waiting_ticket(&store, &q).await;
@@ -790,7 +822,12 @@ async fn the_ticket_feed_announces_the_players_of_each_change(store: Store) {
     assert_eq!(next_players(&mut feed, 1).await, vec![seek.player]);
     let accepter = ticket_at(PlayerId::random(), &q, false, "a", NOW);
     let sp = pairing(&seek, &accepter, NOW + 6);
-    assert_eq!(store.accept_seek(seek.id, &accepter, &sp).await, Ok(SeekAccepted::Paired(sp)));
+    assert_eq!(
+        store.accept_seek(seek.id, &accepter, &sp).await,
+        Ok(SeekAccepted::Paired(sp.clone()))
+    );
+    assert!(quiet(&mut feed).await, "both pairing: not pushed");
+    assert_eq!(store.assign(sp.match_id, NOW + 7).await, Ok(true));
     assert_eq!(
         sorted(next_players(&mut feed, 2).await),
         sorted(vec![seek.player, accepter.player])
@@ -1016,7 +1053,7 @@ async fn new_match(store: &Store) -> MatchId {
         listed: true,
     };
     let secret = store::MatchSecret { seed_hex: "ab".repeat(16) };
-    store.create_match(id, &meta, &secret, &step(0)).await.expect("create");
+    store.create_match(id, &meta, &secret, &step(0), None).await.expect("create");
     id
 }
 
@@ -1166,6 +1203,7 @@ async fn redis_keeps_the_lobby_under_one_hash_tag() {
         keys::rate_limit("b"),
         keys::lease("l"),
         keys::TICKETS.to_string(),
+        keys::TICKET_STATES.to_string(),
         keys::TICKET_IDEM.to_string(),
         keys::LIVE.to_string(),
         keys::SEEKS.to_string(),
@@ -1196,6 +1234,48 @@ async fn redis_keeps_the_lobby_under_one_hash_tag() {
         .await
         .expect("HGET");
     assert_eq!(serde_json::from_str::<Rating>(&stored).expect("rating"), updates[0].after);
+    drop(fixture);
+}
+
+/// A ticket stored before its state had a field of its own (its state in its record, as
+/// an older build left it) reads as it was, and its next change writes the state's field.
+#[tokio::test]
+async fn redis_moves_a_ticket_stored_with_its_state_in_its_record() {
+    let fixture = redis_fixture().await;
+    let (store, server) = (&fixture.store, fixture.redis.as_ref().expect("redis"));
+    let mut conn = inspect(server).await;
+    let q = queue("gops", false);
+    let t = waiting_ticket(store, &q).await;
+    let state_of =
+        |id: TicketId| redis::cmd("HGET").arg(keys::TICKET_STATES).arg(id.to_string()).clone();
+    let before: Option<String> = state_of(t.id).query_async(&mut conn).await.expect("HGET");
+    assert_eq!(before, Some(format!("waiting {}", t.changed_ms)));
+    let _: i64 = redis::cmd("HDEL")
+        .arg(keys::TICKET_STATES)
+        .arg(t.id.to_string())
+        .query_async(&mut conn)
+        .await
+        .expect("HDEL");
+    assert_eq!(store.ticket(t.id).await, Ok(Some(t.clone())), "read from its record");
+    let cancelled = store.cancel_ticket(t.id, t.player, NOW + 1).await.expect("cancel");
+    let cancelled = cancelled.expect("the ticket");
+    assert_eq!(cancelled.state, TicketState::Cancelled);
+    assert_eq!(store.ticket(t.id).await, Ok(Some(cancelled)));
+    let after: Option<String> = state_of(t.id).query_async(&mut conn).await.expect("HGET");
+    assert_eq!(after, Some(format!("cancelled {}", NOW + 1)));
+
+    // A record kept from a read is not a ticket another process has forgotten since.
+    let u = waiting_ticket(store, &q).await;
+    assert_eq!(store.ticket(u.id).await, Ok(Some(u.clone())), "read, its record kept");
+    for key in [keys::TICKETS, keys::TICKET_STATES] {
+        let _: i64 = redis::cmd("HDEL")
+            .arg(key)
+            .arg(u.id.to_string())
+            .query_async(&mut conn)
+            .await
+            .expect("HDEL");
+    }
+    assert_eq!(store.ticket(u.id).await, Ok(None), "forgotten behind the kept record");
     drop(fixture);
 }
 

@@ -107,7 +107,7 @@ async fn the_store_follows_a_sentinel_failover() {
     let secret = MatchSecret { seed_hex: "0123456789abcdef0123456789abcdef".into() };
     let mut opening = entry(0);
     opening.idempotency_key = None;
-    store.create_match(id, &meta(), &secret, &opening).await.expect("create");
+    store.create_match(id, &meta(), &secret, &opening, None).await.expect("create");
     for v in 1..=5 {
         assert_eq!(
             store.append(id, &entry(v), DeadlineChange::Keep).await,

@@ -71,7 +71,7 @@ fn entry(version: u64, key: Option<&str>) -> Entry {
 
 async fn new_match(store: &Store) -> MatchId {
     let id = MatchId::random();
-    store.create_match(id, &open_meta(), &secret(), &entry(0, None)).await.expect("create");
+    store.create_match(id, &open_meta(), &secret(), &entry(0, None), None).await.expect("create");
     id
 }
 
@@ -164,7 +164,7 @@ async fn joins_and_final_steps_are_fenced(store: Store) {
     // The final step first: the join after it is refused and writes nothing.
     let over = MatchId::random();
     store
-        .create_match(over, &meta(seated.clone()), &secret(), &entry(0, None))
+        .create_match(over, &meta(seated.clone()), &secret(), &entry(0, None), None)
         .await
         .expect("create");
     let f = finished_with(over, [Some(alice), None]);
@@ -187,7 +187,10 @@ async fn joins_and_final_steps_are_fenced(store: Store) {
     // The join first: a final step decided before it (Bob not in it) is a conflict and
     // changes nothing; decided again, it names him.
     let raced = MatchId::random();
-    store.create_match(raced, &meta(seated), &secret(), &entry(0, None)).await.expect("create");
+    store
+        .create_match(raced, &meta(seated), &secret(), &entry(0, None), None)
+        .await
+        .expect("create");
     assert_eq!(store.claim_seat(raced, Seat::ONE, bob).await, Ok(ClaimOutcome::Claimed));
     let stale = finished_with(raced, [Some(alice), None]);
     assert_eq!(
@@ -203,7 +206,10 @@ async fn joins_and_final_steps_are_fenced(store: Store) {
     );
     // A step that does not end the match is not fenced (its holders change nothing stored).
     let running = MatchId::random();
-    store.create_match(running, &open_meta(), &secret(), &entry(0, None)).await.expect("create");
+    store
+        .create_match(running, &open_meta(), &secret(), &entry(0, None), None)
+        .await
+        .expect("create");
     assert_eq!(store.claim_seat(running, Seat::ONE, bob).await, Ok(ClaimOutcome::Claimed));
     assert_eq!(
         store.append(running, &entry(1, None), DeadlineChange::Keep).await,
@@ -219,7 +225,7 @@ async fn create_and_meta(store: Store) {
     assert_eq!(store.last_version(id).await, Ok(None));
     let bot = meta([SeatHolder::Open, SeatHolder::Bot("strong".into())]);
     let opening = entry(0, Some("create-1"));
-    store.create_match(id, &bot, &secret(), &opening).await.expect("create");
+    store.create_match(id, &bot, &secret(), &opening, None).await.expect("create");
     assert_eq!(store.meta(id).await, Ok(Some(bot.clone())));
     assert_eq!(store.match_secret(id).await, Ok(Some(secret())));
     assert_eq!(store.last_version(id).await, Ok(Some(0)));
@@ -229,7 +235,7 @@ async fn create_and_meta(store: Store) {
     let other = meta([SeatHolder::Open, SeatHolder::Open]);
     let other_secret = MatchSecret { seed_hex: "ff".repeat(16) };
     assert_eq!(
-        store.create_match(id, &other, &other_secret, &entry(0, None)).await,
+        store.create_match(id, &other, &other_secret, &entry(0, None), None).await,
         Err(StoreError::AlreadyExists(id))
     );
     assert_eq!(store.meta(id).await, Ok(Some(bot)));
@@ -238,7 +244,7 @@ async fn create_and_meta(store: Store) {
 
     // The opening entry is version 0.
     assert!(matches!(
-        store.create_match(MatchId::random(), &other, &secret(), &entry(1, None)).await,
+        store.create_match(MatchId::random(), &other, &secret(), &entry(1, None), None).await,
         Err(StoreError::InvalidArgument(_))
     ));
     // A retried creation request with the opening key is a duplicate of version 0.
@@ -257,6 +263,7 @@ async fn claim_seat_rules(store: Store) {
             &meta([SeatHolder::Open, SeatHolder::Reserved(bob)]),
             &secret(),
             &entry(0, None),
+            None,
         )
         .await
         .expect("create");
@@ -275,6 +282,7 @@ async fn claim_seat_rules(store: Store) {
             &meta([SeatHolder::Open, SeatHolder::Bot("random".into())]),
             &secret(),
             &entry(0, None),
+            None,
         )
         .await
         .expect("create");
@@ -1075,6 +1083,19 @@ async fn deadline_lookup(store: Store) {
     assert_eq!((d.due_ms, d.fence_version), (7_000, 1));
     assert!(store.clear_deadline_if(id, 1).await.unwrap());
     assert_eq!(store.deadline(id).await.unwrap(), None);
+
+    // A match created with its first deadline has it armed (fenced at version 0) and
+    // indexed, as set_deadline would; a creation refused arms nothing.
+    let armed = MatchId::random();
+    let (meta, seed, opening) = (open_meta(), secret(), entry(0, None));
+    store.create_match(armed, &meta, &seed, &opening, Some(6_000)).await.expect("create");
+    let d = store.deadline(armed).await.unwrap().expect("armed at creation");
+    assert_eq!((d.match_id, d.due_ms, d.fence_version), (armed, 6_000, 0));
+    let due = store.due_deadlines(6_000, 100).await.unwrap();
+    assert!(due.iter().any(|d| d.match_id == armed && d.due_ms == 6_000), "{due:?}");
+    let again = store.create_match(armed, &meta, &seed, &opening, Some(9_000)).await;
+    assert_eq!(again, Err(StoreError::AlreadyExists(armed)));
+    assert_eq!(store.deadline(armed).await.unwrap().expect("kept").due_ms, 6_000);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1208,7 +1229,7 @@ async fn the_feed_skips_malformed_notes_and_ends_with_its_connection() {
     let mut id = None;
     for _ in 0..50 {
         let candidate = MatchId::random();
-        match store.create_match(candidate, &open_meta(), &secret(), &entry(0, None)).await {
+        match store.create_match(candidate, &open_meta(), &secret(), &entry(0, None), None).await {
             Ok(()) => {
                 id = Some(candidate);
                 break;
@@ -1266,7 +1287,10 @@ async fn matches_on_every_node_share_deadlines_repair_and_feed() {
     let mut feed = store.append_feed().await.expect("subscribe");
     let player = PlayerId::random();
     for (i, &id) in ids.iter().enumerate() {
-        store.create_match(id, &open_meta(), &secret(), &entry(0, None)).await.expect("create");
+        store
+            .create_match(id, &open_meta(), &secret(), &entry(0, None), None)
+            .await
+            .expect("create");
         assert_eq!(store.claim_seat(id, Seat::ZERO, player).await, Ok(ClaimOutcome::Claimed));
         let arm = DeadlineChange::Set { due_ms: 100 * (i as u64 + 1), fence_version: 1 };
         assert_eq!(

@@ -3,7 +3,7 @@
 //! [`Timing`] says when to pair and end, and the caller passes the time. The format ([`Arena`]).
 
 use crate::model::{Error, Player, PlayerResult, RoundPairing, Seat};
-use crate::rules::{FormatRules, Timing};
+use crate::rules::{FormatRules, Timing, Words};
 use crate::standings::Standing;
 use crate::tournament::Tournament;
 use serde::{Deserialize, Serialize};
@@ -24,6 +24,10 @@ pub struct Arena {
 impl FormatRules for Arena {
     fn name(&self) -> &'static str {
         "arena"
+    }
+
+    fn label(&self) -> String {
+        format!("Arena, {} minutes", (self.duration_ms + 30_000) / 60_000)
     }
 
     fn total_rounds(&self, _entrants: usize) -> u32 {
@@ -179,6 +183,44 @@ pub(crate) fn pair(mut idle: Vec<Idle>) -> Vec<[Player; 2]> {
             if a_first { [x.player, y.player] } else { [y.player, x.player] }
         })
         .collect()
+}
+
+impl Arena {
+    /// Its command-line name.
+    pub const NAMES: [&'static str; 1] = ["arena"];
+
+    /// The arena `words` name, if they name it.
+    pub fn from_words(words: &Words<'_>) -> Option<Self> {
+        Self::NAMES.contains(&words.name).then_some(Arena { duration_ms: words.duration_ms })
+    }
+}
+
+/// Its arm of the API's `TournamentFormat`, each way, with what one service hosts.
+#[cfg(feature = "proto")]
+mod proto {
+    use super::Arena;
+    use api::v1::{self, tournament_format::Kind};
+
+    /// The shortest and longest hosted arena.
+    pub const HOSTED_MS: std::ops::RangeInclusive<u64> = 60_000..=24 * 3600 * 1000;
+
+    impl Arena {
+        /// Its proto arm.
+        pub fn to_proto(&self) -> Kind {
+            Kind::Arena(v1::Arena { duration_ms: self.duration_ms })
+        }
+
+        /// The arena of `arm` (any number of entrants).
+        ///
+        /// # Errors
+        /// A length out of bounds, in words.
+        pub fn from_proto(arm: &v1::Arena, _entrants: usize) -> Result<Self, String> {
+            if !HOSTED_MS.contains(&arm.duration_ms) {
+                return Err("an arena lasts 1 minute to 24 hours (duration_ms)".into());
+            }
+            Ok(Arena { duration_ms: arm.duration_ms })
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::bracket::Match;
 use crate::model::{
     DrawRule, Error, Game, GameNo, Outcome, Player, PlayerResult, Recorded, RoundPairing,
 };
-use crate::rules::FormatRules;
+use crate::rules::{FormatRules, Words};
 use crate::standings::Standing;
 use crate::tournament::Tournament;
 use serde::{Deserialize, Serialize};
@@ -62,6 +62,10 @@ pub struct Knockout {
 impl FormatRules for Knockout {
     fn name(&self) -> &'static str {
         "knockout"
+    }
+
+    fn label(&self) -> String {
+        "Knockout".to_string()
     }
 
     /// A bracket of 2^16: its matches are kept per round, and the rounds are log2 of it.
@@ -224,6 +228,55 @@ fn plan(t: &Tournament) -> Vec<Plan> {
             }
         })
         .collect()
+}
+
+impl Knockout {
+    /// Its command-line name.
+    pub const NAMES: [&'static str; 1] = ["knockout"];
+
+    /// The knockout `words` name, if they name it.
+    pub fn from_words(words: &Words<'_>) -> Option<Self> {
+        let draws = if words.higher_seed { DrawRule::HigherSeed } else { DrawRule::Replay };
+        Self::NAMES.contains(&words.name).then_some(Knockout { draws })
+    }
+}
+
+/// Its arm of the API's `TournamentFormat`, each way, with what one service hosts.
+#[cfg(feature = "proto")]
+mod proto {
+    use super::Knockout;
+    use crate::model::DrawRule;
+    use api::v1::{self, tournament_format::Kind};
+
+    /// The most entrants a hosted knockout takes (its bracket is kept whole).
+    pub const MAX_HOSTED_ENTRANTS: usize = 1_024;
+
+    impl Knockout {
+        /// Its proto arm.
+        pub fn to_proto(&self) -> Kind {
+            let draw = match self.draws {
+                DrawRule::Replay => v1::KnockoutDraw::Replay,
+                DrawRule::HigherSeed => v1::KnockoutDraw::HigherSeed,
+            };
+            Kind::Knockout(v1::Knockout { draw: draw as i32 })
+        }
+
+        /// The knockout of `arm` for `entrants` (an unknown draw rule: replays).
+        ///
+        /// # Errors
+        /// Too many entrants, in words.
+        pub fn from_proto(arm: &v1::Knockout, entrants: usize) -> Result<Self, String> {
+            if entrants > MAX_HOSTED_ENTRANTS {
+                return Err(format!("a knockout takes at most {MAX_HOSTED_ENTRANTS} entrants"));
+            }
+            let draws = if arm.draw == v1::KnockoutDraw::HigherSeed as i32 {
+                DrawRule::HigherSeed
+            } else {
+                DrawRule::Replay
+            };
+            Ok(Knockout { draws })
+        }
+    }
 }
 
 #[cfg(test)]

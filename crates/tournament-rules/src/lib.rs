@@ -13,8 +13,9 @@
 //! # Formats ([`Format`], [`FormatRules`])
 //! Each format is one module implementing [`FormatRules`]; [`Format`], below, is the one list
 //! of them and the one place that picks a format's rules. Nothing else matches on a format.
-//! A new format: its module, a variant and an arm here, then its proto arm, CLI name and docs
-//! outside this crate (docs/tournaments.md, "Adding a format").
+//! A new format: its module (its rules, its command-line names, its proto arm each way),
+//! a variant and its arms here, then its message in the proto and its docs
+//! (ARCHITECTURE.md, "Adding a tournament format").
 //! - Round robin: Berger tables, single or double (seats swapped in the second cycle).
 //! - Swiss: Dutch-system pairing ([`swiss`] module docs): never a repeat, at most
 //!   one bye per player (to the lowest-ranked who has not had one), seat balance within 1 for
@@ -74,7 +75,7 @@ pub use model::{
 };
 pub use round_robin::RoundRobin;
 pub use round_robin::{berger_round, berger_rounds};
-pub use rules::{FormatRules, Timing};
+pub use rules::{FormatRules, Timing, Words};
 pub use simulate::{Report, audit, play_round, random_outcome, simulate};
 pub use standings::{Cell, Crosstable, CrosstableRow, Standing};
 pub use swiss::Swiss;
@@ -105,6 +106,62 @@ impl Format {
             Format::Arena(f) => f,
         }
     }
+
+    /// Every format's command-line names.
+    pub fn names() -> Vec<&'static str> {
+        [&RoundRobin::NAMES[..], &Swiss::NAMES, &Knockout::NAMES, &Arena::NAMES].concat()
+    }
+
+    /// The format the command line's `words` name, each format reading its own.
+    ///
+    /// # Errors
+    /// A name no format has (the names listed).
+    pub fn from_words(words: &Words<'_>) -> Result<Format, String> {
+        RoundRobin::from_words(words)
+            .map(Format::RoundRobin)
+            .or_else(|| Swiss::from_words(words).map(Format::Swiss))
+            .or_else(|| Knockout::from_words(words).map(Format::Knockout))
+            .or_else(|| Arena::from_words(words).map(Format::Arena))
+            .ok_or_else(|| {
+                format!("unknown format {:?}: {}", words.name, Format::names().join(", "))
+            })
+    }
+}
+
+/// A format as the API carries it (`colosseum.v1.TournamentFormat`), each format's arm its
+/// module's (`to_proto`, `from_proto`, with what one service hosts).
+#[cfg(feature = "proto")]
+impl Format {
+    /// The proto of a format.
+    pub fn to_proto(&self) -> api::v1::TournamentFormat {
+        let kind = match self {
+            Format::RoundRobin(f) => f.to_proto(),
+            Format::Swiss(f) => f.to_proto(),
+            Format::Knockout(f) => f.to_proto(),
+            Format::Arena(f) => f.to_proto(),
+        };
+        api::v1::TournamentFormat { kind: Some(kind) }
+    }
+
+    /// The format of a request's `format` for `entrants`, within what one service hosts.
+    ///
+    /// # Errors
+    /// No format, or one out of bounds, in words (for the `format` field).
+    pub fn from_proto(
+        format: Option<&api::v1::TournamentFormat>,
+        entrants: usize,
+    ) -> Result<Format, String> {
+        use api::v1::tournament_format::Kind;
+        match format.and_then(|f| f.kind.as_ref()) {
+            None => Err("format is required: round_robin, swiss, knockout or arena".into()),
+            Some(Kind::RoundRobin(arm)) => {
+                RoundRobin::from_proto(arm, entrants).map(Format::RoundRobin)
+            }
+            Some(Kind::Swiss(arm)) => Swiss::from_proto(arm, entrants).map(Format::Swiss),
+            Some(Kind::Knockout(arm)) => Knockout::from_proto(arm, entrants).map(Format::Knockout),
+            Some(Kind::Arena(arm)) => Arena::from_proto(arm, entrants).map(Format::Arena),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +188,68 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Phase::BetweenRounds).expect("json"),
             r#""between_rounds""#
+        );
+    }
+
+    /// Every command-line name reads back as its format, which says itself in words.
+    #[test]
+    fn each_format_reads_its_names_and_says_its_label() {
+        let words = |name| Words { name, rounds: 9, duration_ms: 30 * 60_000, higher_seed: true };
+        let expected = [
+            ("swiss", Format::Swiss(Swiss { rounds: 9 }), "Swiss, 9 rounds"),
+            ("round-robin", Format::RoundRobin(RoundRobin { double: false }), "Round robin"),
+            (
+                "double-round-robin",
+                Format::RoundRobin(RoundRobin { double: true }),
+                "Double round robin",
+            ),
+            ("knockout", Format::Knockout(Knockout { draws: DrawRule::HigherSeed }), "Knockout"),
+            ("arena", Format::Arena(Arena { duration_ms: 30 * 60_000 }), "Arena, 30 minutes"),
+        ];
+        let mut names = Format::names();
+        names.sort_unstable();
+        let mut listed: Vec<_> = expected.iter().map(|(n, _, _)| *n).collect();
+        listed.sort_unstable();
+        assert_eq!(names, listed, "every name is tested");
+        for (name, format, label) in expected {
+            assert_eq!(Format::from_words(&words(name)), Ok(format), "{name}");
+            assert_eq!(format.rules().label(), label);
+        }
+        assert_eq!(
+            Format::from_words(&words("ladder")),
+            Err("unknown format \"ladder\": round-robin, double-round-robin, swiss, knockout, arena"
+                .into())
+        );
+    }
+
+    /// Each format's proto arm round-trips, and what one service does not host is refused in
+    /// words.
+    #[cfg(feature = "proto")]
+    #[test]
+    fn each_format_round_trips_its_proto_arm_within_the_hosted_bounds() {
+        let formats = [
+            Format::RoundRobin(RoundRobin { double: true }),
+            Format::Swiss(Swiss { rounds: 9 }),
+            Format::Knockout(Knockout { draws: DrawRule::HigherSeed }),
+            Format::Knockout(Knockout { draws: DrawRule::Replay }),
+            Format::Arena(Arena { duration_ms: 60_000 }),
+        ];
+        for format in formats {
+            assert_eq!(Format::from_proto(Some(&format.to_proto()), 16), Ok(format));
+        }
+        let refused = |format: Format, entrants| {
+            Format::from_proto(Some(&format.to_proto()), entrants).expect_err("refused")
+        };
+        assert!(refused(Format::RoundRobin(RoundRobin { double: false }), 1_025).contains("1024"));
+        assert!(
+            refused(Format::Knockout(Knockout { draws: DrawRule::Replay }), 1_025).contains("1024")
+        );
+        assert!(refused(Format::Swiss(Swiss { rounds: 51 }), 100).contains("1 to 50"));
+        assert!(refused(Format::Swiss(Swiss { rounds: 8 }), 8).contains("fewer than the entrants"));
+        assert!(refused(Format::Arena(Arena { duration_ms: 59_999 }), 8).contains("1 minute"));
+        assert_eq!(
+            Format::from_proto(None, 8),
+            Err("format is required: round_robin, swiss, knockout or arena".into())
         );
     }
 }

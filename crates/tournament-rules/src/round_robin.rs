@@ -3,7 +3,7 @@
 //! seed (number 1 is the top seed). The format ([`RoundRobin`]) and its rules live here.
 
 use crate::model::{BYE, Error, PlayerResult, RoundPairing};
-use crate::rules::FormatRules;
+use crate::rules::{FormatRules, Words};
 use crate::standings::Standing;
 use crate::tournament::Tournament;
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,10 @@ pub struct RoundRobin {
 impl FormatRules for RoundRobin {
     fn name(&self) -> &'static str {
         if self.double { "double round robin" } else { "round robin" }
+    }
+
+    fn label(&self) -> String {
+        if self.double { "Double round robin" } else { "Round robin" }.to_string()
     }
 
     /// One Berger cycle (two if double).
@@ -98,6 +102,45 @@ pub fn berger_round(n: u32, round: u32) -> Vec<(u32, u32)> {
 /// Rounds in one cycle for `n` players: n - 1 if even, n if odd (everyone sits out once).
 pub fn berger_rounds(n: u32) -> u32 {
     (n + n % 2).saturating_sub(1)
+}
+
+impl RoundRobin {
+    /// Its command-line names.
+    pub const NAMES: [&'static str; 2] = ["round-robin", "double-round-robin"];
+
+    /// The round robin `words` name, if they name one.
+    pub fn from_words(words: &Words<'_>) -> Option<Self> {
+        let double = Self::NAMES.iter().position(|n| *n == words.name)? == 1;
+        Some(RoundRobin { double })
+    }
+}
+
+/// Its arm of the API's `TournamentFormat`, each way, with what one service hosts.
+#[cfg(feature = "proto")]
+mod proto {
+    use super::RoundRobin;
+    use api::v1::{self, tournament_format::Kind};
+
+    /// The most entrants a hosted round robin takes (its games grow as the square).
+    pub const MAX_HOSTED_ENTRANTS: usize = 1_024;
+
+    impl RoundRobin {
+        /// Its proto arm.
+        pub fn to_proto(&self) -> Kind {
+            Kind::RoundRobin(v1::RoundRobin { double: self.double })
+        }
+
+        /// The round robin of `arm` for `entrants`.
+        ///
+        /// # Errors
+        /// Too many entrants, in words.
+        pub fn from_proto(arm: &v1::RoundRobin, entrants: usize) -> Result<Self, String> {
+            if entrants > MAX_HOSTED_ENTRANTS {
+                return Err(format!("a round robin takes at most {MAX_HOSTED_ENTRANTS} entrants"));
+            }
+            Ok(RoundRobin { double: arm.double })
+        }
+    }
 }
 
 #[cfg(test)]

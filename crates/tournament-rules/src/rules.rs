@@ -33,6 +33,9 @@ pub trait FormatRules {
     /// The format's name, as texts show it ("swiss").
     fn name(&self) -> &'static str;
 
+    /// The format with its parameters in words, as a page shows it ("Swiss, 9 rounds").
+    fn label(&self) -> String;
+
     /// The most entrants the format takes (the fewest is 2 for every format).
     fn max_entrants(&self) -> usize {
         MAX_ENTRANTS
@@ -123,4 +126,18 @@ pub trait FormatRules {
     fn meetings(&self) -> Option<usize> {
         None
     }
+}
+
+/// A format as the command line gives it: its name and the numbers a format may take
+/// (each format reads its own: [`crate::Format::from_words`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Words<'a> {
+    /// The format's command-line name ("swiss", "double-round-robin").
+    pub name: &'a str,
+    /// A Swiss's rounds.
+    pub rounds: u32,
+    /// An arena's length.
+    pub duration_ms: u64,
+    /// A knockout's draws go to the higher seed (else they are replayed).
+    pub higher_seed: bool,
 }

@@ -10,9 +10,7 @@
 //! between its two writes) still fires.
 
 use api::internal::{self, apply_step_request, apply_step_response};
-use engines::{CallError, EngineClient, EngineUrls, Engines};
-use service_kit::config::BadUrl;
-use service_kit::internal::InternalToken;
+use engines::{CallError, EngineClient, Engines};
 use service_kit::metrics::{Desc, Kind, LAG_BUCKETS};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -136,18 +134,9 @@ pub struct Clock {
 }
 
 impl Clock {
-    /// A clock over `store`, firing through the engines of `(family, urls)`, each call
-    /// carrying `token`.
-    ///
-    /// # Errors
-    /// A URL that does not parse (named, truncated).
-    pub fn new(
-        store: Arc<dyn EventStore>,
-        urls: &[EngineUrls],
-        token: Option<&InternalToken>,
-    ) -> Result<Arc<Self>, BadUrl> {
-        let engines = Engines::new(urls, token)?;
-        Ok(Arc::new(Clock { store, engines, stats: ClockStats::default() }))
+    /// A clock over `store`, firing through `engines`.
+    pub fn new(store: Arc<dyn EventStore>, engines: Engines) -> Arc<Self> {
+        Arc::new(Clock { store, engines, stats: ClockStats::default() })
     }
 
     /// Fires what is due at `now_ms` (a page of it), all side by side, and waits for

@@ -683,7 +683,8 @@ fn start_clock(
     urls: &[engines::EngineUrls],
     token: &InternalToken,
 ) -> std::io::Result<(Running, Arc<clock::Clock>)> {
-    let clock = clock::Clock::new(store, urls, Some(token)).map_err(std::io::Error::other)?;
+    let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
+    let clock = clock::Clock::new(store, engines);
     let stop = CancellationToken::new();
     let task = tokio::spawn(clock.clone().run(stop.clone()));
     Ok((Running { addr: "127.0.0.1:0".parse().expect("an address"), stop, task }, clock))

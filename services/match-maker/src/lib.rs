@@ -24,11 +24,22 @@ pub mod ratings;
 pub mod watch;
 
 use api::v1::lobby_service_server::LobbyServiceServer;
+use service_kit::binary::{Failure, Up};
 use service_kit::internal::InternalToken;
 use std::sync::Arc;
-use store::MatchMakerStore;
+use store::{FullStore, MatchMakerStore};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+/// The `match-maker` binary's body ([`service_kit::binary::Service::run`]): the engines the
+/// environment names, then [`serve`].
+///
+/// # Errors
+/// The engines' variables are set wrong, or serving failed.
+pub async fn main(up: Up, store: Arc<dyn FullStore>) -> Result<(), Failure> {
+    let engines = engines::Engines::from_env(up.token.as_ref())?;
+    Ok(serve(up.listener, store, engines, up.token, up.shutdown).await?)
+}
 
 /// Serves the match-maker on `listener` until `shutdown`, running its matcher, ratings
 /// and ticket hub beside the server; matches are created through `engines`.

@@ -18,6 +18,8 @@ pub enum EngineError {
     Field(FieldError),
     /// ApplyStep carried no step.
     NoStep,
+    /// CreateMatches asked for more matches than one call creates (the most).
+    TooManyMatches(usize),
     /// A move step carried no move.
     NoMove,
     /// No game of this name.
@@ -69,6 +71,9 @@ impl fmt::Display for EngineError {
         match self {
             EngineError::Field(e) => write!(f, "{e}"),
             EngineError::NoStep => f.write_str("the request has no step"),
+            EngineError::TooManyMatches(most) => {
+                write!(f, "one CreateMatches call creates at most {most} matches")
+            }
             EngineError::NoMove => f.write_str("the step has no move"),
             EngineError::UnknownGame(game) => {
                 write!(f, "unknown game {game:?}; the games are {}", games::registry::names())
@@ -141,6 +146,7 @@ impl From<EngineError> for Status {
             EngineError::Refused(e) => api_convert::refusal_status(&e),
             EngineError::KeyReused { version } => status::key_reused(version),
             EngineError::NoStep
+            | EngineError::TooManyMatches(_)
             | EngineError::NoMove
             | EngineError::UnknownGame(_)
             | EngineError::BadOptions(_) => status::refuse(Code::InvalidArgument, e.to_string()),

@@ -8,7 +8,9 @@
 
 use games::Family;
 use rules_engine::engine::Engine;
+use service_kit::binary::Service;
 use service_kit::config::ConfigError;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 /// The families of a `FAMILIES` list (comma-separated, blanks ignored).
@@ -32,43 +34,41 @@ fn families(value: &str) -> Result<Vec<Family>, ConfigError> {
     Ok(families)
 }
 
-/// The rules engine binary.
-const SERVICE: service_kit::binary::Service = service_kit::binary::Service {
-    name: "rules-engine",
-    addr_var: "ENGINE_ADDR",
-    default_addr: "127.0.0.1:50061",
-};
+const SERVICE: Service =
+    Service { name: "rules-engine", addr_var: "ENGINE_ADDR", default_addr: "127.0.0.1:50061" };
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (token, addr) = SERVICE.begin()?;
-    let all = Family::ALL.map(Family::as_str).join(",");
-    let families = families(&service_kit::config::string("FAMILIES", &all))?;
-    let idle_ms = service_kit::config::number("ENGINE_IDLE_MS", 120_000)?;
-    let default_max = rules_engine::engine::DEFAULT_MAX_HOT_MATCHES as u64;
-    let max_hot = service_kit::config::number("ENGINE_MAX_HOT_MATCHES", default_max)?;
-    let default_days = rules_engine::engine::DEFAULT_RETENTION_MS / 86_400_000;
-    let retention_days = service_kit::config::number("RECORD_RETENTION_DAYS", default_days)?;
-    // Fault injection for tests only: never set in a deployment.
-    let announce_delay_ms = service_kit::config::number("COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS", 0)?;
-    let store = store::open_host_store_from_env().await?;
-    let up = SERVICE.up(addr, store.clone(), |s| async move { s.ping().await }).await?;
-    let engine = Arc::new(
-        Engine::new(store, families.clone(), idle_ms)
-            .with_max_hot_matches(usize::try_from(max_hot).unwrap_or(usize::MAX))
-            .with_record_retention_ms(retention_days.saturating_mul(86_400_000)),
-    );
-    if announce_delay_ms > 0 {
-        tracing::warn!(
-            announce_delay_ms,
-            "fault injection: announcements held after each final step"
-        );
-        engine.hold_announcements(announce_delay_ms);
-    }
-    let names = families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
-    tracing::info!(families = %names, "rules engine serving");
-    rules_engine::serve(up.listener, engine, token, up.shutdown).await?;
-    Ok(())
+async fn main() -> ExitCode {
+    SERVICE
+        .run(store::open_host_store_from_env(), |up, store| async move {
+            let all = Family::ALL.map(Family::as_str).join(",");
+            let families = families(&service_kit::config::string("FAMILIES", &all))?;
+            let idle_ms = service_kit::config::number("ENGINE_IDLE_MS", 120_000)?;
+            let default_max = rules_engine::engine::DEFAULT_MAX_HOT_MATCHES as u64;
+            let max_hot = service_kit::config::number("ENGINE_MAX_HOT_MATCHES", default_max)?;
+            let default_days = rules_engine::engine::DEFAULT_RETENTION_MS / 86_400_000;
+            let retention_days =
+                service_kit::config::number("RECORD_RETENTION_DAYS", default_days)?;
+            // Fault injection for tests only: never set in a deployment.
+            let announce_delay_ms =
+                service_kit::config::number("COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS", 0)?;
+            let engine = Arc::new(
+                Engine::new(store, families.clone(), idle_ms)
+                    .with_max_hot_matches(usize::try_from(max_hot).unwrap_or(usize::MAX))
+                    .with_record_retention_ms(retention_days.saturating_mul(86_400_000)),
+            );
+            if announce_delay_ms > 0 {
+                tracing::warn!(
+                    announce_delay_ms,
+                    "fault injection: announcements held after each final step"
+                );
+                engine.hold_announcements(announce_delay_ms);
+            }
+            let names = families.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
+            tracing::info!(families = %names, "rules engine serving");
+            Ok(rules_engine::serve(up.listener, engine, up.token, up.shutdown).await?)
+        })
+        .await
 }
 
 #[cfg(test)]

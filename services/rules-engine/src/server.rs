@@ -20,7 +20,38 @@ pub struct RulesEngineApi {
     engine: Arc<Engine>,
 }
 
+/// The most matches one CreateMatches call creates.
+pub const MAX_CREATED_AT_ONCE: usize = 1_024;
+
 impl RulesEngineApi {
+    /// Creates one match of a CreateMatch or CreateMatches call: its seed commitment.
+    async fn create_one(&self, req: internal::CreateMatchRequest) -> Result<String, Status> {
+        let internal::CreateMatchRequest {
+            match_id: id,
+            game,
+            options_json,
+            seat0,
+            seat1,
+            move_time_ms,
+            listed,
+        } = req;
+        let id = match_id(&id)?;
+        let span = tracing::info_span!("create_match", match_id = %id, game = %game);
+        let commitment = self
+            .engine
+            .create(
+                id,
+                &game,
+                &options_json,
+                [holder_from_proto(seat0)?, holder_from_proto(seat1)?],
+                move_time_ms,
+                listed,
+            )
+            .instrument(span)
+            .await?;
+        Ok(commitment)
+    }
+
     /// Serves `engine`.
     pub fn new(engine: Arc<Engine>) -> Self {
         RulesEngineApi { engine }
@@ -39,30 +70,34 @@ impl srv::RulesEngineService for RulesEngineApi {
         &self,
         req: Request<internal::CreateMatchRequest>,
     ) -> Result<Response<internal::CreateMatchResponse>, Status> {
-        let internal::CreateMatchRequest {
-            match_id: id,
-            game,
-            options_json,
-            seat0,
-            seat1,
-            move_time_ms,
-            listed,
-        } = req.into_inner();
-        let id = match_id(&id)?;
-        let span = tracing::info_span!("create_match", match_id = %id, game = %game);
-        let commitment = self
-            .engine
-            .create(
-                id,
-                &game,
-                &options_json,
-                [holder_from_proto(seat0)?, holder_from_proto(seat1)?],
-                move_time_ms,
-                listed,
-            )
-            .instrument(span)
-            .await?;
-        Ok(Response::new(internal::CreateMatchResponse { seed_commitment: commitment }))
+        let seed_commitment = self.create_one(req.into_inner()).await?;
+        Ok(Response::new(internal::CreateMatchResponse { seed_commitment }))
+    }
+
+    async fn create_matches(
+        &self,
+        req: Request<internal::CreateMatchesRequest>,
+    ) -> Result<Response<internal::CreateMatchesResponse>, Status> {
+        let matches = req.into_inner().matches;
+        if matches.len() > MAX_CREATED_AT_ONCE {
+            return Err(EngineError::TooManyMatches(MAX_CREATED_AT_ONCE).into());
+        }
+        // Side by side, as as many CreateMatch calls would run: each match's writes are its
+        // own (its own keys, its own Redis Cluster slot).
+        let results = futures_util::future::join_all(matches.into_iter().map(|m| async move {
+            match self.create_one(m).await {
+                Ok(seed_commitment) => {
+                    internal::CreatedMatch { seed_commitment, ..Default::default() }
+                }
+                Err(status) => internal::CreatedMatch {
+                    seed_commitment: String::new(),
+                    code: status.code() as i32,
+                    message: status.message().to_string(),
+                },
+            }
+        }))
+        .await;
+        Ok(Response::new(internal::CreateMatchesResponse { results }))
     }
 
     async fn join_match(

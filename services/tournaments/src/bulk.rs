@@ -28,8 +28,10 @@ pub const MAX_MATCHES: usize = 10_000;
 pub const MAX_AHEAD_MS: u64 = 30 * 24 * 3600 * 1000;
 /// The longest label.
 pub const MAX_LABEL_BYTES: usize = 64;
-/// Matches created at once (engine calls in flight).
+/// Matches in one batch: one CreateMatches call to each engine replica hosting some.
 const CREATING_AT_ONCE: usize = 256;
+/// How many batches of [`CREATING_AT_ONCE`] are in flight at once.
+const BATCHES_AT_ONCE: usize = 2;
 /// Player lookups in flight.
 const CHECKING_AT_ONCE: usize = 64;
 
@@ -126,17 +128,21 @@ pub async fn create_in_engine(
     m: &OwnedMatch,
     listed: bool,
 ) -> Result<String, Error> {
-    let new = engines::NewMatch {
+    match engines.create_match(new_match(m, listed), tonic::metadata::MetadataMap::new()).await? {
+        Created::New { seed_commitment } => Ok(seed_commitment),
+        Created::Exists => commitment_of(engines, m).await,
+    }
+}
+
+/// The engine's match for `m`, both seats its players' (`listed`: see [`create_in_engine`]).
+fn new_match(m: &OwnedMatch, listed: bool) -> engines::NewMatch {
+    engines::NewMatch {
         id: m.match_id,
         game: m.game.game.clone(),
         options_json: m.game.options_json.clone(),
         seats: m.players.map(SeatHolder::Player),
         move_time_ms: m.game.move_time_ms,
         listed,
-    };
-    match engines.create_match(new, tonic::metadata::MetadataMap::new()).await? {
-        Created::New { seed_commitment } => Ok(seed_commitment),
-        Created::Exists => commitment_of(engines, m).await,
     }
 }
 
@@ -319,16 +325,18 @@ impl Bulk {
         all: Vec<OwnedMatch>,
     ) -> Result<(), Error> {
         let now = now_ms();
-        let due = all.into_iter().filter(|m| m.start_at_ms == 0);
-        let created: Vec<Result<(OwnedMatch, String), Error>> = futures_util::stream::iter(due)
-            .map(|m| async move {
-                // A tenant's bulk match is never on a public list.
-                let c = create_in_engine(&self.engines, &m, false).await?;
-                Ok((m, c))
-            })
-            .buffer_unordered(CREATING_AT_ONCE)
-            .collect()
-            .await;
+        let due: Vec<OwnedMatch> = all.into_iter().filter(|m| m.start_at_ms == 0).collect();
+        // A batch per engine call (each replica's matches of a batch in one CreateMatches),
+        // two batches in flight so an engine is not idle between them.
+        let created: Vec<Result<(OwnedMatch, String), Error>> =
+            futures_util::stream::iter(due.chunks(CREATING_AT_ONCE).map(<[_]>::to_vec))
+                .map(|batch| self.create_batch(batch))
+                .buffered(BATCHES_AT_ONCE)
+                .collect::<Vec<_>>()
+                .await
+                .into_iter()
+                .flatten()
+                .collect();
         let mut started = Vec::with_capacity(created.len());
         for c in created {
             let (mut m, commitment) = c?;
@@ -350,6 +358,24 @@ impl Bulk {
             .collect();
         self.store.finish(KIND, tenant, key, &events, now).await?;
         Ok(())
+    }
+
+    /// Creates a batch of a tenant's matches in their engines (never on a public list): each
+    /// with its seed commitment, a match already there answered by its engine's meta.
+    async fn create_batch(
+        &self,
+        batch: Vec<OwnedMatch>,
+    ) -> Vec<Result<(OwnedMatch, String), Error>> {
+        let new = batch.iter().map(|m| new_match(m, false)).collect();
+        let created = self.engines.create_matches(new, tonic::metadata::MetadataMap::new()).await;
+        let answers = batch.into_iter().zip(created).map(|(m, c)| async move {
+            let commitment = match c? {
+                Created::New { seed_commitment } => seed_commitment,
+                Created::Exists => commitment_of(&self.engines, &m).await?,
+            };
+            Ok((m, commitment))
+        });
+        futures_util::future::join_all(answers).await
     }
 
     /// Creates a scheduled match whose time has come, announces it once, and takes it off

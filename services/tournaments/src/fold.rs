@@ -3,7 +3,6 @@
 //! what the folded state shows (its matches, standings lines, protos).
 
 use crate::error::Error;
-use crate::formats;
 use crate::records::{
     Envelope, Event, OwnedMatch, Row, Spec, State, TournamentState, derived_id, state_to_proto,
 };
@@ -167,7 +166,7 @@ impl Loaded {
         v1::Tournament {
             tournament_id: self.spec.id.to_string(),
             name: self.spec.name.clone(),
-            format: Some(formats::to_proto(&self.spec.format)),
+            format: Some(self.spec.format.to_proto()),
             game: Some(self.spec.game.to_proto()),
             state: state_to_proto(self.state()) as i32,
             round: self.t.round(),

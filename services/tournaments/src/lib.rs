@@ -12,7 +12,7 @@
 //! - [`tournaments`]: tournaments as folded results streams: the cache, the write loop, the
 //!   calls.
 //! - [`fold`]: a stored event handed to the `tournament-rules` crate; [`decide`]: what a writer
-//!   appends, from the crate's lifecycle; [`formats`]: the formats' protos and bounds.
+//!   appends, from the crate's lifecycle.
 //! - [`results`]: finished matches from the lifecycle stream, once; WatchResults.
 //! - [`driver`]: what callers left and what time decides, under the lease.
 //! - [`export`]: ExportTournament's pages.
@@ -33,7 +33,6 @@ pub mod driver;
 pub mod error;
 pub mod export;
 pub mod fold;
-pub mod formats;
 pub mod handlers;
 pub mod metrics;
 #[cfg(test)]
@@ -46,11 +45,22 @@ pub mod view;
 use api::internal::tenant_admin_service_server::TenantAdminServiceServer;
 use api::v1::tournament_service_server::TournamentServiceServer;
 use api::v1::tournament_view_service_server::TournamentViewServiceServer;
+use service_kit::binary::{Failure, Up};
 use service_kit::internal::InternalToken;
 use std::sync::Arc;
-use store::TenantStore;
+use store::{FullStore, TenantStore};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+/// The `tournaments` binary's body ([`service_kit::binary::Service::run`]): the engines the
+/// environment names, then [`serve`].
+///
+/// # Errors
+/// The engines' variables are set wrong, or serving failed.
+pub async fn main(up: Up, store: Arc<dyn FullStore>) -> Result<(), Failure> {
+    let engines = engines::Engines::from_env(up.token.as_ref())?;
+    Ok(serve(up.listener, store, engines, up.token, up.shutdown).await?)
+}
 
 /// Serves the tournament service on `listener` until `shutdown`, with its results reader
 /// and driver beside the server; matches are created through `engines`.

@@ -18,7 +18,6 @@ use crate::decide::{
 };
 use crate::error::Error;
 use crate::fold::{Loaded, outcome_of};
-use crate::formats;
 use crate::records::{
     EntrantSpec, Envelope, Event, MatchResult, OwnedMatch, Spec, State, derived_id,
 };
@@ -252,7 +251,8 @@ impl Tournaments {
             )
             .into());
         }
-        let format = formats::from_proto(req.format.as_ref(), n)?;
+        let format = tournament_rules::Format::from_proto(req.format.as_ref(), n)
+            .map_err(|why| Error::from(api_convert::bad("format", why)))?;
         let game = check_game(req.game.as_ref())
             .map_err(|why| Error::from(api_convert::bad("game", why)))?;
         let mut entrants = Vec::with_capacity(n);

@@ -6,7 +6,6 @@
 
 use crate::error::Error;
 use crate::fold::Loaded;
-use crate::formats;
 use crate::records::Row;
 use crate::results::{WATCH_POLL, Wakes, appended};
 use crate::tournaments::Tournaments;
@@ -119,7 +118,8 @@ pub fn page(l: &Loaded, w: Window) -> v1::PublicTournament {
         tournament_id: l.spec.id.to_string(),
         name: l.spec.name.clone(),
         game: Some(l.spec.game.to_proto()),
-        format: Some(formats::to_proto(&l.spec.format)),
+        format: Some(l.spec.format.to_proto()),
+        format_label: l.spec.format.rules().label(),
         state: crate::records::state_to_proto(l.state()) as i32,
         round: l.t.round(),
         rounds: l.rounds(),

@@ -122,3 +122,77 @@ async fn health_and_reflection_stay_open_on_the_engine_port() {
     assert_refused(bare.get_meta(meta).await, "GetMeta without a secret");
     env.shutdown().await;
 }
+
+/// CreateMatches answers each match as CreateMatch would, in the order asked, whichever
+/// engine hosts it: created, refused for its options, already there (a retried batch),
+/// and a game no engine has; the call itself needs the secret and has a most.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_matches_answers_each_match_in_order() {
+    use engines::{Created, Engines, NewMatch};
+    use games::Family;
+    use store::{MatchId, SeatHolder};
+    let env = Env::start().await;
+    let urls: Vec<_> = [Family::Goofspiel, Family::Placement]
+        .into_iter()
+        .map(|f| (f, vec![env.cluster.engine_url(f).expect("an engine")]))
+        .collect();
+    let engines = Engines::new(&urls, Some(env.cluster.internal_token())).expect("engines");
+    let new = |game: &str, options: &str, id: MatchId| NewMatch {
+        id,
+        game: game.to_string(),
+        options_json: options.to_string(),
+        seats: [SeatHolder::Open, SeatHolder::Open],
+        move_time_ms: 60_000,
+        listed: false,
+    };
+    let (a, c) = (MatchId::random(), MatchId::random());
+    let batch = vec![
+        new("gops", "", a),
+        new("gops", "not json", MatchId::random()),
+        new("gops", "", a),
+        new("cure-plague", "", c),
+        new("chess", "", MatchId::random()),
+    ];
+    let answers = engines.create_matches(batch, tonic::metadata::MetadataMap::new()).await;
+    assert_eq!(answers.len(), 5);
+    // The same id twice in one batch: the two run side by side, and one of them makes it.
+    let (made, again) = match (&answers[0], &answers[2]) {
+        (Ok(Created::New { seed_commitment }), other)
+        | (other, Ok(Created::New { seed_commitment })) => (seed_commitment, other),
+        other => panic!("neither made the match: {other:?}"),
+    };
+    assert_eq!(made.len(), 64, "a SHA-256 in hex");
+    assert_eq!(again, &Ok(Created::Exists), "the same id again");
+    let refused = answers[1].clone().expect_err("bad options");
+    assert_eq!(tonic::Status::from(refused).code(), Code::InvalidArgument);
+    assert!(matches!(&answers[3], Ok(Created::New { .. })), "{:?}", answers[3]);
+    assert!(matches!(answers[4], Err(engines::CallError::UnknownGame(_))), "{:?}", answers[4]);
+    // Both created matches are there, each in its own engine.
+    for (id, family) in [(a, Family::Goofspiel), (c, Family::Placement)] {
+        let ch = channel(env.cluster.engine_url(family).expect("an engine")).await;
+        let mut right = engine_client(ch, Some(env.cluster.internal_token()));
+        let meta = internal::GetMetaRequest { match_id: id.to_string() };
+        right.get_meta(meta).await.expect("the match is there");
+    }
+
+    let url = env.cluster.engine_url(Family::Goofspiel).expect("the goofspiel engine");
+    let ch = channel(url).await;
+    let one = internal::CreateMatchesRequest { matches: vec![] };
+    assert_refused(
+        RulesEngineServiceClient::new(ch.clone()).create_matches(one).await,
+        "no secret",
+    );
+    let too_many = internal::CreateMatchesRequest {
+        matches: (0..1_025)
+            .map(|_| internal::CreateMatchRequest {
+                match_id: MatchId::random().to_string(),
+                game: "gops".into(),
+                ..Default::default()
+            })
+            .collect(),
+    };
+    let mut right = engine_client(ch, Some(env.cluster.internal_token()));
+    let refused = right.create_matches(too_many).await.expect_err("too many");
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert_eq!(refused.message(), "one CreateMatches call creates at most 1024 matches");
+}

@@ -3,27 +3,12 @@
 // Only tournaments their organiser made public have one; no key is ever in this page.
 import { useState } from "preact/hooks";
 import type { PublicTournament } from "../gen/colosseum/v1/tournament_view_pb.js";
-import { TournamentState, type TournamentFormat } from "../gen/colosseum/v1/tournaments_pb.js";
+import { TournamentState } from "../gen/colosseum/v1/tournaments_pb.js";
 import { Crosstable, Rounds, Standings } from "../tournament/tables.js";
 import { useTournament, type Following } from "../tournament/follow.js";
 import { ErrorLine, gameTitle, moveTimeLabel, Pager, Panel, Status, useGames, when } from "../ui.js";
 
 const PAGE = 100;
-
-function formatName(f: TournamentFormat | undefined): string {
-  switch (f?.kind.case) {
-    case "swiss":
-      return `Swiss, ${f.kind.value.rounds} rounds`;
-    case "roundRobin":
-      return f.kind.value.double ? "Double round robin" : "Round robin";
-    case "knockout":
-      return "Knockout";
-    case "arena":
-      return `Arena, ${Math.round(Number(f.kind.value.durationMs) / 60_000)} minutes`;
-    case undefined:
-      return "";
-  }
-}
 
 const STATE: Record<TournamentState, string> = {
   [TournamentState.UNSPECIFIED]: "",
@@ -49,7 +34,7 @@ function Summary({ t, follow }: { t: PublicTournament; follow: Following }) {
     <div class="panel summary">
       <p>
         {gameTitle(games.value, t.game?.game ?? "")}, {moveTimeLabel(t.game?.moveTimeMs ?? 0n)} a move ·{" "}
-        {formatName(t.format)} · {t.players} players
+        {t.formatLabel} · {t.players} players
       </p>
       <p>
         <strong class={`state s${t.state}`}>{STATE[t.state]}</strong>

@@ -132,7 +132,58 @@ fn label_text(labels: &[(&str, &str)]) -> String {
     out
 }
 
+/// A series a thread has looked up before: its name and labels, to tell apart the series
+/// whose keys hash alike.
+struct Near {
+    name: &'static str,
+    labels: Vec<(String, String)>,
+    series: Series,
+}
+
+thread_local! {
+    /// The series this thread has used, by a hash of name and labels: the registry's lock,
+    /// its two map lookups and the label text are paid once per thread and series, and a
+    /// call on a hot path (each move counts and times several) neither allocates nor waits
+    /// for another thread.
+    static NEAR: std::cell::RefCell<BTreeMap<u64, Vec<Near>>> =
+        std::cell::RefCell::default();
+}
+
+/// The cache's key: a fast fixed hash (names and labels are the program's own, from small
+/// known sets, so no caller can choose collisions; the entries are compared anyway).
+fn key_hash(name: &str, labels: &[(&str, &str)]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one((name, labels))
+}
+
 fn series(name: &'static str, labels: &[(&str, &str)], histogram: bool) -> Series {
+    let key = key_hash(name, labels);
+    let same = |n: &Near| {
+        n.name == name
+            && n.labels.len() == labels.len()
+            && n.labels.iter().zip(labels).all(|((k, v), (k2, v2))| k == k2 && v == v2)
+    };
+    let near = NEAR.with(|cache| {
+        cache
+            .borrow()
+            .get(&key)
+            .and_then(|found| found.iter().find(|n| same(n)))
+            .map(|n| n.series.clone())
+    });
+    if let Some(series) = near {
+        return series;
+    }
+    let series = registered(name, labels, histogram);
+    let labels = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    NEAR.with(|cache| {
+        let near = Near { name, labels, series: series.clone() };
+        cache.borrow_mut().entry(key).or_default().push(near);
+    });
+    series
+}
+
+/// The series of `name` with `labels` in the registry, made on first use.
+fn registered(name: &'static str, labels: &[(&str, &str)], histogram: bool) -> Series {
     let mut r = registry().lock().expect("the metrics lock");
     let f =
         r.entry(name).or_insert_with(|| Family { help: None, kind: None, series: BTreeMap::new() });
@@ -317,6 +368,32 @@ pub fn render() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each thread keeps its own handles to the registry's series: calls from many threads,
+    /// and labels that differ only in a value or in their number, land in one series each,
+    /// every call counted once.
+    #[test]
+    fn series_cached_per_thread_are_the_registrys() {
+        let name = "colosseum_test_cached_total";
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn(move || {
+                    for _ in 0..1_000 {
+                        add_with(name, &[("code", "OK")], 1);
+                        add_with(name, &[("code", "NOT_FOUND")], 2);
+                        add_with(name, &[("code", "OK"), ("method", "m")], 3);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("joined");
+        }
+        let text = render();
+        assert!(text.contains("colosseum_test_cached_total{code=\"OK\"} 4000\n"), "{text}");
+        assert!(text.contains("colosseum_test_cached_total{code=\"NOT_FOUND\"} 8000\n"));
+        assert!(text.contains("colosseum_test_cached_total{code=\"OK\",method=\"m\"} 12000\n"));
+    }
 
     #[test]
     fn described_metrics_render_with_their_type_at_zero_and_histograms_cumulate() {

@@ -1,120 +1,68 @@
-//! The Redis lobby as a sequencer: [`Cas`] gathers the values an operation read (and
-//! decided on in [`crate::lobby::rules`]) and the writes it decided, and runs them as one
-//! `lua/cas.lua`: written only if every value read is still current, else read again.
+//! The lobby's writes through the store's compare-and-set ([`Cas`]): a ticket's record, its
+//! state and its indexes, as `tables.rs` keeps them in memory, its pairing and its
+//! announcement.
 
 use crate::error::StoreError;
-use crate::lobby::record::Record;
+use crate::lobby::record::{Record, Stored, state_text};
+use crate::lobby::rules;
 use crate::lobby::{Pairing, RatedMatch, Ticket};
+use crate::redis_store::cas::Cas;
 use crate::redis_store::codec::json;
-use crate::redis_store::{RedisStore, keys};
+use crate::redis_store::keys;
 use ids::PlayerId;
-use redis::Script;
-use std::collections::BTreeSet;
-
-/// How many times an operation reads, decides and tries to write before it gives up on a
-/// lobby that keeps changing under it.
-pub(crate) const ATTEMPTS: usize = 16;
-
-/// The error of an operation that lost every one of its [`ATTEMPTS`] to other writers.
-pub(crate) fn contended(operation: &str) -> StoreError {
-    StoreError::Redis(format!(
-        "lobby {operation}: what it read changed before it could write, {ATTEMPTS} times"
-    ))
-}
-
-/// `lua/cas.lua`, hashed once and loaded on first use (`redis::Script` answers `NOSCRIPT`
-/// by loading).
-static SCRIPT: std::sync::LazyLock<Script> =
-    std::sync::LazyLock::new(|| Script::new(include_str!("lua/cas.lua")));
-
-/// One compare-and-set: guards (the values read) and writes, for `lua/cas.lua`.
-#[derive(Default)]
-pub(crate) struct Cas {
-    keys: Vec<String>,
-    guards: Vec<String>,
-    guarded: usize,
-    writes: Vec<String>,
-    announced: BTreeSet<PlayerId>,
-}
 
 impl Cas {
-    pub(crate) fn new() -> Self {
-        Cas::default()
-    }
-
-    /// Whether it writes anything.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.writes.is_empty()
-    }
-
-    /// `key`'s index in KEYS (1-based, as Lua counts), added if new.
-    fn key(&mut self, key: &str) -> String {
-        let at = match self.keys.iter().position(|k| k == key) {
-            Some(at) => at,
-            None => {
-                self.keys.push(key.to_string());
-                self.keys.len() - 1
+    /// Writes only if the ticket `id` is still as `read` (`None`: no such ticket): its
+    /// state's field, and for a ticket stored before that field, its record.
+    pub(crate) fn expect_ticket(&mut self, id: &str, read: Option<&Stored>) {
+        match read {
+            None => self.expect(keys::TICKETS, id, None),
+            Some(Stored { state: Some(state), .. }) => {
+                self.expect(keys::TICKET_STATES, id, Some(state));
             }
-        };
-        (at + 1).to_string()
-    }
-
-    /// Writes only if `field` of the hash `key` is still `value` (`None`: absent).
-    pub(crate) fn expect(&mut self, key: &str, field: &str, value: Option<&str>) {
-        let at = self.key(key);
-        self.guards.extend([at, field.to_string(), value.unwrap_or_default().to_string()]);
-        self.guarded += 1;
-    }
-
-    /// Writes only if the sorted set `key` still holds `members`, in this order.
-    pub(crate) fn expect_members(&mut self, key: &str, members: &[String]) {
-        let at = self.key(key);
-        let listed: String = members.iter().map(|m| format!("{m} ")).collect();
-        self.guards.extend([at, String::new(), listed]);
-        self.guarded += 1;
-    }
-
-    /// Adds one write: `op` on `key` with `args` (see `lua/cas.lua`).
-    pub(crate) fn write(&mut self, op: &'static str, key: &str, args: &[&str]) {
-        let at = self.key(key);
-        self.writes.push(op.to_string());
-        self.writes.push(at);
-        self.writes.extend(args.iter().map(|a| a.to_string()));
-    }
-
-    /// Runs it: true if written, false if a guard failed (nothing written).
-    pub(crate) async fn run(self, store: &RedisStore) -> Result<bool, StoreError> {
-        let mut call = SCRIPT.prepare_invoke();
-        for key in &self.keys {
-            call.key(key);
+            Some(Stored { record, state: None }) => {
+                self.expect(keys::TICKET_STATES, id, None);
+                self.expect(keys::TICKETS, id, Some(record));
+            }
         }
-        call.arg(self.guarded).arg(&self.guards).arg(&self.writes);
-        let written: i64 = call.invoke_async(&mut store.conn()).await?;
-        Ok(written == 1)
     }
 
-    // --- A ticket's record and indexes, as `tables.rs` keeps them in memory ---
-
-    /// Stores `ticket` as it is (its state and time in the record).
+    /// Stores a new `ticket`: its record and its state.
     pub(crate) fn save(&mut self, ticket: &Ticket) -> Result<(), StoreError> {
         let record = json(&Record::new(ticket, ticket.state, ticket.changed_ms)?)?;
         self.write("HSET", keys::TICKETS, &[&ticket.id.to_string(), &record]);
-        self.announce(ticket.player);
+        self.save_state(ticket);
         Ok(())
     }
 
-    /// Stores `ticket` as it is, over `old`, its record as read if any (see
-    /// [`Record::moved`]: only the state is encoded again).
+    /// Stores `ticket`'s state now, over `old` as read (a new ticket if none): the state's
+    /// short field alone, the record as it was written at the creation.
     pub(crate) fn save_over(
         &mut self,
-        old: Option<&str>,
+        old: Option<&Stored>,
         ticket: &Ticket,
     ) -> Result<(), StoreError> {
-        let Some(old) = old else { return self.save(ticket) };
-        let record = Record::moved(old, ticket)?;
-        self.write("HSET", keys::TICKETS, &[&ticket.id.to_string(), &record]);
-        self.announce(ticket.player);
-        Ok(())
+        match old {
+            None => self.save(ticket),
+            Some(_) => {
+                self.save_state(ticket);
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes `ticket`'s state field, and announces its player if the state is pushed.
+    fn save_state(&mut self, ticket: &Ticket) {
+        self.write("HSET", keys::TICKET_STATES, &[&ticket.id.to_string(), &state_text(ticket)]);
+        if rules::pushed(ticket.state) {
+            self.announce(ticket.player);
+        }
+    }
+
+    /// Forgets the ticket `id`: its record and its state.
+    pub(crate) fn forget(&mut self, id: &str) {
+        self.write("HDEL", keys::TICKETS, &[id]);
+        self.write("HDEL", keys::TICKET_STATES, &[id]);
     }
 
     /// Takes a ticket out of its queue (the queue off the list when it empties), or a
@@ -163,10 +111,6 @@ impl Cas {
 
     /// Announces `player` on the ticket feed once, after the writes before it.
     pub(crate) fn announce(&mut self, player: PlayerId) {
-        if self.announced.insert(player) {
-            self.writes.extend(
-                ["PUBLISH", "0", keys::TICKET_CHANGES, &player.to_string()].map(String::from),
-            );
-        }
+        self.publish_once(keys::TICKET_CHANGES, player.to_string());
     }
 }

@@ -5,11 +5,11 @@
 
 use super::tables::{BUCKETS_SWEPT_PAST, Lobby};
 use crate::error::StoreError;
-use crate::lobby::rules::{self, Accept, Cancel, SeekRead, Settle};
+use crate::lobby::rules::{self, Accept, Cancel, Create, SeekRead, Settle};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted,
-    TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
+    TICKETS_KEPT, Ticket, TicketCreated, TicketFeed,
 };
 use crate::matches::model::is_sha256_hex;
 use crate::memory::{MemoryStore, millis, millis_ceil};
@@ -131,21 +131,14 @@ impl LobbyStore for MemoryStore {
         let lobby = &mut state.lobby;
         let t = &mut lobby.tickets;
         let idem = (ticket.player, ticket.idempotency_key.clone());
-        if let Some(before) = t.idem.get(&idem).and_then(|id| t.by_id.get(id)) {
-            return Ok(if before.queue == ticket.queue && before.seek == ticket.seek {
-                TicketCreated::Duplicate(before.clone())
-            } else {
-                TicketCreated::KeyReused(before.clone())
-            });
-        }
         let live = (ticket.player, ticket.queue.key());
-        if let Some(before) = t.live.get(&live).and_then(|id| t.by_id.get(id)) {
-            return Ok(TicketCreated::LiveInQueue(before.clone()));
-        }
-        if t.by_id.contains_key(&ticket.id) {
-            return Err(StoreError::InvalidArgument("the ticket id is taken"));
-        }
-        let stored = Ticket { state: TicketState::Waiting, ..ticket.clone() };
+        let by_key = t.idem.get(&idem).and_then(|id| t.by_id.get(id));
+        let live_ticket = t.live.get(&live).and_then(|id| t.by_id.get(id));
+        let taken = t.by_id.contains_key(&ticket.id);
+        let stored = match rules::create(ticket, by_key, live_ticket, taken)? {
+            Create::Answer(answer) => return Ok(answer),
+            Create::Store(stored) => stored,
+        };
         t.by_id.insert(stored.id, stored.clone());
         t.idem.insert(idem, stored.id);
         t.live.insert(live, stored.id);

@@ -1,17 +1,18 @@
-//! A ticket as the Redis lobby stores it: [`Record`], one field of
-//! `colosseum:{lobby}:tickets` whose every value is a string, so `create_ticket.lua` can
-//! decode and re-encode it with cjson exactly; `cas.lua` only compares its text.
+//! A ticket as the Redis lobby stores it: its [`Record`], one field of
+//! `colosseum:{lobby}:tickets` written once at its creation (every value a string: the
+//! layout stored tickets have, from when a script decoded them with cjson), and its state
+//! now, a short text in `colosseum:{lobby}:ticket-state` ([`state_text`]) that every later
+//! change compares and writes alone. A ticket stored before the state had a field of its
+//! own has its state in its record ([`Stored`] reads both).
 
 use crate::error::StoreError;
 use crate::lobby::{Ticket, TicketState};
 use crate::redis_store::codec::{decode, json};
 use crate::redis_store::{corrupt, keys};
-use ids::MatchId;
 use rules_core::Seat;
 use serde::{Deserialize, Serialize};
 
-/// A ticket as the scripts see it: strings only (see the module docs and
-/// `prelude.lua`).
+/// A ticket as stored: strings only (see the module docs).
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Record {
     /// The ticket as created, JSON; its `state` and `changed_ms` are the fields below.
@@ -42,6 +43,68 @@ pub(crate) struct Record {
     pub(crate) seat: String,
 }
 
+/// A ticket as read: its record and its state's field (`None` for a ticket stored before
+/// the field: its record's state is its state).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Stored {
+    /// The record, as written at the ticket's creation.
+    pub(crate) record: String,
+    /// The state's text ([`state_text`]), if the ticket has the field.
+    pub(crate) state: Option<String>,
+}
+
+impl Stored {
+    /// The ticket, in its state now.
+    pub(crate) fn ticket(&self) -> Result<Ticket, StoreError> {
+        let mut ticket = Record::ticket(&self.record)?;
+        if let Some(text) = &self.state {
+            (ticket.state, ticket.changed_ms) = parse_state(text)?;
+        }
+        Ok(ticket)
+    }
+}
+
+/// The text of `ticket`'s state: its name and time, and while paired or assigned its match
+/// and seat (`pairing 1733400000000 <match> 0`).
+pub(crate) fn state_text(ticket: &Ticket) -> String {
+    let (name, match_id, seat) = Record::new_state(ticket.state);
+    if match_id.is_empty() {
+        format!("{name} {}", ticket.changed_ms)
+    } else {
+        format!("{name} {} {match_id} {seat}", ticket.changed_ms)
+    }
+}
+
+/// A state's text read back: the state and its time.
+fn parse_state(text: &str) -> Result<(TicketState, u64), StoreError> {
+    let bad = || corrupt(keys::TICKET_STATES, format!("a ticket state {:.40?}", text));
+    let mut words = text.split(' ');
+    let (name, changed) = (words.next().unwrap_or_default(), words.next().ok_or_else(bad)?);
+    let changed_ms = changed.parse().map_err(|_| bad())?;
+    let (match_id, seat) = (words.next().unwrap_or_default(), words.next().unwrap_or_default());
+    Ok((state_of(name, match_id, seat).ok_or_else(bad)?, changed_ms))
+}
+
+/// A state from its name, match and seat as [`Record::new_state`] writes them (the match
+/// and seat empty unless paired); `None` if they do not make one.
+fn state_of(name: &str, match_id: &str, seat: &str) -> Option<TicketState> {
+    let paired = || Some((match_id.parse().ok()?, Seat::new(seat.parse().ok()?)?));
+    Some(match name {
+        "waiting" => TicketState::Waiting,
+        "pairing" => {
+            let (match_id, seat) = paired()?;
+            TicketState::Pairing { match_id, seat }
+        }
+        "assigned" => {
+            let (match_id, seat) = paired()?;
+            TicketState::Assigned { match_id, seat }
+        }
+        "cancelled" => TicketState::Cancelled,
+        "expired" => TicketState::Expired,
+        _ => return None,
+    })
+}
+
 impl Record {
     /// The record of `ticket` in `state` at `changed_ms`.
     pub(crate) fn new(
@@ -68,16 +131,6 @@ impl Record {
         })
     }
 
-    /// The stored record `old` with `ticket`'s state and time: the rest (the ticket as
-    /// created, its queue, its index fields) kept as it is, not encoded again.
-    pub(crate) fn moved(old: &str, ticket: &Ticket) -> Result<String, StoreError> {
-        let mut r: Record = decode(keys::TICKETS, old)?;
-        let fresh = Record::new_state(ticket.state);
-        (r.state, r.match_id, r.seat) = (fresh.0.into(), fresh.1, fresh.2);
-        r.changed = ticket.changed_ms.to_string();
-        json(&r)
-    }
-
     /// A state's fields in a record: its name, the match and the seat (empty unless paired).
     fn new_state(state: TicketState) -> (&'static str, String, String) {
         match state {
@@ -98,26 +151,71 @@ impl Record {
         let bad = |what: String| corrupt(keys::TICKETS, what);
         let r: Record = decode(keys::TICKETS, text)?;
         let mut ticket: Ticket = decode(keys::TICKETS, &r.t)?;
-        let paired = || -> Result<(MatchId, Seat), StoreError> {
-            let match_id = r.match_id.parse().map_err(|e| bad(format!("{e}")))?;
-            let seat = r.seat.parse().ok().and_then(Seat::new);
-            Ok((match_id, seat.ok_or_else(|| bad(format!("a seat {:?}", r.seat)))?))
-        };
-        ticket.state = match r.state.as_str() {
-            "waiting" => TicketState::Waiting,
-            "pairing" => {
-                let (match_id, seat) = paired()?;
-                TicketState::Pairing { match_id, seat }
-            }
-            "assigned" => {
-                let (match_id, seat) = paired()?;
-                TicketState::Assigned { match_id, seat }
-            }
-            "cancelled" => TicketState::Cancelled,
-            "expired" => TicketState::Expired,
-            other => return Err(bad(format!("a ticket state {other:?}"))),
-        };
+        ticket.state = state_of(&r.state, &r.match_id, &r.seat).ok_or_else(|| {
+            bad(format!(
+                "a ticket state {:.20?} (match {:.40?}, seat {:.4?})",
+                r.state, r.match_id, r.seat
+            ))
+        })?;
         ticket.changed_ms = r.changed.parse().map_err(|e| bad(format!("changed: {e}")))?;
         Ok(ticket)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lobby::Queue;
+    use ids::{MatchId, PlayerId, TicketId};
+
+    fn ticket(state: TicketState) -> Ticket {
+        Ticket {
+            id: TicketId::random(),
+            player: PlayerId::random(),
+            queue: Queue {
+                game: "gops".into(),
+                options_json: "{}".into(),
+                move_time_ms: 60_000,
+                rated: false,
+            },
+            seek: false,
+            rating: 1500.0,
+            idempotency_key: "k".into(),
+            created_ms: 10,
+            expires_ms: 100,
+            state,
+            changed_ms: 1_733_400_000_123,
+            display_name: String::new(),
+        }
+    }
+
+    /// Every state's short text reads back as the same state and time, over a record
+    /// written in another state; a text that names no state is a corrupt entry.
+    #[test]
+    fn a_state_field_round_trips_over_the_record() {
+        let (m, seat) = (MatchId::random(), Seat::ONE);
+        let created = ticket(TicketState::Waiting);
+        let record =
+            json(&Record::new(&created, created.state, 10).expect("record")).expect("json");
+        for state in [
+            TicketState::Waiting,
+            TicketState::Pairing { match_id: m, seat },
+            TicketState::Assigned { match_id: m, seat },
+            TicketState::Cancelled,
+            TicketState::Expired,
+        ] {
+            let now = Ticket { state, ..created.clone() };
+            let stored = Stored { record: record.clone(), state: Some(state_text(&now)) };
+            assert_eq!(stored.ticket(), Ok(now), "{state:?}");
+        }
+        assert_eq!(
+            Stored { record: record.clone(), state: None }.ticket(),
+            Ok(Ticket { changed_ms: 10, ..created.clone() })
+        );
+        for text in ["", "waiting", "waiting soon", "pairing 5", "pairing 5 not-a-match 0", "won 5"]
+        {
+            let bad = Stored { record: record.clone(), state: Some(text.into()) }.ticket();
+            assert!(matches!(bad, Err(StoreError::Corrupt { .. })), "{text:?}: {bad:?}");
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! The lobby on Redis: [`LobbyStore`] for [`RedisStore`], a sequencer. A ticket's state
 //! change, a seek's acceptance and a rated result read what they decide on, decide in
 //! [`crate::lobby::rules`] (the memory store's rules too) and write through one generic
-//! compare-and-set script, `lua/cas.lua` ([`crate::lobby::cas`]): only if every value read
-//! is still current, else read again (at most [`crate::lobby::cas::ATTEMPTS`] times). All on
+//! compare-and-set script, `cas.lua` ([`crate::redis_store::cas`]): only if every value read
+//! is still current, else read again (at most [`crate::redis_store::cas::ATTEMPTS`] times). All on
 //! `{lobby}` keys, one slot, so each script is atomic on one node of a cluster.
 //!
 //! | operation | Redis |
@@ -11,7 +11,7 @@
 //! | `account` / `account_by_email` | `HGETALL account:<player>` (after `GET email:<digest>`) |
 //! | `delete_session` | `DEL colosseum:session:<sha256>` |
 //! | `rate_limit` | `rate_limit.lua`: `INCR`, `PEXPIRE` on the first hit, `PTTL`; [`rules::rate_limit`] |
-//! | `create_ticket` | `create_ticket.lua` after `prelude.lua`, ending with a `PUBLISH` |
+//! | `create_ticket` | `HGET` idem, id, live and `ZRANGE WITHSCORES player-tickets` (one pipeline), `HMGET tickets`; [`rules::create`] and [`rules::forget`], `cas.lua` |
 //! | `cancel_ticket` | `HGET tickets`, [`rules::cancel`], `cas.lua` |
 //! | `expire` | `HMGET tickets`, [`rules::expire`] each, `cas.lua` |
 //! | `pair` | `HMGET tickets` and `HMGET pairings` (one pipeline), [`rules::can_pair`] and [`rules::paired`] in order, `cas.lua` |
@@ -31,9 +31,9 @@
 //! # Tickets in scripts
 //!
 //! A ticket is one field of `colosseum:{lobby}:tickets`: a record whose every value is a
-//! string ([`Record`], in `record.rs`), so `create_ticket.lua` decodes and re-encodes it with cjson without
-//! the 14-digit rounding cjson applies to numbers; `cas.lua` only compares a record's
-//! exact text with what was read. The ticket itself rides in it as JSON written here; its
+//! string (`Record`, in `record.rs`), written once when the ticket is created; its state
+//! now is a short field of `colosseum:{lobby}:ticket-state`, which every later change
+//! compares (`cas.lua`) and writes alone, so no change sends or re-encodes the record. The ticket itself rides in it as JSON written here; its
 //! state is the record's. Ratings are written whole from Rust.
 //!
 //! # Blocking reads
@@ -47,22 +47,23 @@
 //! read that does not block (`block_ms = 0`) uses the shared one.
 
 use crate::error::StoreError;
-use crate::lobby::cas::{ATTEMPTS, Cas, contended};
-use crate::lobby::record::Record;
-use crate::lobby::rules::{self, Accept, Cancel, SeekRead, Settle};
+use crate::lobby::record::Stored;
+use crate::lobby::rules::{self, Accept, Cancel, Create, SeekRead, Settle};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
     RatedMatch, Rating, RatingChange, RatingUpdate, Recorded, Registered, SeekAccepted,
     TICKETS_KEPT, Ticket, TicketCreated, TicketFeed, TicketState,
 };
 use crate::matches::model::is_sha256_hex;
+use crate::redis_store::cas::{ATTEMPTS, Cas, contended};
 use crate::redis_store::codec::{decode, json};
 use crate::redis_store::keys;
 use crate::redis_store::{RedisStore, corrupt};
 use async_trait::async_trait;
 use ids::{MatchId, PlayerId, TicketId};
-use redis::{Script, ScriptInvocation};
+use redis::Script;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use tokio_stream::StreamExt;
 
 /// How many ticket fields one `HMGET` asks for, and how many seeks one page reads.
@@ -78,14 +79,6 @@ pub(crate) struct Scripts {
     update_account: Script,
     rate_limit: Script,
     place: Script,
-    create_ticket: Script,
-}
-
-/// A ticket script: the shared prelude, then the script itself.
-macro_rules! ticket_script {
-    ($file:literal) => {
-        Script::new(concat!(include_str!("lua/prelude.lua"), include_str!($file)))
-    };
 }
 
 impl Scripts {
@@ -95,22 +88,8 @@ impl Scripts {
             update_account: Script::new(include_str!("lua/update_account.lua")),
             rate_limit: Script::new(include_str!("lua/rate_limit.lua")),
             place: Script::new(include_str!("lua/place.lua")),
-            create_ticket: ticket_script!("lua/create_ticket.lua"),
         }
     }
-}
-
-/// A call of a ticket script with the keys and arguments of `prelude.lua`; its own keys
-/// follow from `KEYS[6]`, its own arguments from `ARGV[4]`.
-pub(crate) fn ticket_call(script: &Script) -> ScriptInvocation<'_> {
-    let mut call = script.prepare_invoke();
-    call.key(keys::TICKETS)
-        .key(keys::SEEKS)
-        .key(keys::QUEUES)
-        .key(keys::LIVE)
-        .key(keys::TICKET_IDEM);
-    call.arg(keys::WAITING_PREFIX).arg(keys::TICKET_CHANGES).arg(TICKETS_KEPT);
-    call
 }
 
 /// The fields of an account's hash, but its player (the key's name).
@@ -161,19 +140,72 @@ pub(crate) fn score_arg(score: f64) -> Result<String, StoreError> {
 }
 
 impl RedisStore {
-    /// The records of `ids` (`None` for an id with none), in order.
+    /// The tickets of `ids` as stored, record and state (`None` for an id with none), in
+    /// order: one round trip for the states and the records not kept from an earlier read
+    /// (records are written once), and a second only for a kept record whose ticket turns
+    /// out to have no state field (forgotten since, or stored before the field).
     pub(crate) async fn ticket_records(
         &self,
         ids: &[String],
-    ) -> Result<Vec<Option<String>>, StoreError> {
-        let mut out = Vec::with_capacity(ids.len());
+    ) -> Result<Vec<Option<Stored>>, StoreError> {
+        let kept: Vec<Option<Arc<str>>> =
+            ids.iter().map(|id| self.ticket_records.get(id.as_str(), 0)).collect();
+        let unkept: Vec<&String> =
+            ids.iter().zip(&kept).filter(|(_, k)| k.is_none()).map(|(id, _)| id).collect();
+        let mut pipe = redis::pipe();
         for chunk in ids.chunks(BATCH) {
-            let found: Vec<Option<String>> = redis::cmd("HMGET")
+            pipe.cmd("HMGET").arg(keys::TICKET_STATES).arg(chunk);
+        }
+        for chunk in unkept.chunks(BATCH) {
+            pipe.cmd("HMGET").arg(keys::TICKETS).arg(chunk);
+        }
+        let replies: Vec<Vec<Option<String>>> =
+            if ids.is_empty() { Vec::new() } else { pipe.query_async(&mut self.conn()).await? };
+        let state_chunks = ids.len().div_ceil(BATCH);
+        let states: Vec<Option<String>> =
+            replies.iter().take(state_chunks).flatten().cloned().collect();
+        let mut fetched = replies.into_iter().skip(state_chunks).flatten();
+        if states.len() != ids.len() {
+            return Err(corrupt(keys::TICKETS, "HMGET answered another count"));
+        }
+        let mut out = Vec::with_capacity(ids.len());
+        let mut again = Vec::new();
+        for (at, ((id, kept), state)) in ids.iter().zip(kept).zip(states).enumerate() {
+            let record: Option<Arc<str>> = match kept {
+                Some(record) if state.is_some() => Some(record),
+                Some(_) => {
+                    // Forgotten, or stored with its state in its record: read it again.
+                    self.ticket_records.remove(id.as_str());
+                    again.push(at);
+                    None
+                }
+                None => {
+                    let record = fetched
+                        .next()
+                        .ok_or_else(|| corrupt(keys::TICKETS, "HMGET answered another count"))?;
+                    let record = record.map(Arc::<str>::from);
+                    if let (Some(r), Some(_)) = (&record, &state) {
+                        self.ticket_records.insert(id.clone(), r.clone(), 0);
+                    }
+                    record
+                }
+            };
+            out.push(record.map(|r| Stored { record: r.to_string(), state }));
+        }
+        if !again.is_empty() {
+            let fields: Vec<&String> = again.iter().map(|&at| &ids[at]).collect();
+            let (records, states): (Vec<Option<String>>, Vec<Option<String>>) = redis::pipe()
+                .cmd("HMGET")
                 .arg(keys::TICKETS)
-                .arg(chunk)
+                .arg(&fields)
+                .cmd("HMGET")
+                .arg(keys::TICKET_STATES)
+                .arg(&fields)
                 .query_async(&mut self.conn())
                 .await?;
-            out.extend(found);
+            for ((at, record), state) in again.into_iter().zip(records).zip(states) {
+                out[at] = record.map(|record| Stored { record, state });
+            }
         }
         Ok(out)
     }
@@ -181,7 +213,132 @@ impl RedisStore {
     /// The tickets of `ids` that exist, in order.
     pub(crate) async fn tickets(&self, ids: &[String]) -> Result<Vec<Ticket>, StoreError> {
         let records = self.ticket_records(ids).await?;
-        records.into_iter().flatten().map(|r| Record::ticket(&r)).collect()
+        records.into_iter().flatten().map(|t| t.ticket()).collect()
+    }
+}
+
+/// A ticket as read, in its state now.
+fn decoded(read: Option<&Stored>) -> Result<Option<Ticket>, StoreError> {
+    read.map(Stored::ticket).transpose()
+}
+
+/// A new ticket's place in the lobby: the fields and keys its creation reads and guards
+/// (its idempotency key's, its id's, its live field's, its player's list), for
+/// `create_ticket` and for the accepter's ticket of `accept_seek`.
+struct NewTicket {
+    id: String,
+    idem: String,
+    live: String,
+    list: String,
+}
+
+/// What was read of a [`NewTicket`]'s place: the first round trip's indexes, then the
+/// records they name.
+struct NewTicketRead {
+    idem_id: Option<String>,
+    taken: bool,
+    live_id: Option<String>,
+    listed: Vec<(String, u64)>,
+    before_record: Option<Stored>,
+    live_record: Option<Stored>,
+    list_records: Vec<Option<Stored>>,
+}
+
+/// The first round trip's answers for a [`NewTicket`]: idem, id, live, list.
+type NewTicketIndexes = (Option<String>, bool, Option<String>, Vec<(String, u64)>);
+
+impl NewTicket {
+    fn new(ticket: &Ticket) -> Self {
+        NewTicket {
+            id: ticket.id.to_string(),
+            idem: keys::idem_field(ticket.player, &ticket.idempotency_key),
+            live: keys::live_field(ticket.player, &ticket.queue.key()),
+            list: keys::player_tickets(ticket.player),
+        }
+    }
+
+    /// Adds the first round trip's four reads to `pipe`, in [`NewTicketIndexes`]'s order.
+    fn read_indexes(&self, pipe: &mut redis::Pipeline) {
+        pipe.cmd("HGET").arg(keys::TICKET_IDEM).arg(&self.idem);
+        pipe.cmd("HEXISTS").arg(keys::TICKETS).arg(&self.id);
+        pipe.cmd("HGET").arg(keys::LIVE).arg(&self.live);
+        pipe.cmd("ZRANGE").arg(&self.list).arg(0).arg(-1).arg("WITHSCORES");
+    }
+
+    /// The second round trip: the records the indexes name.
+    async fn read_records(
+        &self,
+        store: &RedisStore,
+        (idem_id, taken, live_id, listed): NewTicketIndexes,
+    ) -> Result<NewTicketRead, StoreError> {
+        let mut wanted: Vec<String> = listed.iter().map(|(m, _)| m.clone()).collect();
+        wanted.extend(idem_id.iter().chain(&live_id).cloned());
+        let mut records = store.ticket_records(&wanted).await?;
+        let live_record = if live_id.is_some() { records.pop().flatten() } else { None };
+        let before_record = if idem_id.is_some() { records.pop().flatten() } else { None };
+        Ok(NewTicketRead {
+            idem_id,
+            taken,
+            live_id,
+            listed,
+            before_record,
+            live_record,
+            list_records: records,
+        })
+    }
+
+    /// Stores `stored` (the ticket as created) if its place is still as `read` says: the
+    /// record, its indexes, its queue or the seeks, its player's list with the oldest ended
+    /// tickets past [`TICKETS_KEPT`] forgotten ([`rules::forget`]).
+    fn write(
+        &self,
+        cas: &mut Cas,
+        read: &NewTicketRead,
+        stored: &Ticket,
+    ) -> Result<(), StoreError> {
+        cas.expect(keys::TICKET_IDEM, &self.idem, read.idem_id.as_deref());
+        if let Some(before) = &read.idem_id {
+            cas.expect_ticket(before, read.before_record.as_ref());
+        }
+        cas.expect(keys::TICKETS, &self.id, None);
+        cas.expect(keys::LIVE, &self.live, read.live_id.as_deref());
+        if let Some(live_id) = &read.live_id {
+            cas.expect_ticket(live_id, read.live_record.as_ref());
+        }
+        cas.save(stored)?;
+        cas.write("HSET", keys::TICKET_IDEM, &[&self.idem, &self.id]);
+        cas.write("HSET", keys::LIVE, &[&self.live, &self.id]);
+        if stored.state == TicketState::Waiting {
+            cas.list(stored)?;
+        }
+        // The list with the new ticket, as ZADD orders it; the oldest ended ones past
+        // TICKETS_KEPT are forgotten.
+        let members: Vec<String> = read.listed.iter().map(|(m, _)| m.clone()).collect();
+        cas.expect_members(&self.list, &members);
+        let mut mine: Vec<(u64, String, Option<Ticket>)> = Vec::with_capacity(members.len() + 1);
+        for ((member, score), record) in read.listed.iter().zip(&read.list_records) {
+            if read.listed.len() + 1 > TICKETS_KEPT {
+                cas.expect_ticket(member, record.as_ref());
+            }
+            mine.push((*score, member.clone(), decoded(record.as_ref())?));
+        }
+        mine.push((stored.created_ms, self.id.clone(), Some(stored.clone())));
+        mine.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let entries = mine
+            .iter()
+            .map(|(_, m, t)| Ok((m.parse().map_err(|e| corrupt(&self.list, e))?, t.as_ref())))
+            .collect::<Result<Vec<(TicketId, Option<&Ticket>)>, StoreError>>()?;
+        cas.write("ZADD", &self.list, &[&stored.created_ms.to_string(), &self.id]);
+        for old in rules::forget(&entries, TICKETS_KEPT) {
+            let old_field = old.to_string();
+            cas.write("ZREM", &self.list, &[&old_field]);
+            if let Some((_, _, Some(t))) = mine.iter().find(|(_, m, _)| *m == old_field) {
+                cas.forget(&old_field);
+                let old_idem = keys::idem_field(t.player, &t.idempotency_key);
+                cas.write("HDELEQ", keys::TICKET_IDEM, &[&old_idem, &old_field]);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -210,8 +367,8 @@ impl RedisStore {
             cas.expect(keys::PAIRINGS, &field, Some(&old));
             let mut tickets = Vec::with_capacity(2);
             for (id, record) in ids.iter().zip(&records) {
-                cas.expect(keys::TICKETS, id, record.as_deref());
-                tickets.push(record.as_deref().map(Record::ticket).transpose()?);
+                cas.expect_ticket(id, record.as_ref());
+                tickets.push(decoded(record.as_ref())?);
             }
             for after in rules::settle(match_id, &tickets, how, now_ms) {
                 match how {
@@ -219,7 +376,7 @@ impl RedisStore {
                     Settle::Unpair => cas.list(&after)?,
                 }
                 let at = tickets.iter().position(|t| t.as_ref().is_some_and(|t| t.id == after.id));
-                cas.save_over(at.and_then(|at| records[at].as_deref()), &after)?;
+                cas.save_over(at.and_then(|at| records[at].as_ref()), &after)?;
             }
             cas.write("HDEL", keys::PAIRINGS, &[&field]);
             if how == Settle::Unpair {
@@ -232,8 +389,8 @@ impl RedisStore {
             }
         }
         Err(contended(match how {
-            Settle::Assign => "assign",
-            Settle::Unpair => "unpair",
+            Settle::Assign => "lobby assign",
+            Settle::Unpair => "lobby unpair",
         }))
     }
 }
@@ -314,34 +471,31 @@ impl LobbyStore for RedisStore {
     }
 
     async fn create_ticket(&self, ticket: &Ticket) -> Result<TicketCreated, StoreError> {
-        let record = json(&Record::new(ticket, TicketState::Waiting, ticket.changed_ms)?)?;
-        let mut call = ticket_call(&SCRIPTS.create_ticket);
-        call.key(keys::player_tickets(ticket.player));
-        call.arg(ticket.id.to_string()).arg(record);
-        let (code, record): (i64, String) = call.invoke_async(&mut self.conn()).await?;
-        match code {
-            0 => Ok(TicketCreated::Created(Record::ticket(&record)?)),
-            1 => {
-                let before = Record::ticket(&record)?;
-                Ok(if before.queue == ticket.queue && before.seek == ticket.seek {
-                    TicketCreated::Duplicate(before)
-                } else {
-                    TicketCreated::KeyReused(before)
-                })
+        let place = NewTicket::new(ticket);
+        for _ in 0..ATTEMPTS {
+            // Two round trips: the indexes, then the tickets they name.
+            let mut pipe = redis::pipe();
+            place.read_indexes(&mut pipe);
+            let indexes: NewTicketIndexes = pipe.query_async(&mut self.conn()).await?;
+            let read = place.read_records(self, indexes).await?;
+            let before = decoded(read.before_record.as_ref())?;
+            let live = decoded(read.live_record.as_ref())?;
+            let stored = match rules::create(ticket, before.as_ref(), live.as_ref(), read.taken)? {
+                Create::Answer(answer) => return Ok(answer),
+                Create::Store(stored) => stored,
+            };
+            let mut cas = Cas::new();
+            place.write(&mut cas, &read, &stored)?;
+            if cas.run(self).await? {
+                return Ok(TicketCreated::Created(stored));
             }
-            2 => Ok(TicketCreated::LiveInQueue(Record::ticket(&record)?)),
-            3 => Err(StoreError::InvalidArgument("the ticket id is taken")),
-            other => Err(corrupt(keys::TICKETS, format!("create script answered {other}"))),
         }
+        Err(contended("lobby create_ticket"))
     }
 
     async fn ticket(&self, id: TicketId) -> Result<Option<Ticket>, StoreError> {
-        let record: Option<String> = redis::cmd("HGET")
-            .arg(keys::TICKETS)
-            .arg(id.to_string())
-            .query_async(&mut self.conn())
-            .await?;
-        record.map(|r| Record::ticket(&r)).transpose()
+        let read = self.ticket_records(&[id.to_string()]).await?;
+        decoded(read.first().and_then(Option::as_ref))
     }
 
     async fn tickets_of(&self, player: PlayerId) -> Result<Vec<Ticket>, StoreError> {
@@ -362,27 +516,23 @@ impl LobbyStore for RedisStore {
     ) -> Result<Option<Ticket>, StoreError> {
         let field = id.to_string();
         for _ in 0..ATTEMPTS {
-            let old: Option<String> = redis::cmd("HGET")
-                .arg(keys::TICKETS)
-                .arg(&field)
-                .query_async(&mut self.conn())
-                .await?;
-            let ticket = old.as_deref().map(Record::ticket).transpose()?;
+            let old = self.ticket_records(std::slice::from_ref(&field)).await?.pop().flatten();
+            let ticket = decoded(old.as_ref())?;
             let after = match rules::cancel(ticket.as_ref(), player, now_ms) {
                 Cancel::NotFound => return Ok(None),
                 Cancel::Unchanged(ticket) => return Ok(Some(ticket)),
                 Cancel::Cancelled(after) => after,
             };
             let mut cas = Cas::new();
-            cas.expect(keys::TICKETS, &field, old.as_deref());
+            cas.expect_ticket(&field, old.as_ref());
             cas.unlist(&after);
             cas.unlive(&after);
-            cas.save_over(old.as_deref(), &after)?;
+            cas.save_over(old.as_ref(), &after)?;
             if cas.run(self).await? {
                 return Ok(Some(after));
             }
         }
-        Err(contended("cancel_ticket"))
+        Err(contended("lobby cancel_ticket"))
     }
 
     async fn waiting_queues(&self) -> Result<Vec<Queue>, StoreError> {
@@ -438,24 +588,24 @@ impl LobbyStore for RedisStore {
         let matches: Vec<String> = pairings.iter().map(|p| p.match_id.to_string()).collect();
         for _ in 0..ATTEMPTS {
             // One round trip: the tickets and whether each match is pending already.
-            let mut reads = redis::pipe();
-            for chunk in ids.chunks(BATCH) {
-                reads.cmd("HMGET").arg(keys::TICKETS).arg(chunk);
-            }
-            reads.cmd("HMGET").arg(keys::PAIRINGS).arg(&matches);
-            let mut replies: Vec<Vec<Option<String>>> = reads.query_async(&mut self.conn()).await?;
-            let pending = replies.pop().unwrap_or_default();
-            let records: Vec<Option<String>> = replies.into_iter().flatten().collect();
+            // Two round trips: the tickets (their states, and only the records not kept),
+            // and whether each match is pending already.
+            let records = self.ticket_records(&ids).await?;
+            let pending: Vec<Option<String>> = redis::cmd("HMGET")
+                .arg(keys::PAIRINGS)
+                .arg(&matches)
+                .query_async(&mut self.conn())
+                .await?;
             if records.len() != ids.len() || pending.len() != matches.len() {
                 return Err(corrupt(keys::TICKETS, "HMGET answered another count"));
             }
             let mut cas = Cas::new();
-            let (mut now, mut stored) = (BTreeMap::new(), BTreeMap::new());
+            let (mut now, mut read) = (BTreeMap::new(), BTreeMap::new());
             for (id, record) in ids.iter().zip(&records) {
-                cas.expect(keys::TICKETS, id, record.as_deref());
+                cas.expect_ticket(id, record.as_ref());
                 if let Some(record) = record {
-                    let ticket = Record::ticket(record)?;
-                    stored.insert(ticket.id, record.as_str());
+                    let ticket = record.ticket()?;
+                    read.insert(ticket.id, record);
                     now.insert(ticket.id, ticket);
                 }
             }
@@ -472,7 +622,7 @@ impl LobbyStore for RedisStore {
                 if let (true, Some(a), Some(b)) = (ok, a, b) {
                     for after in rules::paired(p, [a, b], now_ms) {
                         cas.unlist(&after);
-                        cas.save_over(stored.get(&after.id).copied(), &after)?;
+                        cas.save_over(read.get(&after.id).copied(), &after)?;
                         now.insert(after.id, after);
                     }
                     cas.store_pairing(p)?;
@@ -484,7 +634,7 @@ impl LobbyStore for RedisStore {
                 return Ok(made);
             }
         }
-        Err(contended("pair"))
+        Err(contended("lobby pair"))
     }
 
     async fn accept_seek(
@@ -494,116 +644,56 @@ impl LobbyStore for RedisStore {
         pairing: &Pairing,
     ) -> Result<SeekAccepted, StoreError> {
         rules::accept_seats(seek, accepter, pairing)?;
-        let (seek_field, id) = (seek.to_string(), accepter.id.to_string());
+        let seek_field = seek.to_string();
         let match_field = pairing.match_id.to_string();
-        let idem = keys::idem_field(accepter.player, &accepter.idempotency_key);
-        let live = keys::live_field(accepter.player, &accepter.queue.key());
-        let list = keys::player_tickets(accepter.player);
+        let place = NewTicket::new(accepter);
         for _ in 0..ATTEMPTS {
-            // Two round trips: the indexes, then the tickets they name.
+            // Two round trips: the indexes (the accepter's place, the seek, the pairing),
+            // then the tickets they name.
+            let mut pipe = redis::pipe();
+            place.read_indexes(&mut pipe);
+            pipe.cmd("HGET").arg(keys::TICKETS).arg(&seek_field);
+            pipe.cmd("HGET").arg(keys::TICKET_STATES).arg(&seek_field);
+            pipe.cmd("HGET").arg(keys::PAIRINGS).arg(&match_field);
             #[allow(clippy::type_complexity)]
-            let (idem_id, seek_record, pending, taken, live_id, listed): (
+            let (idem_id, taken, live_id, listed, seek_record, seek_state, pending): (
                 Option<String>,
-                Option<String>,
-                Option<String>,
-                Option<String>,
+                bool,
                 Option<String>,
                 Vec<(String, u64)>,
-            ) = redis::pipe()
-                .cmd("HGET")
-                .arg(keys::TICKET_IDEM)
-                .arg(&idem)
-                .cmd("HGET")
-                .arg(keys::TICKETS)
-                .arg(&seek_field)
-                .cmd("HGET")
-                .arg(keys::PAIRINGS)
-                .arg(&match_field)
-                .cmd("HGET")
-                .arg(keys::TICKETS)
-                .arg(&id)
-                .cmd("HGET")
-                .arg(keys::LIVE)
-                .arg(&live)
-                .cmd("ZRANGE")
-                .arg(&list)
-                .arg(0)
-                .arg(-1)
-                .arg("WITHSCORES")
-                .query_async(&mut self.conn())
-                .await?;
-            let mut wanted: Vec<String> = listed.iter().map(|(m, _)| m.clone()).collect();
-            wanted.extend(idem_id.iter().chain(&live_id).cloned());
-            let records = self.ticket_records(&wanted).await?;
-            let record_of = |field: &Option<String>| {
-                let at = wanted.iter().position(|w| Some(w) == field.as_ref())?;
-                records[at].clone()
-            };
-            let (before_record, live_record) = (record_of(&idem_id), record_of(&live_id));
-            let decoded = |r: &Option<String>| r.as_deref().map(Record::ticket).transpose();
-            let (before, listed_seek, live_ticket) =
-                (decoded(&before_record)?, decoded(&seek_record)?, decoded(&live_record)?);
-            let read = SeekRead {
+                Option<String>,
+                Option<String>,
+                Option<String>,
+            ) = pipe.query_async(&mut self.conn()).await?;
+            let read = place.read_records(self, (idem_id, taken, live_id, listed)).await?;
+            let seek_record = seek_record.map(|record| Stored { record, state: seek_state });
+            let before = decoded(read.before_record.as_ref())?;
+            let listed_seek = decoded(seek_record.as_ref())?;
+            let live_ticket = decoded(read.live_record.as_ref())?;
+            let seek_read = SeekRead {
                 before: before.as_ref(),
                 seek: listed_seek.as_ref(),
                 pending: pending.is_some(),
-                id_taken: taken.is_some(),
+                id_taken: read.taken,
                 live: live_ticket.as_ref(),
             };
-            let (after_seek, stored) = match rules::accept_seek(seek, accepter, pairing, &read)? {
-                Accept::Answer(answer) => return Ok(answer),
-                Accept::Pair { seek, accepter } => (seek, accepter),
-            };
+            let (after_seek, stored) =
+                match rules::accept_seek(seek, accepter, pairing, &seek_read)? {
+                    Accept::Answer(answer) => return Ok(answer),
+                    Accept::Pair { seek, accepter } => (seek, accepter),
+                };
             let mut cas = Cas::new();
-            cas.expect(keys::TICKET_IDEM, &idem, idem_id.as_deref());
-            if let Some(before) = &idem_id {
-                cas.expect(keys::TICKETS, before, before_record.as_deref());
-            }
-            cas.expect(keys::TICKETS, &seek_field, seek_record.as_deref());
+            cas.expect_ticket(&seek_field, seek_record.as_ref());
             cas.expect(keys::PAIRINGS, &match_field, None);
-            cas.expect(keys::TICKETS, &id, None);
-            cas.expect(keys::LIVE, &live, live_id.as_deref());
-            if let Some(live_id) = &live_id {
-                cas.expect(keys::TICKETS, live_id, live_record.as_deref());
-            }
             cas.unlist(&after_seek);
-            cas.save_over(seek_record.as_deref(), &after_seek)?;
-            cas.save(&stored)?;
-            cas.write("HSET", keys::TICKET_IDEM, &[&idem, &id]);
-            cas.write("HSET", keys::LIVE, &[&live, &id]);
-            // The accepter's list with its new ticket, as ZADD orders it; the oldest ended
-            // ones past TICKETS_KEPT are forgotten.
-            let members: Vec<String> = listed.iter().map(|(m, _)| m.clone()).collect();
-            cas.expect_members(&list, &members);
-            let mut mine: Vec<(u64, String, Option<Ticket>)> = Vec::with_capacity(listed.len() + 1);
-            for ((member, score), record) in listed.iter().zip(&records) {
-                if listed.len() + 1 > TICKETS_KEPT {
-                    cas.expect(keys::TICKETS, member, record.as_deref());
-                }
-                mine.push((*score, member.clone(), decoded(record)?));
-            }
-            mine.push((stored.created_ms, id.clone(), Some(stored.clone())));
-            mine.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-            let entries = mine
-                .iter()
-                .map(|(_, m, t)| Ok((m.parse().map_err(|e| corrupt(&list, e))?, t.as_ref())))
-                .collect::<Result<Vec<(TicketId, Option<&Ticket>)>, StoreError>>()?;
-            cas.write("ZADD", &list, &[&stored.created_ms.to_string(), &id]);
-            for old in rules::forget(&entries, TICKETS_KEPT) {
-                let old_field = old.to_string();
-                cas.write("ZREM", &list, &[&old_field]);
-                if let Some((_, _, Some(t))) = mine.iter().find(|(_, m, _)| *m == old_field) {
-                    cas.write("HDEL", keys::TICKETS, &[&old_field]);
-                    let old_idem = keys::idem_field(t.player, &t.idempotency_key);
-                    cas.write("HDELEQ", keys::TICKET_IDEM, &[&old_idem, &old_field]);
-                }
-            }
+            cas.save_over(seek_record.as_ref(), &after_seek)?;
+            place.write(&mut cas, &read, &stored)?;
             cas.store_pairing(pairing)?;
             if cas.run(self).await? {
                 return Ok(SeekAccepted::Paired(pairing.clone()));
             }
         }
-        Err(contended("accept_seek"))
+        Err(contended("lobby accept_seek"))
     }
 
     async fn pending_pairings(&self) -> Result<Vec<Pairing>, StoreError> {
@@ -635,8 +725,8 @@ impl LobbyStore for RedisStore {
                 if !seen.insert(*id) {
                     continue;
                 }
-                let Some(after) = rules::expire(&Record::ticket(old)?, now_ms) else { continue };
-                cas.expect(keys::TICKETS, field, Some(old));
+                let Some(after) = rules::expire(&old.ticket()?, now_ms) else { continue };
+                cas.expect_ticket(field, Some(old));
                 cas.unlist(&after);
                 cas.unlive(&after);
                 cas.save_over(Some(old), &after)?;
@@ -646,7 +736,7 @@ impl LobbyStore for RedisStore {
                 return Ok(expired);
             }
         }
-        Err(contended("expire"))
+        Err(contended("lobby expire"))
     }
 
     async fn ticket_feed(&self) -> Result<TicketFeed, StoreError> {
@@ -760,7 +850,7 @@ impl LobbyStore for RedisStore {
                 return Ok(Recorded::Applied);
             }
         }
-        Err(contended("record_result"))
+        Err(contended("lobby record_result"))
     }
 
     async fn place(

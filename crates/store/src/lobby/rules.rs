@@ -4,7 +4,7 @@
 
 use crate::error::StoreError;
 use crate::lobby::{
-    Pairing, RateDecision, RatingUpdate, Recorded, SeekAccepted, Ticket, TicketState,
+    Pairing, RateDecision, RatingUpdate, Recorded, SeekAccepted, Ticket, TicketCreated, TicketState,
 };
 use ids::{MatchId, PlayerId, TicketId};
 use rules_core::Seat;
@@ -230,6 +230,58 @@ pub(crate) fn record_result(
     } else {
         Recorded::Applied
     }
+}
+
+/// Whether a ticket's change to `state` is pushed to its player (the ticket feed): every
+/// state but PAIRING, which ASSIGNED (or, if the match is not made, WAITING again)
+/// follows within seconds; a read shows it.
+pub(crate) fn pushed(state: TicketState) -> bool {
+    match state {
+        TicketState::Pairing { .. } => false,
+        TicketState::Waiting
+        | TicketState::Assigned { .. }
+        | TicketState::Cancelled
+        | TicketState::Expired => true,
+    }
+}
+
+/// What [`create`] decided.
+#[derive(Clone, PartialEq, Debug)]
+pub(crate) enum Create {
+    /// Answer this, and change nothing.
+    Answer(TicketCreated),
+    /// Store this ticket (waiting), with its indexes.
+    Store(Ticket),
+}
+
+/// Creating `ticket`, given the ticket its idempotency key made (`by_key`, if stored), the
+/// player's live ticket in its queue (`live`) and whether its id is `taken`: the key's
+/// ticket answers a retry (the same queue and kind: a duplicate; else the key reused);
+/// one live ticket per player and queue; else it is stored, waiting.
+///
+/// # Errors
+/// [`StoreError::InvalidArgument`] if the id is taken by another ticket.
+pub(crate) fn create(
+    ticket: &Ticket,
+    by_key: Option<&Ticket>,
+    live: Option<&Ticket>,
+    taken: bool,
+) -> Result<Create, StoreError> {
+    if let Some(before) = by_key {
+        let same = before.queue == ticket.queue && before.seek == ticket.seek;
+        return Ok(Create::Answer(if same {
+            TicketCreated::Duplicate(before.clone())
+        } else {
+            TicketCreated::KeyReused(before.clone())
+        }));
+    }
+    if let Some(live) = live {
+        return Ok(Create::Answer(TicketCreated::LiveInQueue(live.clone())));
+    }
+    if taken {
+        return Err(StoreError::InvalidArgument("the ticket id is taken"));
+    }
+    Ok(Create::Store(Ticket { state: TicketState::Waiting, ..ticket.clone() }))
 }
 
 /// Of a player's tickets, oldest first, the ones to forget once `kept` are kept: the

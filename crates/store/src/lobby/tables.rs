@@ -117,7 +117,9 @@ impl Tickets {
 
     /// Stores `ticket` as it is now (its state and time as decided).
     pub(crate) fn save(&mut self, ticket: &Ticket) {
-        self.changed.insert(ticket.player);
+        if rules::pushed(ticket.state) {
+            self.changed.insert(ticket.player);
+        }
         self.by_id.insert(ticket.id, ticket.clone());
     }
 

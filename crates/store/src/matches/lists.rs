@@ -6,7 +6,7 @@
 //! readers check each entry against, dropping one that can no longer hold.
 
 use crate::error::StoreError;
-use crate::matches::model::MatchMeta;
+use crate::matches::model::{ClaimOutcome, MatchMeta};
 use ids::SeatHolder;
 use ids::{MatchId, PlayerId};
 use rules_core::Seat;
@@ -58,11 +58,10 @@ pub(crate) fn live_game(meta: &MatchMeta) -> Option<&str> {
 /// list if the claim also fills the last seat of a listed match. Written ahead of the
 /// claim, so a claim that is then refused leaves an entry readers skip.
 pub(crate) fn seating(meta: &MatchMeta, seat: Seat, player: PlayerId) -> (bool, bool) {
-    let can_be_theirs = match &meta.seats[seat] {
-        SeatHolder::Open => true,
-        SeatHolder::Reserved(p) | SeatHolder::Player(p) => *p == player,
-        SeatHolder::Bot(_) => false,
-    };
+    let can_be_theirs = matches!(
+        ClaimOutcome::of(&meta.seats[seat], false, player),
+        ClaimOutcome::Claimed | ClaimOutcome::AlreadyYours
+    );
     let other_held =
         matches!(&meta.seats[seat.other()], SeatHolder::Player(_) | SeatHolder::Bot(_));
     (can_be_theirs, can_be_theirs && other_held && meta.listed)

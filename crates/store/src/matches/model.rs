@@ -178,6 +178,30 @@ pub enum ClaimOutcome {
     MatchOver,
 }
 
+impl ClaimOutcome {
+    /// The rule of a claim, the same in every store: of the seat's `holder` in a match
+    /// `over` or not, `player` takes an open seat or one reserved for them; a seat already
+    /// theirs is theirs (finished or not: a retried join keeps it); in a match over no one
+    /// new is seated; anything else is someone else's.
+    pub(crate) fn of(holder: &SeatHolder, over: bool, player: PlayerId) -> Self {
+        match holder {
+            SeatHolder::Player(p) if *p == player => ClaimOutcome::AlreadyYours,
+            SeatHolder::Open
+            | SeatHolder::Reserved(_)
+            | SeatHolder::Player(_)
+            | SeatHolder::Bot(_)
+                if over =>
+            {
+                ClaimOutcome::MatchOver
+            }
+            SeatHolder::Open => ClaimOutcome::Claimed,
+            SeatHolder::Reserved(p) if *p == player => ClaimOutcome::Claimed,
+            SeatHolder::Reserved(_) => ClaimOutcome::ReservedForOther,
+            SeatHolder::Player(_) | SeatHolder::Bot(_) => ClaimOutcome::Taken,
+        }
+    }
+}
+
 /// The answer to [`crate::EventStore::append`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum AppendOutcome {

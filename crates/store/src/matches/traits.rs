@@ -310,6 +310,8 @@ pub trait HostStore: EventStore + crate::lifecycle::LifecycleStore {
     /// together or not at all: a match never exists without its seed. Before it, the match
     /// is listed for each player it seats, and in its game's live list if both seats are
     /// held ([`EventStore::player_matches`], [`EventStore::live_matches`]).
+    /// `first_deadline`, when both seats are held at creation, is armed in the same write
+    /// (due at that time, fenced at version 0), as [`EventStore::set_deadline`] would.
     ///
     /// # Errors
     ///
@@ -321,6 +323,7 @@ pub trait HostStore: EventStore + crate::lifecycle::LifecycleStore {
         meta: &MatchMeta,
         secret: &MatchSecret,
         opening: &Entry,
+        first_deadline: Option<u64>,
     ) -> Result<(), StoreError>;
 
     /// Appends the step that ends the match, as [`EventStore::append`] with

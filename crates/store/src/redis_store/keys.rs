@@ -184,8 +184,12 @@ pub fn email(normalized_email: &str) -> String {
     format!("colosseum:{{lobby}}:email:{}", sha256_hex(normalized_email))
 }
 
-/// Every ticket's record, by ticket id.
+/// Every ticket's record, by ticket id: the ticket as created, never written again.
 pub const TICKETS: &str = "colosseum:{lobby}:tickets";
+
+/// Every ticket's state now, by ticket id: a short text of its own (`lobby::record`), so a
+/// change compares and writes it alone.
+pub const TICKET_STATES: &str = "colosseum:{lobby}:ticket-state";
 
 /// The tickets by player and idempotency key (fields: [`idem_field`]).
 pub const TICKET_IDEM: &str = "colosseum:{lobby}:idem";

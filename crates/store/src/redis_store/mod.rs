@@ -13,7 +13,7 @@
 //! | `create_match` | `create.lua`: `EXISTS`, `HSET` open (the opening entry), `HSET` views, `HSET` meta, `HSET` secret (and idem) |
 //! | `meta` | `HMGET meta m seat0 seat1` |
 //! | `match_secret` | `HGET secret seed` (for a match created before the secret hash: `HGET meta m`, then `move_secret.lua` moves the seed to `secret`) |
-//! | `claim_seat` | `claim.lua`: `HGET` of `seat0`/`seat1`, `HEXISTS meta over`, `EXISTS record`, `HSET` of the seat |
+//! | `claim_seat` | `HMGET meta seat<n> over`, `EXISTS record` (one pipeline); `ClaimOutcome::of`; `cas.lua`: `HSET` of the seat if neither it nor `over` changed |
 //! | `append` | (`ZADD deadlines LT` for a new deadline, then) `append.lua`: `XREVRANGE` last id (and `EXISTS open` before the first step), `HGET` idem, `XADD <v>-1`, `HSET` idem, `HSET` views, `HSET`/`DEL` deadline, `PUBLISH colosseum:appended` |
 //! | `read` | from version 1 on: `XRANGE log <from>-0 + COUNT limit`, `HMGET views v b`, `EXISTS log`, pipelined (a script costs Redis several times the commands it runs); from version 0, or when there is no stream: `read.lua`: `HGETALL open` (from version 0), `XRANGE log <from>-0 + COUNT limit`, `HMGET views` when the last entry read is the latest; a compacted match's `GET record` |
 //! | `last_version` | `XREVRANGE log + - COUNT 1`, `EXISTS open`, `GETRANGE record 0 24`, pipelined |
@@ -74,6 +74,7 @@
 //! on every node. The ticket feed subscribes the same way, and blocking lifecycle reads
 //! have a connection of their own too (see `lobby/redis.rs`).
 
+pub(crate) mod cas;
 pub mod codec;
 pub mod keys;
 pub(crate) mod sentinel;
@@ -291,7 +292,15 @@ pub struct RedisStore {
     /// The connection for blocking lifecycle reads, opened on the first (see
     /// `lifecycle/redis.rs`); a tokio mutex, since opening it awaits.
     pub(crate) blocking: tokio::sync::Mutex<Option<Conn>>,
+    /// The lobby's ticket records read so far, by ticket id: a record is written once, at
+    /// the ticket's creation, so a kept one is the stored one for as long as the ticket
+    /// has a state field (`lobby/redis.rs`); a later read sends only the short states.
+    pub(crate) ticket_records: service_kit::cache::Bounded<String, std::sync::Arc<str>>,
 }
+
+/// How many ticket records a store keeps (about a kilobyte each: some 20 MB at most, in the
+/// match-maker, the one process that reads tickets; a queue of 10,000 waiting fits twice).
+const TICKET_RECORDS_KEPT: usize = 20_000;
 
 impl RedisStore {
     /// Connects to Redis at `url` (`redis://host:port/`).
@@ -351,7 +360,12 @@ impl RedisStore {
     }
 
     pub(crate) async fn with(conn: Conn, nodes: Vec<Client>) -> Result<Self, StoreError> {
-        Ok(RedisStore { conn, nodes, blocking: tokio::sync::Mutex::new(None) })
+        Ok(RedisStore {
+            conn,
+            nodes,
+            blocking: tokio::sync::Mutex::new(None),
+            ticket_records: service_kit::cache::Bounded::new(TICKET_RECORDS_KEPT, None),
+        })
     }
 
     pub(crate) fn conn(&self) -> Conn {

@@ -4,7 +4,7 @@
 
 use super::{Entry, Float};
 use crate::model::{BYE, Error, Game, Player, PlayerResult, RoundPairing, Seat};
-use crate::rules::FormatRules;
+use crate::rules::{FormatRules, Words};
 use crate::standings::Standing;
 use crate::tournament::Tournament;
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,10 @@ pub struct Swiss {
 impl FormatRules for Swiss {
     fn name(&self) -> &'static str {
         "swiss"
+    }
+
+    fn label(&self) -> String {
+        format!("Swiss, {} rounds", self.rounds)
     }
 
     fn check(&self, _entrants: usize) -> Result<(), Error> {
@@ -170,5 +174,46 @@ fn float_of(cmp: std::cmp::Ordering) -> Float {
         std::cmp::Ordering::Greater => Float::Down,
         std::cmp::Ordering::Less => Float::Up,
         std::cmp::Ordering::Equal => Float::None,
+    }
+}
+
+impl Swiss {
+    /// Its command-line name.
+    pub const NAMES: [&'static str; 1] = ["swiss"];
+
+    /// The Swiss `words` name, if they name it.
+    pub fn from_words(words: &Words<'_>) -> Option<Self> {
+        Self::NAMES.contains(&words.name).then_some(Swiss { rounds: words.rounds })
+    }
+}
+
+/// Its arm of the API's `TournamentFormat`, each way, with what one service hosts.
+#[cfg(feature = "proto")]
+mod proto {
+    use super::Swiss;
+    use api::v1::{self, tournament_format::Kind};
+
+    /// The most rounds a hosted Swiss plays.
+    pub const MAX_HOSTED_ROUNDS: u32 = 50;
+
+    impl Swiss {
+        /// Its proto arm.
+        pub fn to_proto(&self) -> Kind {
+            Kind::Swiss(v1::Swiss { rounds: self.rounds })
+        }
+
+        /// The Swiss of `arm` for `entrants`.
+        ///
+        /// # Errors
+        /// Rounds out of bounds, in words.
+        pub fn from_proto(arm: &v1::Swiss, entrants: usize) -> Result<Self, String> {
+            if arm.rounds == 0 || arm.rounds > MAX_HOSTED_ROUNDS || arm.rounds as usize >= entrants
+            {
+                return Err(format!(
+                    "swiss rounds are 1 to {MAX_HOSTED_ROUNDS} and fewer than the entrants ({entrants})"
+                ));
+            }
+            Ok(Swiss { rounds: arm.rounds })
+        }
     }
 }

@@ -206,10 +206,7 @@ impl Engine {
         let store = self.store.clone();
         let game = game.to_string();
         detached(async move {
-            store.create_match(id, &meta, &secret, &opening).await?;
-            if let Some(due) = due {
-                store.set_deadline(id, due, 0).await?;
-            }
+            store.create_match(id, &meta, &secret, &opening, due).await?;
             tracing::info!(match_id = %id, game, "match created");
             Ok(())
         })

@@ -24,7 +24,8 @@
 -- A final step is a conflict too if a seat was taken since its holders were read (a join
 -- through another replica): the caller reads them again, so the announcement names every
 -- player seated before the end. Only the appended case writes; a final step also marks
--- the meta `over` (its version), after which claim.lua seats no one new.
+-- the meta `over` (its version), after which a seat's claim (its
+-- compare-and-set guards `over`) seats no one new.
 -- The global deadline index is not touched here (another slot): the caller adds to it
 -- before this script runs, and a stale index entry is dropped by whoever finds it. The
 -- same holds for the index of owed announcements; the announcement itself (KEYS[7]) is

@@ -118,22 +118,7 @@ impl EventStore for MemoryStore {
         let m = state.matches.get_mut(&id).ok_or(StoreError::NotFound(id))?;
         let over = m.over || m.compacted;
         let holder = &mut m.meta.seats[seat];
-        let outcome = match holder {
-            SeatHolder::Player(p) if *p == player => ClaimOutcome::AlreadyYours,
-            // As claim.lua: the finished mark fences a join against the final step.
-            SeatHolder::Open
-            | SeatHolder::Reserved(_)
-            | SeatHolder::Player(_)
-            | SeatHolder::Bot(_)
-                if over =>
-            {
-                ClaimOutcome::MatchOver
-            }
-            SeatHolder::Open => ClaimOutcome::Claimed,
-            SeatHolder::Reserved(p) if *p == player => ClaimOutcome::Claimed,
-            SeatHolder::Reserved(_) => ClaimOutcome::ReservedForOther,
-            SeatHolder::Player(_) | SeatHolder::Bot(_) => ClaimOutcome::Taken,
-        };
+        let outcome = ClaimOutcome::of(holder, over, player);
         if outcome == ClaimOutcome::Claimed {
             *holder = SeatHolder::Player(player);
         }
@@ -362,6 +347,7 @@ impl HostStore for MemoryStore {
         meta: &MatchMeta,
         secret: &MatchSecret,
         opening: &Entry,
+        first_deadline: Option<u64>,
     ) -> Result<(), StoreError> {
         if opening.version != 0 {
             return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
@@ -388,6 +374,9 @@ impl HostStore for MemoryStore {
                     snapshot: None,
                 },
             );
+            if let Some(due_ms) = first_deadline {
+                state.set_deadline(id, due_ms, 0);
+            }
             let listed = Listed { created_at_ms: meta.created_at_ms, id };
             for player in crate::matches::lists::seated_players(meta) {
                 state.lists.add_player(player, listed);
@@ -462,7 +451,7 @@ mod tests {
             listed: true,
         };
         let secret = MatchSecret { seed_hex: "00".repeat(16) };
-        store.create_match(id, &meta, &secret, &step(0)).await.expect("create");
+        store.create_match(id, &meta, &secret, &step(0), None).await.expect("create");
         let mut feed = store.append_feed().await.expect("subscribe");
         let appended = store.append(id, &step(1), DeadlineChange::Keep).await;
         assert_eq!(appended, Ok(AppendOutcome::Appended { version: 1 }));

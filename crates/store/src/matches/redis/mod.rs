@@ -14,13 +14,14 @@ use crate::matches::model::{
 };
 use crate::matches::record;
 use crate::matches::traits::{EventStore, HostStore};
+use crate::redis_store::cas::{ATTEMPTS, Cas, contended};
 use crate::redis_store::codec;
 use crate::redis_store::keys;
 use crate::redis_store::{
     Conn, IndexFix, Node, RedisStore, SCAN_COUNT, SCAN_PAUSE, bytes, corrupt, index_add, text,
 };
 use async_trait::async_trait;
-use ids::{MatchId, PlayerId};
+use ids::{MatchId, PlayerId, SeatHolder};
 use redis::{ErrorKind, Script, ServerErrorKind, Value};
 use rules_core::Seat;
 use tokio_stream::StreamExt;
@@ -196,7 +197,6 @@ pub(crate) static SCRIPTS: std::sync::LazyLock<Scripts> = std::sync::LazyLock::n
 /// The Lua scripts, hashed once.
 pub(crate) struct Scripts {
     pub(crate) create: Script,
-    pub(crate) claim: Script,
     pub(crate) append: Script,
     pub(crate) snapshot: Script,
     pub(crate) clear_if: Script,
@@ -210,7 +210,6 @@ impl Scripts {
     pub(crate) fn new() -> Self {
         Scripts {
             create: Script::new(include_str!("../lua/create.lua")),
-            claim: Script::new(include_str!("../lua/claim.lua")),
             append: Script::new(include_str!("../lua/append.lua")),
             snapshot: Script::new(include_str!("../lua/snapshot.lua")),
             clear_if: Script::new(include_str!("../lua/clear_if.lua")),
@@ -305,19 +304,36 @@ pub(crate) fn parse_entries(value: Value, key: &str) -> Result<Vec<Entry>, Store
     }
 }
 
-pub(crate) fn claim_outcome(code: i64, id: MatchId) -> Result<ClaimOutcome, StoreError> {
-    match code {
-        0 => Ok(ClaimOutcome::Claimed),
-        1 => Ok(ClaimOutcome::AlreadyYours),
-        2 => Ok(ClaimOutcome::Taken),
-        3 => Ok(ClaimOutcome::ReservedForOther),
-        4 => Err(StoreError::NotFound(id)),
-        5 => Ok(ClaimOutcome::MatchOver),
-        other => Err(corrupt(&keys::meta(id), format!("claim script answered {other}"))),
-    }
-}
-
 impl RedisStore {
+    /// Runs a match's script (`call`) that arms a deadline due at `due`, if any, with that
+    /// deadline's global index entry added first, in the same round trip (see the module
+    /// docs): the append that arms one and the creation that arms the first. The script's
+    /// write stands or falls alone; a missing index entry is the repair sweep's.
+    async fn invoke_indexed(
+        &self,
+        call: &redis::ScriptInvocation<'_>,
+        id: MatchId,
+        due: Option<u64>,
+    ) -> Result<Value, StoreError> {
+        let mut conn = self.conn();
+        let Some(due_ms) = due else { return Ok(call.invoke_async(&mut conn).await?) };
+        // `redis::Script` hands out its EVALSHA command only through a pipeline.
+        let script = redis::pipe().invoke_script(call).cmd_iter().cloned().collect();
+        let mut answers = conn.in_order([vec![index_add(id, due_ms)], script].concat()).await?;
+        let (Some(script), Some(index)) = (answers.pop(), answers.pop()) else {
+            return Err(corrupt(keys::DEADLINES, "a pipeline answer is missing"));
+        };
+        if let Err(e) = index {
+            tracing::warn!(match_id = %id, error = %e, "deadline index not updated");
+        }
+        Ok(match script {
+            Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                call.invoke_async(&mut conn).await?
+            }
+            answer => answer?,
+        })
+    }
+
     /// The append script, with the final step's owed announcement when `finished` is
     /// given ([`HostStore::append_final`]: its index entry is written by the caller).
     pub(crate) async fn append_entry(
@@ -355,29 +371,11 @@ impl RedisStore {
         for (field, value) in codec::entry_fields(entry) {
             call.arg(field).arg(value);
         }
-        let mut conn = self.conn();
-        let reply: Value = if let DeadlineChange::Set { due_ms, .. } = deadline {
-            // The index entry first (see the module docs), in the same round trip.
-            // `redis::Script` hands out its EVALSHA command only through a pipeline.
-            let script = redis::pipe().invoke_script(&call).cmd_iter().cloned().collect();
-            let mut answers = conn.in_order([vec![index_add(id, due_ms)], script].concat()).await?;
-            let (Some(script), Some(index)) = (answers.pop(), answers.pop()) else {
-                return Err(corrupt(keys::DEADLINES, "a pipeline answer is missing"));
-            };
-            if let Err(e) = index {
-                // The append itself stands or falls with the script; the repair sweep
-                // restores a missing index entry.
-                tracing::warn!(match_id = %id, error = %e, "deadline index not updated");
-            }
-            match script {
-                Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
-                    call.invoke_async(&mut conn).await?
-                }
-                answer => answer?,
-            }
-        } else {
-            call.invoke_async(&mut conn).await?
+        let due = match deadline {
+            DeadlineChange::Set { due_ms, .. } => Some(due_ms),
+            DeadlineChange::Keep | DeadlineChange::Clear => None,
         };
+        let reply = self.invoke_indexed(&call, id, due).await?;
         let (code, version): (i64, u64) =
             redis::from_redis_value(reply).map_err(|e| corrupt(&keys::log(id), e))?;
         match code {
@@ -441,16 +439,37 @@ impl EventStore for RedisStore {
                 self.list(&[player], live, listed).await?;
             }
         }
+        // Read, decide (`ClaimOutcome::of`), write only if neither the seat nor the match's
+        // end changed since the read: the finished mark (`over`, set by the final step's
+        // append) fences a join against a final step stored through another replica.
+        let key = keys::meta(id);
         let field = if seat == Seat::ZERO { "seat0" } else { "seat1" };
-        let code: i64 = SCRIPTS
-            .claim
-            .key(keys::meta(id))
-            .key(keys::record(id))
-            .arg(field)
-            .arg(player.to_string())
-            .invoke_async(&mut self.conn())
-            .await?;
-        claim_outcome(code, id)
+        for _ in 0..ATTEMPTS {
+            let ((holder, over), compacted): ((Option<String>, Option<String>), bool) =
+                redis::pipe()
+                    .cmd("HMGET")
+                    .arg(&key)
+                    .arg(&[field, "over"])
+                    .cmd("EXISTS")
+                    .arg(keys::record(id))
+                    .query_async(&mut self.conn())
+                    .await?;
+            let Some(holder) = holder else { return Err(StoreError::NotFound(id)) };
+            let read = codec::decode_holder(&holder).map_err(|e| corrupt(&key, e))?;
+            let outcome = ClaimOutcome::of(&read, over.is_some() || compacted, player);
+            if outcome != ClaimOutcome::Claimed {
+                return Ok(outcome);
+            }
+            let mut cas = Cas::new();
+            cas.expect(&key, field, Some(&holder));
+            cas.expect(&key, "over", None);
+            let taken = codec::encode_holder(&SeatHolder::Player(player));
+            cas.write("HSET", &key, &[field, &taken]);
+            if cas.run(self).await? {
+                return Ok(outcome);
+            }
+        }
+        Err(contended("claim_seat"))
     }
 
     async fn append(
@@ -849,6 +868,7 @@ impl HostStore for RedisStore {
         meta: &MatchMeta,
         secret: &MatchSecret,
         opening: &Entry,
+        first_deadline: Option<u64>,
     ) -> Result<(), StoreError> {
         if opening.version != 0 {
             return Err(StoreError::InvalidArgument("the opening entry must be version 0"));
@@ -867,13 +887,17 @@ impl HostStore for RedisStore {
             .key(keys::idem(id))
             .key(keys::secret(id))
             .key(keys::views(id))
-            .key(keys::opening(id));
+            .key(keys::opening(id))
+            .key(keys::deadline(id));
         call.arg(fixed).arg(seat0).arg(seat1).arg(seed).arg(has_key).arg(key);
         call.arg(views_arg(opening));
+        call.arg(first_deadline.map(|d| d.to_string()).unwrap_or_default());
         for (field, value) in codec::entry_fields(opening) {
             call.arg(field).arg(value);
         }
-        let created: i64 = call.invoke_async(&mut self.conn()).await?;
+        let reply = self.invoke_indexed(&call, id, first_deadline).await?;
+        let created: i64 =
+            redis::from_redis_value(reply).map_err(|e| corrupt(&keys::meta(id), e))?;
         if created == 1 { Ok(()) } else { Err(StoreError::AlreadyExists(id)) }
     }
 

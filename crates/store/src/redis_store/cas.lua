@@ -1,6 +1,7 @@
 -- Compare and set: writes only if every value the caller read (and decided on, in Rust) is
 -- still what it read. No rule lives here: the guards are exact values, the writes exact
--- commands (`src/lobby/redis.rs`, `Cas`, builds both). Every key is a `{lobby}` one in KEYS.
+-- commands (`src/redis_store/cas.rs`, `Cas`, builds both, for the lobby and the matches'
+-- seats). Every key is in KEYS, all in one Redis Cluster slot.
 --
 -- ARGV[1] the number of guards; then per guard 3 arguments: the key's index in KEYS, the
 -- hash field, the value read ('' for none); or, for the field '', the members of the sorted
