@@ -170,10 +170,65 @@ pub fn refusal_of(s: &Status) -> Option<StepError> {
     Some(StepError { code, message: message.to_string() })
 }
 
+/// A status as a Steps stream carries a refused step: code, message, details and ASCII
+/// metadata (what every refusal the engine makes is written in), so the caller rebuilds
+/// the status ApplyStep would have answered ([`status_of_refused`]).
+pub fn refused_of_status(s: &Status) -> internal::StepRefused {
+    let metadata = s
+        .metadata()
+        .iter()
+        .filter_map(|kv| match kv {
+            tonic::metadata::KeyAndValueRef::Ascii(k, v) => {
+                Some((k.as_str().to_string(), v.to_str().ok()?.to_string()))
+            }
+            tonic::metadata::KeyAndValueRef::Binary(..) => None,
+        })
+        .collect();
+    internal::StepRefused {
+        code: s.code() as i32,
+        message: s.message().to_string(),
+        details: s.details().to_vec(),
+        metadata,
+    }
+}
+
+/// The status a Steps stream's refusal stands for (see [`refused_of_status`]); metadata
+/// that is no valid header is dropped.
+pub fn status_of_refused(r: internal::StepRefused) -> Status {
+    let mut metadata = tonic::metadata::MetadataMap::new();
+    for (k, v) in r.metadata {
+        if let (Ok(k), Ok(v)) = (
+            k.parse::<tonic::metadata::MetadataKey<tonic::metadata::Ascii>>(),
+            v.parse::<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>(),
+        ) {
+            metadata.insert(k, v);
+        }
+    }
+    Status::with_details_and_metadata(Code::from(r.code), r.message, r.details.into(), metadata)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use service_kit::status::ERROR_CODE_KEY;
+
+    #[test]
+    fn a_refused_step_crosses_a_steps_stream_whole() {
+        let rules = refusal_status(&StepError {
+            code: ErrorCode::IllegalMove,
+            message: "card 5 was already played".into(),
+        });
+        let again = status_of_refused(refused_of_status(&rules));
+        assert_eq!(again.code(), Code::FailedPrecondition);
+        assert_eq!(again.message(), rules.message());
+        assert_eq!(refusal_of(&again), refusal_of(&rules));
+        assert_eq!(again.metadata().get(ERROR_CODE_KEY).unwrap(), "illegal_move");
+        let field = status::bad_field("match_id".into(), "match_id is required".into());
+        let again = status_of_refused(refused_of_status(&field));
+        assert_eq!(status::bad_field_of(&again), status::bad_field_of(&field));
+        let reused = status_of_refused(refused_of_status(&status::key_reused(7)));
+        assert_eq!(status::key_reused_of(&reused), Some(7));
+    }
 
     #[test]
     fn holders_round_trip_and_bad_fields_say_what_is_wrong() {

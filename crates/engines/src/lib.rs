@@ -5,10 +5,12 @@
 //!
 //! # Layout
 //! - this file: the clients, by family, with the replica each match goes to.
+//! - [`link`]: the long-lived Steps stream per connection that carries the moves.
 //! - [`urls`]: the engines' addresses from the environment, and replica choice.
 //! - [`error`]: what a call to the engines can come to, as the callers pass it on.
 
 pub mod error;
+pub mod link;
 pub mod urls;
 
 pub use error::CallError;
@@ -164,9 +166,11 @@ struct FamilyEngines {
     replicas: Vec<Replica>,
 }
 
-/// One replica: its connections, and until when it is passed over (0: it is not).
+/// One replica: its connections (a unary client and a Steps link over each), and until
+/// when it is passed over (0: it is not).
 struct Replica {
     clients: Vec<EngineClient>,
+    links: Vec<Arc<link::Link>>,
     down_until_ms: Arc<AtomicU64>,
 }
 
@@ -192,6 +196,7 @@ impl Engines {
     /// # Errors
     /// A URL that does not parse (named, truncated).
     pub fn new(urls: &[EngineUrls], token: Option<&InternalToken>) -> Result<Self, BadUrl> {
+        service_kit::metrics::describe(link::metric::ALL);
         let mut by_family = BTreeMap::new();
         for (family, urls) in urls {
             let mut replicas = Vec::new();
@@ -206,15 +211,18 @@ impl Engines {
                     .keep_alive_timeout(KEEPALIVE)
                     .keep_alive_while_idle(true);
                 let down_until_ms = Arc::new(AtomicU64::new(0));
-                let clients = (0..CONNECTIONS_PER_ENGINE)
-                    .map(|_| {
-                        let inner = endpoint.connect_lazy();
-                        let down_until_ms = down_until_ms.clone();
-                        let watched = Watched { inner, down_until_ms };
-                        RulesEngineServiceClient::with_interceptor(watched, Stamp::new(token))
-                    })
-                    .collect();
-                replicas.push(Replica { clients, down_until_ms });
+                let (mut clients, mut links) = (Vec::new(), Vec::new());
+                for _ in 0..CONNECTIONS_PER_ENGINE {
+                    let inner = endpoint.connect_lazy();
+                    let link = link::Link::new(inner.clone(), token, down_until_ms.clone());
+                    links.push(Arc::new(link));
+                    let watched = Watched { inner, down_until_ms: down_until_ms.clone() };
+                    clients.push(RulesEngineServiceClient::with_interceptor(
+                        watched,
+                        Stamp::new(token),
+                    ));
+                }
+                replicas.push(Replica { clients, links, down_until_ms });
             }
             by_family.insert(*family, FamilyEngines { urls: urls.clone(), replicas });
         }
@@ -262,6 +270,35 @@ impl Engines {
             .get(&family)
             .and_then(|f| self.connection(f, replica))
             .ok_or(CallError::NoEngineFor(family))
+    }
+}
+
+impl Engines {
+    /// Applies `step` to match `id` of `game` over a link to the replica that hosts it, in
+    /// trace `trace` (the engine's span hangs under it): the gateway's moves and
+    /// resignations and the clock's deadlines.
+    ///
+    /// # Errors
+    /// An unknown game or no engine; the engine's refusal; UNAVAILABLE when the link broke
+    /// with the step in flight (the replica is then passed over for a second).
+    pub async fn apply_step(
+        &self,
+        game: &str,
+        id: MatchId,
+        step: api::internal::ApplyStepRequest,
+        trace: Option<&service_kit::telemetry::TraceContext>,
+    ) -> Result<api::internal::ApplyStepResponse, CallError> {
+        let (family, at) = self.place(game, id)?;
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let link = self
+            .by_family
+            .get(&family)
+            .and_then(|f| f.replicas.get(at))
+            .and_then(|r| r.links.get(n % r.links.len().max(1)))
+            .cloned()
+            .ok_or(CallError::NoEngineFor(family))?;
+        let traceparent = trace.map(ToString::to_string).unwrap_or_default();
+        link.step(step, traceparent).await.map_err(CallError::from)
     }
 }
 

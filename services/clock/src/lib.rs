@@ -10,7 +10,7 @@
 //! between its two writes) still fires.
 
 use api::internal::{self, apply_step_request, apply_step_response};
-use engines::{CallError, EngineClient, Engines};
+use engines::{CallError, Engines};
 use service_kit::metrics::{Desc, Kind, LAG_BUCKETS};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -196,8 +196,8 @@ impl Clock {
 
     /// Fires `d` through its match's engine and counts the answer.
     async fn fire_and_record(&self, d: Deadline) {
-        let result = match self.engine_for(d).await {
-            Ok(engine) => fire(engine, self.store.clone(), d).await,
+        let result = match self.game_of(d).await {
+            Ok(game) => fire(&self.engines, game, self.store.clone(), d).await,
             Err(e) => Err(e),
         };
         match result {
@@ -221,17 +221,19 @@ impl Clock {
         }
     }
 
-    /// The engine to fire `d` through: `None` only when the match does not exist. A store
+    /// The game of `d`'s match, once an engine hosts it: `None` only when the match does
+    /// not exist. A store
     /// that cannot be read, or no engine for the game (all its replicas down, or a clock
     /// configured without its family during a deploy), is an error retried at the next
     /// poll: either passes, and a deadline dropped for it would never fire.
-    async fn engine_for(&self, d: Deadline) -> Result<Option<EngineClient>, ClockError> {
+    async fn game_of(&self, d: Deadline) -> Result<Option<String>, ClockError> {
         let Some(meta) = self.store.meta(d.match_id).await.map_err(ClockError::Store)? else {
             return Ok(None);
         };
-        // The replica the gateway sends this match to (it holds the match in memory), or
-        // the next while that one is down.
-        self.engines.for_match(&meta.game, d.match_id).map(Some).map_err(ClockError::Engine)
+        // An engine must host the family (the step goes over the link to the replica the
+        // gateway sends this match to, or the next while that one is down).
+        self.engines.for_match(&meta.game, d.match_id).map_err(ClockError::Engine)?;
+        Ok(Some(meta.game))
     }
 
     /// Has the store repair its deadline index; returns how many entries it restored.
@@ -377,26 +379,28 @@ impl std::fmt::Display for ClockError {
 
 impl std::error::Error for ClockError {}
 
+/// Fires deadline `d` of a match of `game` (none: no such match) over the engines' link.
 async fn fire(
-    engine: Option<EngineClient>,
+    engines: &Engines,
+    game: Option<String>,
     store: Arc<dyn EventStore>,
     d: Deadline,
 ) -> Result<Fired, ClockError> {
-    let Some(mut engine) = engine else {
+    let Some(game) = game else {
         // No such match: drop the deadline, it can never fire.
         let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
         return Err(ClockError::NoMatch);
     };
-    let resp = engine
-        .apply_step(internal::ApplyStepRequest {
-            match_id: d.match_id.to_string(),
-            step: Some(apply_step_request::Step::Deadline(internal::Deadline {
-                fence_version: d.fence_version,
-            })),
-            idempotency_key: format!("deadline:{}", d.fence_version),
-        })
-        .await;
-    match resp.map(|r| r.into_inner().outcome) {
+    let step = internal::ApplyStepRequest {
+        match_id: d.match_id.to_string(),
+        step: Some(apply_step_request::Step::Deadline(internal::Deadline {
+            fence_version: d.fence_version,
+        })),
+        idempotency_key: format!("deadline:{}", d.fence_version),
+    };
+    // No trace to join: the engine starts one of its own for the deadline.
+    let resp = engines.apply_step(&game, d.match_id, step, None).await;
+    match resp.map(|r| r.outcome) {
         Ok(Some(apply_step_response::Outcome::Applied(_))) => Ok(Fired::Applied),
         Ok(Some(
             apply_step_response::Outcome::Stale(_) | apply_step_response::Outcome::Duplicate(_),
@@ -406,12 +410,12 @@ async fn fire(
             Ok(Fired::Stale)
         }
         Ok(None) => Err(ClockError::NoOutcome),
-        Err(s) if s.code() == tonic::Code::FailedPrecondition => {
+        Err(e) if tonic::Status::from(e.clone()).code() == tonic::Code::FailedPrecondition => {
             // The match is over (game_over): nothing left to fire.
             let _ = store.clear_deadline_if(d.match_id, d.fence_version).await;
             Ok(Fired::Stale)
         }
-        Err(s) => Err(ClockError::Engine(s.into())),
+        Err(e) => Err(ClockError::Engine(e)),
     }
 }
 

@@ -23,6 +23,9 @@
 //! - [`platform`]: TournamentService, passed on to the tournament service.
 //! - [`tournament_view`]: TournamentViewService (public pages, open), passed on the same way.
 //! - [`watch`]: one WatchMatch stream: backfill, then live, per viewer.
+//! - [`encoded`]: what watchers are sent, written around the engine's stored bytes.
+//! - [`served`]: ColosseumService's route: WatchMatch and Play sent as [`encoded`] writes
+//!   them, the rest by the generated server.
 //! - [`web`]: the browser front on the same port: the web client's page, CORS, origins;
 //!   gRPC-Web goes through tonic-web to the same stack.
 //! - [`error`]: what can go wrong, and the one match from it to a status.
@@ -33,6 +36,7 @@
 pub mod auth;
 pub mod bots;
 pub mod connect;
+pub mod encoded;
 pub mod error;
 pub mod forward;
 pub mod forwarded;
@@ -45,6 +49,7 @@ pub mod metrics;
 pub mod platform;
 pub mod play;
 pub mod public;
+pub mod served;
 pub mod tournament_view;
 pub mod verify;
 pub mod watch;
@@ -120,7 +125,7 @@ pub async fn serve(
     let store: Arc<dyn store::EventStore> = store;
     let gateway = matches::Gateway::new(store.clone(), engines, hub, shutdown.clone());
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
-        .with(gateway.into_service())
+        .with(served::Served::new(gateway))
         .with(v1::lobby_service_server::LobbyServiceServer::new(lobby::LobbyFront::new(lobby)))
         .with(v1::tournament_view_service_server::TournamentViewServiceServer::new(
             tournament_view::ViewFront::new(tournaments.as_ref()),

@@ -4,7 +4,7 @@
 //! Play streams ([`crate::play`]) both call, so the two ways in cannot drift apart.
 
 use crate::auth::Caller;
-use crate::error::{Error, relay};
+use crate::error::Error;
 use crate::hub::Hub;
 use crate::limits::MAX_KEY_LEN;
 use api::internal::{self, apply_step_request, apply_step_response};
@@ -16,7 +16,7 @@ use service_kit::telemetry::TraceContext;
 use std::sync::Arc;
 use store::{EventStore, MatchId, MatchMeta, PlayerId, SeatHolder};
 use tokio_util::sync::CancellationToken;
-use tonic::Request;
+use tonic::{Request, Status};
 use tracing::Instrument;
 
 /// The gateway's public service.
@@ -119,14 +119,6 @@ pub fn match_for_key(player: PlayerId, key: &str) -> MatchId {
     MatchId::from(uuid::Builder::from_custom_bytes(bytes).into_uuid())
 }
 
-/// `msg` as a request to an engine in `trace`: the `traceparent` metadata is the one
-/// carrier of the trace context on the internal hop (the engine's span hangs under it).
-fn traced<T>(msg: T, trace: &TraceContext) -> Request<T> {
-    let mut r = Request::new(msg);
-    trace.inject(r.metadata_mut());
-    r
-}
-
 /// A watch begun for a caller: the stream WatchMatch sends, and the caller's seat (none: a
 /// spectator).
 pub struct Watching {
@@ -164,26 +156,18 @@ impl Gateway {
         let span = tracing::info_span!("submit_move", match_id = %id, seat = seat.index(), trace_id = %trace.trace_hex());
         // The span joins the caller's trace; the engine's span will hang under it.
         let trace = service_kit::telemetry::adopt(&span, &trace);
-        let resp = self
-            .engines
-            .for_match(&meta.game, id)?
-            .apply_step(traced(
-                internal::ApplyStepRequest {
-                    match_id: id.to_string(),
-                    step: Some(apply_step_request::Step::Move(internal::SeatMove {
-                        seat: wire::seat_u32(seat),
-                        r#move: Some(mv),
-                    })),
-                    // Scoped to the seat: a key can never match the other seat's moves or
-                    // the clock's `deadline:N` keys (which would drop a deadline).
-                    idempotency_key: format!("seat{}:{idempotency_key}", seat.index()),
-                },
-                &trace,
-            ))
-            .instrument(span)
-            .await
-            .map_err(relay)?
-            .into_inner();
+        let step = internal::ApplyStepRequest {
+            match_id: id.to_string(),
+            step: Some(apply_step_request::Step::Move(internal::SeatMove {
+                seat: wire::seat_u32(seat),
+                r#move: Some(mv),
+            })),
+            // Scoped to the seat: a key can never match the other seat's moves or the
+            // clock's `deadline:N` keys (which would drop a deadline).
+            idempotency_key: format!("seat{}:{idempotency_key}", seat.index()),
+        };
+        let resp =
+            self.engines.apply_step(&meta.game, id, step, Some(&trace)).instrument(span).await?;
         // The caller's own numbering of versions (it counts only those it can see).
         let version = resp.seat_version;
         let outcome = match resp.outcome {
@@ -219,21 +203,13 @@ impl Gateway {
         let trace = service_kit::telemetry::adopt(&span, &trace);
         let meta = self.meta(id).instrument(span.clone()).await?;
         let seat = seat_of(&meta, me).ok_or(Error::NotSeated)?;
-        let resp = self
-            .engines
-            .for_match(&meta.game, id)?
-            .apply_step(traced(
-                internal::ApplyStepRequest {
-                    match_id: id.to_string(),
-                    step: Some(apply_step_request::Step::Resign(wire::seat_u32(seat))),
-                    idempotency_key: String::new(),
-                },
-                &trace,
-            ))
-            .instrument(span)
-            .await
-            .map_err(relay)?
-            .into_inner();
+        let step = internal::ApplyStepRequest {
+            match_id: id.to_string(),
+            step: Some(apply_step_request::Step::Resign(wire::seat_u32(seat))),
+            idempotency_key: String::new(),
+        };
+        let resp =
+            self.engines.apply_step(&meta.game, id, step, Some(&trace)).instrument(span).await?;
         let version = match resp.outcome {
             Some(
                 apply_step_response::Outcome::Applied(_)
@@ -242,6 +218,19 @@ impl Gateway {
             Some(apply_step_response::Outcome::Stale(_)) | None => 0,
         };
         Ok(v1::ResignResponse { version })
+    }
+
+    /// WatchMatch's stream for the caller of `req` (in the trace of its metadata).
+    ///
+    /// # Errors
+    /// The refusal WatchMatch answers.
+    pub async fn watch_stream(
+        &self,
+        req: Request<v1::WatchMatchRequest>,
+    ) -> Result<crate::watch::WatchStream, Status> {
+        let me = caller(&req)?;
+        let trace = TraceContext::from_metadata(req.metadata());
+        Ok(self.watch_match_as(me, trace, req.into_inner()).await?.stream)
     }
 
     /// WatchMatch by `me`, in the trace `trace`: the stream (subscribed to the hub before

@@ -10,6 +10,7 @@
 //! nothing piles up for it (its watches fall behind the hub, as a WatchMatch stream's
 //! would), and everything the stream holds is dropped with it when the client goes away.
 
+use crate::encoded::{PlayMessage, WatchMessage};
 use crate::error::Error;
 use crate::limits::{MAX_PLAY_IN_FLIGHT, MAX_PLAY_WATCHES};
 use crate::matches::{Gateway, Watching, caller};
@@ -26,8 +27,9 @@ use tokio_stream::Stream;
 use tonic::{Code, Request, Status, Streaming};
 use tonic_types::StatusExt;
 
-/// A Play stream as the server sends it.
-pub type PlayStream = Pin<Box<dyn Stream<Item = Result<v1::PlayResponse, Status>> + Send>>;
+/// A Play stream as the server sends it: a watched match's messages written around the
+/// engine's stored bytes (see [`crate::encoded`]).
+pub type PlayStream = Pin<Box<dyn Stream<Item = Result<PlayMessage, Status>> + Send>>;
 
 /// How often a stream checks that its session still exists (as long as the
 /// authentication layer trusts a session it looked up).
@@ -89,7 +91,7 @@ impl WatchState {
 
 /// What a watch's feed brings: its messages (or the error that ends it), then `None`
 /// at its end.
-type Fed = Option<Result<v1::WatchMatchResponse, Status>>;
+type Fed = Option<Result<WatchMessage, Status>>;
 
 /// One watch's feed, tagged with its match and generation (a match unwatched and watched
 /// again is a new generation: whatever the old feed still brings is dropped).
@@ -155,7 +157,7 @@ async fn read(
 
 impl Session {
     /// The stream's next message; `None` when it ends cleanly.
-    async fn next(&mut self) -> Option<Result<v1::PlayResponse, Status>> {
+    async fn next(&mut self) -> Option<Result<PlayMessage, Status>> {
         loop {
             if self.finished {
                 return None;
@@ -181,7 +183,7 @@ impl Session {
                 }
                 _ = self.recheck.tick(), if checking => self.check_session(),
                 Some(done) = self.running.next(), if !self.running.is_empty() => {
-                    return Some(Ok(self.finish(done)));
+                    return Some(Ok(PlayMessage::Whole(Box::new(self.finish(done)))));
                 }
                 Some((id, generation, fed)) = self.feeds.next(), if !self.feeds.is_empty() => {
                     if let Some(m) = self.fed(id, generation, fed) {
@@ -191,7 +193,7 @@ impl Session {
                 r = read(&mut self.inbound), if reading => match r {
                     Ok(Some(req)) => {
                         if let Some(m) = self.start(req) {
-                            return Some(Ok(m));
+                            return Some(Ok(PlayMessage::Whole(Box::new(m))));
                         }
                     }
                     // The client closed its side: what it asked is still answered.
@@ -328,15 +330,14 @@ impl Session {
     }
 
     /// What a watch's feed brought, for the client (nothing from a watch since stopped).
-    fn fed(&mut self, id: MatchId, generation: u64, fed: Fed) -> Option<v1::PlayResponse> {
+    fn fed(&mut self, id: MatchId, generation: u64, fed: Fed) -> Option<PlayMessage> {
         if !self.is_current(id, generation) {
             return None;
         }
         let kind = match fed {
-            Some(Ok(message)) => play_response::Kind::MatchMessage(v1::MatchMessage {
-                match_id: id.to_string(),
-                message: Some(message),
-            }),
+            Some(Ok(message)) => {
+                return Some(PlayMessage::Match { match_id: id.to_string(), message });
+            }
             Some(Err(status)) => {
                 // The feed ends after its error: its end is dropped as stale.
                 self.watches.remove(&id);
@@ -357,7 +358,7 @@ impl Session {
                 })
             }
         };
-        Some(v1::PlayResponse { kind: Some(kind) })
+        Some(PlayMessage::Whole(Box::new(v1::PlayResponse { kind: Some(kind) })))
     }
 }
 

@@ -9,10 +9,15 @@ use api::internal;
 use api::v1::{self, colosseum_service_server as srv, opponent};
 use api_convert::{match_id, seat as seat_number};
 use engines::{CallError, Created};
+use futures_util::StreamExt;
 use service_kit::telemetry::TraceContext;
+use std::pin::Pin;
 use store::{MatchId, PlayerId, SeatHolder};
 use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
+
+/// A stream of decoded messages, as the generated server's WatchMatch and Play send them.
+pub type Decoded<T> = Pin<Box<dyn futures_util::Stream<Item = Result<T, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl srv::ColosseumService for Gateway {
@@ -236,15 +241,16 @@ impl srv::ColosseumService for Gateway {
         Ok(Response::new(view))
     }
 
-    type WatchMatchStream = crate::watch::WatchStream;
+    type WatchMatchStream = Decoded<v1::WatchMatchResponse>;
 
+    /// Not reached: `crate::served::Served` answers WatchMatch before the generated
+    /// server; this is the same stream, each message decoded.
     async fn watch_match(
         &self,
         req: Request<v1::WatchMatchRequest>,
-    ) -> Result<Response<crate::watch::WatchStream>, Status> {
-        let me = caller(&req)?;
-        let trace = TraceContext::from_metadata(req.metadata());
-        Ok(Response::new(self.watch_match_as(me, trace, req.into_inner()).await?.stream))
+    ) -> Result<Response<Self::WatchMatchStream>, Status> {
+        let stream = self.watch_stream(req).await?;
+        Ok(Response::new(Box::pin(stream.map(|m| m.map(|m| m.decoded())))))
     }
 
     async fn get_match_record(
@@ -301,12 +307,15 @@ impl srv::ColosseumService for Gateway {
         Ok(Response::new(self.verifier.verify(record).await?))
     }
 
-    type PlayStream = crate::play::PlayStream;
+    type PlayStream = Decoded<v1::PlayResponse>;
 
+    /// Not reached: `crate::served::Served` answers Play before the generated server;
+    /// this is the same stream, each message decoded.
     async fn play(
         &self,
         req: Request<Streaming<v1::PlayRequest>>,
-    ) -> Result<Response<crate::play::PlayStream>, Status> {
-        Ok(Response::new(crate::play::open(self.clone(), req)?))
+    ) -> Result<Response<Self::PlayStream>, Status> {
+        let stream = crate::play::open(self.clone(), req)?;
+        Ok(Response::new(Box::pin(stream.map(|m| m.map(|m| m.decoded())))))
     }
 }

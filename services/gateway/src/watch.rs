@@ -16,10 +16,11 @@
 //! up, then each change, at the position of the last message the client has (presence is
 //! no position in the match).
 
+use crate::encoded::{Head, View, WatchMessage};
 use crate::error::Error;
 use crate::hub::{Hub, Note, PresenceWanted, SeatHold, SeatPresence};
 use api::v1;
-use prost::Message;
+use prost::bytes::Bytes;
 use rules_core::{Audience, Seat, Viewer};
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -32,8 +33,9 @@ use tonic::Status;
 /// Entries read at once while backfilling.
 const BACKFILL_BATCH: usize = 256;
 
-/// A watch stream as the server sends it.
-pub type WatchStream = Pin<Box<dyn Stream<Item = Result<v1::WatchMatchResponse, Status>> + Send>>;
+/// A watch stream as the server sends it: each message written around the event or view
+/// bytes the engine stored (see [`crate::encoded`]).
+pub type WatchStream = Pin<Box<dyn Stream<Item = Result<WatchMessage, Status>> + Send>>;
 
 /// How far a client has gone, in its own numbering: every message up to `version` (up to
 /// `index` within it, when set) is delivered.
@@ -105,7 +107,7 @@ fn deliver(
     version: u64,
     watch: Watch,
     sent: Option<Cursor>,
-) -> (Vec<v1::WatchMatchResponse>, bool, u32) {
+) -> (Vec<WatchMessage>, bool, u32) {
     let traceparent = entry.traceparent.clone().unwrap_or_default();
     let tag = entry.tag;
     let mut ended = false;
@@ -115,19 +117,14 @@ fn deliver(
         if !e.audience.admits(watch.viewer) {
             continue;
         }
-        let Ok(event) = v1::Event::decode(e.payload.as_slice()) else { continue };
-        ended |= matches!(event.kind, Some(v1::event::Kind::MatchEnded(_)));
+        // Sent as stored: only its top level is read, for the match's end.
+        let Some(ends) = crate::encoded::event_ends_match(&e.payload) else { continue };
+        ended |= ends;
         if Cursor::before(sent, version, index) {
-            out.push(v1::WatchMatchResponse {
-                version,
-                index,
-                private: matches!(e.audience, Audience::Seat(_)),
-                event: Some(event),
-                traceparent: traceparent.clone(),
-                view: None,
-                tag,
-                resync: None,
-                presence: None,
+            let private = matches!(e.audience, Audience::Seat(_));
+            out.push(WatchMessage::Event {
+                head: Head { version, index, private, traceparent: traceparent.clone(), tag },
+                event: Bytes::copy_from_slice(&e.payload),
             });
         }
         index += 1;
@@ -156,24 +153,19 @@ fn view_message(
     at: &Seen,
     watch: Watch,
     sent: Option<Cursor>,
-) -> Option<v1::WatchMatchResponse> {
+) -> Option<WatchMessage> {
     if !watch.include_views || !Cursor::before(sent, at.version, at.events) {
         return None;
     }
-    let mut view = v1::GetViewResponse::decode(entry.view_for(watch.viewer)?).ok()?;
-    view.version = at.version;
-    view.deadline_in_ms = view.deadline_at_ms.map(service_kit::time::ms_until);
-    Some(v1::WatchMatchResponse {
+    let view = View::of(entry.view_for(watch.viewer)?, at.version)?;
+    let head = Head {
         version: at.version,
         index: at.events,
         private: watch.viewer.seat().is_some(),
-        event: None,
         traceparent: at.traceparent.clone(),
-        view: Some(view),
         tag: at.tag,
-        resync: None,
-        presence: None,
-    })
+    };
+    Some(WatchMessage::View { head, view })
 }
 
 /// The position of a message: its version, index and tag.
@@ -234,7 +226,7 @@ struct State {
     _hold: Option<SeatHold>,
     /// Counts this stream among the open ones while it lives.
     _open: service_kit::metrics::Open,
-    pending: VecDeque<Result<v1::WatchMatchResponse, Status>>,
+    pending: VecDeque<Result<WatchMessage, Status>>,
 }
 
 impl State {
@@ -255,8 +247,9 @@ impl State {
             // view is that of its own last version (nothing it may see changed), sent
             // there with that version's tag and trace if it has not been.
             if let Some(m) = view_message(entry, &self.last_seen, self.watch, self.sent) {
-                self.sent = Some(Cursor { version: m.version, index: Some(m.index) });
-                self.at = Some(At { version: m.version, index: m.index, tag: m.tag });
+                let (version, index, tag) = m.at();
+                self.sent = Some(Cursor { version, index: Some(index) });
+                self.at = Some(At { version, index, tag });
                 self.pending.push_back(Ok(m));
             }
             return;
@@ -279,8 +272,9 @@ impl State {
             traceparent: entry.traceparent.clone().unwrap_or_default(),
         };
         if let Some(last) = out.last() {
-            self.sent = Some(Cursor { version, index: Some(last.index) });
-            self.at = Some(At { version, index: last.index, tag: entry.tag });
+            let (_, index, _) = last.at();
+            self.sent = Some(Cursor { version, index: Some(index) });
+            self.at = Some(At { version, index, tag: entry.tag });
         } else {
             // Nothing new: the client had this version, up to its cursor.
             let view = self.watch.include_views && entry.view_for(self.watch.viewer).is_some();
@@ -332,22 +326,22 @@ impl State {
         }
         w.sent = Some(connected);
         let at = self.at.unwrap_or_default();
-        self.pending.push_back(Ok(v1::WatchMatchResponse {
+        self.pending.push_back(Ok(WatchMessage::Whole(Box::new(v1::WatchMatchResponse {
             version: at.version,
             index: at.index,
             tag: at.tag,
             presence: Some(v1::SeatPresence { connected: connected.to_vec() }),
             ..Default::default()
-        }));
+        }))));
     }
 
     /// Voids what was sent: the client is told, and the match follows from its start.
     fn resync(&mut self) {
         service_kit::metrics::add("colosseum_gateway_resyncs_total", 1);
-        self.pending.push_back(Ok(v1::WatchMatchResponse {
+        self.pending.push_back(Ok(WatchMessage::Whole(Box::new(v1::WatchMatchResponse {
             resync: Some(v1::Resync { after_version: 0 }),
             ..Default::default()
-        }));
+        }))));
         self.resyncs += 1;
         self.sent = None;
         self.at = None;

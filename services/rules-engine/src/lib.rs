@@ -56,7 +56,7 @@ pub async fn serve(
         })
     };
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
-        .with(server::RulesEngineApi::new(engine).into_service());
+        .with(server::RulesEngineApi::new(engine, shutdown.clone()).into_service());
     // Inside the edge: no handler runs for a caller without the shared secret.
     let auth = service_kit::internal::InternalAuthLayer::new(token);
     let result = service_kit::serve::serve(auth, services, listener, shutdown).await;

@@ -14,6 +14,29 @@ pub const MATCHES: &str = "colosseum_engine_matches";
 /// time) or `cap` (the least recently used, past the most it holds).
 pub const EVICTED: &str = "colosseum_engine_evicted_total";
 
+/// Steps streams (the gateway's and the clock's links) opened, and open now.
+pub const LINKS_OPENED: &str = "colosseum_engine_links_opened_total";
+/// Steps streams open now.
+pub const LINKS_OPEN: &str = "colosseum_engine_links_open";
+
+/// A Steps stream, counted open from its start until its last answer is sent.
+pub struct LinkOpen(());
+
+impl LinkOpen {
+    /// Counts a stream opened.
+    pub fn count() -> Self {
+        service_kit::metrics::add(LINKS_OPENED, 1);
+        service_kit::metrics::add(LINKS_OPEN, 1);
+        LinkOpen(())
+    }
+}
+
+impl Drop for LinkOpen {
+    fn drop(&mut self) {
+        service_kit::metrics::add(LINKS_OPEN, -1);
+    }
+}
+
 /// Every metric of the rules engine.
 pub const ALL: &[Desc] = &[
     Desc {
@@ -67,6 +90,12 @@ pub const ALL: &[Desc] = &[
         kind: Kind::Counter,
         help: "Step tasks that panicked (answered INTERNAL; the slot is rebuilt)",
     },
+    Desc {
+        name: LINKS_OPENED,
+        kind: Kind::Counter,
+        help: "Steps streams (the gateway's and the clock's links) opened",
+    },
+    Desc { name: LINKS_OPEN, kind: Kind::Gauge, help: "Steps streams open now" },
     Desc {
         name: "colosseum_engine_unauthenticated_total",
         kind: Kind::Counter,

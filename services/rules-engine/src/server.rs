@@ -7,18 +7,28 @@ use api::internal::{
     self, apply_step_request, apply_step_response, rules_engine_service_server as srv,
 };
 use api_convert::{holder_from_proto, holder_to_proto, match_id, player_id as player_id_of, seat};
+use futures_util::FutureExt;
 use games::host::StepIn;
 use rules_core::{Seat, Viewer};
 use service_kit::telemetry::TraceContext;
+use std::pin::Pin;
 use std::sync::Arc;
-use tonic::{Request, Response, Status};
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
 
 /// The gRPC service over an engine.
 #[derive(Clone)]
 pub struct RulesEngineApi {
     engine: Arc<Engine>,
+    /// Cancelled when the engine shuts down: Steps streams stop reading, answer what they
+    /// read, and end.
+    draining: CancellationToken,
 }
+
+/// The most calls of one Steps stream read ahead of their answers: the next waits in the
+/// stream (the caller bounds its own the same).
+pub const MAX_LINK_IN_FLIGHT: usize = 256;
 
 /// The most matches one CreateMatches call creates.
 pub const MAX_CREATED_AT_ONCE: usize = 1_024;
@@ -52,9 +62,89 @@ impl RulesEngineApi {
         Ok(commitment)
     }
 
-    /// Serves `engine`.
-    pub fn new(engine: Arc<Engine>) -> Self {
-        RulesEngineApi { engine }
+    /// Serves `engine`; Steps streams end once `draining` is cancelled (the server's
+    /// shutdown: a graceful shutdown waits for every stream to end).
+    pub fn new(engine: Arc<Engine>, draining: CancellationToken) -> Self {
+        RulesEngineApi { engine, draining }
+    }
+
+    /// One step of an ApplyStep call or a Steps stream, in the caller's trace `trace`.
+    async fn step(
+        &self,
+        req: internal::ApplyStepRequest,
+        trace: TraceContext,
+    ) -> Result<internal::ApplyStepResponse, Status> {
+        let internal::ApplyStepRequest { match_id: id, step, idempotency_key } = req;
+        let id = match_id(&id)?;
+        let span = tracing::info_span!("apply_step", match_id = %id, trace_id = %trace.trace_hex());
+        let trace = service_kit::telemetry::adopt(&span, &trace);
+        let key = Some(idempotency_key).filter(|k| !k.is_empty());
+        let (step, fence) = match step {
+            Some(apply_step_request::Step::Move(internal::SeatMove { seat: s, r#move })) => {
+                let mv = r#move.ok_or(EngineError::NoMove)?;
+                (StepIn::Move { seat: seat(s)?, mv }, None)
+            }
+            Some(apply_step_request::Step::Deadline(internal::Deadline { fence_version })) => {
+                (StepIn::Deadline, Some(fence_version))
+            }
+            Some(apply_step_request::Step::Resign(s)) => (StepIn::Resign(seat(s)?), None),
+            None => {
+                return Err(EngineError::NoStep.into());
+            }
+        };
+        let result = self
+            .engine
+            .step(id, step, fence, key, Some(trace.to_string()))
+            .instrument(span)
+            .await?;
+        Ok(answer(result))
+    }
+
+    /// Reads a Steps stream's calls until it ends, breaks or the engine drains, each step
+    /// on a task of its own that answers on `answers` (so a step runs to its end whatever
+    /// the caller does); at most [`MAX_LINK_IN_FLIGHT`] unanswered.
+    async fn serve_link(
+        self,
+        mut calls: Streaming<internal::StepsRequest>,
+        answers: tokio::sync::mpsc::Sender<Result<internal::StepsResponse, Status>>,
+    ) {
+        let room = Arc::new(tokio::sync::Semaphore::new(MAX_LINK_IN_FLIGHT));
+        loop {
+            let Ok(permit) = room.clone().acquire_owned().await else { return };
+            let call = tokio::select! {
+                () = self.draining.cancelled() => return,
+                call = calls.message() => call,
+            };
+            // The caller half-closed (Ok(None)) or the stream broke: what was read is
+            // still answered, then the stream ends.
+            let Ok(Some(internal::StepsRequest { request_id, step, traceparent })) = call else {
+                return;
+            };
+            let (api, answers) = (self.clone(), answers.clone());
+            tokio::spawn(async move {
+                let trace = TraceContext::parse(&traceparent).unwrap_or_else(TraceContext::root);
+                let step = async {
+                    match step {
+                        Some(step) => api.step(step, trace).await,
+                        None => Err(EngineError::NoStep.into()),
+                    }
+                };
+                // A call read is always answered: a panic would otherwise leave it
+                // unanswered at an OK end, which tells the caller to send it again.
+                let answer = std::panic::AssertUnwindSafe(step).catch_unwind().await;
+                let answer = answer.unwrap_or_else(|_| Err(Status::internal("the step failed")));
+                let answer = match answer {
+                    Ok(r) => internal::steps_response::Answer::Applied(r),
+                    Err(s) => internal::steps_response::Answer::Refused(
+                        api_convert::refused_of_status(&s),
+                    ),
+                };
+                let answer = internal::StepsResponse { request_id, answer: Some(answer) };
+                // A caller gone has no one to tell: the step is applied all the same.
+                let _ = answers.send(Ok(answer)).await;
+                drop(permit);
+            });
+        }
     }
 
     /// The tonic service.
@@ -114,39 +204,28 @@ impl srv::RulesEngineService for RulesEngineApi {
         &self,
         req: Request<internal::ApplyStepRequest>,
     ) -> Result<Response<internal::ApplyStepResponse>, Status> {
-        // The caller's trace context travels in metadata only (the gateway's submit_move
-        // or resign span; none from the clock: a trace of its own starts here).
+        // The caller's trace context travels in metadata only (a tool's, or the
+        // tournament service's resignation; none: a trace of its own starts here).
         let trace = TraceContext::from_metadata(req.metadata());
-        let internal::ApplyStepRequest { match_id: id, step, idempotency_key } = req.into_inner();
-        let id = match_id(&id)?;
-        let span = tracing::info_span!("apply_step", match_id = %id, trace_id = %trace.trace_hex());
-        let trace = service_kit::telemetry::adopt(&span, &trace);
-        let key = Some(idempotency_key).filter(|k| !k.is_empty());
-        let (step, fence) = match step {
-            Some(apply_step_request::Step::Move(internal::SeatMove { seat: s, r#move })) => {
-                let mv = r#move.ok_or(EngineError::NoMove)?;
-                let seat = seat(s)?;
-                let result = self
-                    .engine
-                    .step(id, StepIn::Move { seat, mv }, None, key, Some(trace.to_string()))
-                    .instrument(span)
-                    .await?;
-                return Ok(Response::new(answer(result)));
-            }
-            Some(apply_step_request::Step::Deadline(internal::Deadline { fence_version })) => {
-                (StepIn::Deadline, Some(fence_version))
-            }
-            Some(apply_step_request::Step::Resign(s)) => (StepIn::Resign(seat(s)?), None),
-            None => {
-                return Err(EngineError::NoStep.into());
-            }
-        };
-        let result = self
-            .engine
-            .step(id, step, fence, key, Some(trace.to_string()))
-            .instrument(span)
-            .await?;
-        Ok(Response::new(answer(result)))
+        Ok(Response::new(self.step(req.into_inner(), trace).await?))
+    }
+
+    type StepsStream =
+        Pin<Box<dyn futures_util::Stream<Item = Result<internal::StepsResponse, Status>> + Send>>;
+
+    async fn steps(
+        &self,
+        req: Request<Streaming<internal::StepsRequest>>,
+    ) -> Result<Response<Self::StepsStream>, Status> {
+        let (answers, rx) = tokio::sync::mpsc::channel(MAX_LINK_IN_FLIGHT);
+        let open = crate::metrics::LinkOpen::count();
+        tokio::spawn(self.clone().serve_link(req.into_inner(), answers));
+        // The stream ends once the reader and every step it started have let go of their
+        // senders: every call read is answered first.
+        let answers = futures_util::stream::unfold((rx, open), |(mut rx, open)| async move {
+            rx.recv().await.map(|a| (a, (rx, open)))
+        });
+        Ok(Response::new(Box::pin(answers)))
     }
 
     async fn get_view(
