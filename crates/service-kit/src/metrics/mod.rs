@@ -245,45 +245,52 @@ pub fn set_with(name: &'static str, labels: &[(&str, &str)], v: i64) {
 /// Observes `seconds` in the histogram `name` with `labels` (buckets as described, else
 /// [`LATENCY_BUCKETS`]).
 pub fn observe(name: &'static str, labels: &[(&str, &str)], seconds: f64) {
-    let Series::Histogram(h) = series(name, labels, true) else { return };
-    let i = h.bounds.iter().position(|&b| seconds <= b).unwrap_or(h.bounds.len());
-    h.counts[i].fetch_add(1, Ordering::Relaxed);
-    h.count.fetch_add(1, Ordering::Relaxed);
-    let mut old = h.sum.load(Ordering::Relaxed);
-    loop {
-        let new = (f64::from_bits(old) + seconds).to_bits();
-        match h.sum.compare_exchange_weak(old, new, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => break,
-            Err(now) => old = now,
+    if let Series::Histogram(h) = series(name, labels, true) {
+        h.observe(seconds);
+    }
+}
+
+impl Histogram {
+    fn observe(&self, seconds: f64) {
+        let i = self.bounds.iter().position(|&b| seconds <= b).unwrap_or(self.bounds.len());
+        self.counts[i].fetch_add(1, Ordering::Relaxed);
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let mut old = self.sum.load(Ordering::Relaxed);
+        loop {
+            let new = (f64::from_bits(old) + seconds).to_bits();
+            match self.sum.compare_exchange_weak(old, new, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(now) => old = now,
+            }
         }
     }
 }
 
 /// Times a span of work into the histogram `name`: observed when dropped, so a call cut
-/// short (a client gone, an error returned early) is timed too.
+/// short (a client gone, an error returned early) is timed too. Its series is found when
+/// it starts, so the drop allocates nothing.
 pub struct Timer {
-    name: &'static str,
-    labels: Vec<(&'static str, String)>,
+    histogram: Option<Arc<Histogram>>,
     started: std::time::Instant,
 }
 
 impl Timer {
     /// Starts timing, with `labels`.
     pub fn start(name: &'static str, labels: &[(&'static str, &str)]) -> Timer {
-        let labels = labels.iter().map(|&(k, v)| (k, v.to_string())).collect();
-        Timer { name, labels, started: crate::time::instant() }
-    }
-
-    /// Adds a label learnt on the way (a match's game, once its meta is read).
-    pub fn label(&mut self, key: &'static str, value: &str) {
-        self.labels.push((key, value.to_string()));
+        let histogram = match series(name, labels, true) {
+            Series::Histogram(h) => Some(h),
+            // A counter's name used as a histogram: a bug, kept harmless.
+            Series::Value(_) => None,
+        };
+        Timer { histogram, started: crate::time::instant() }
     }
 }
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        let labels: Vec<(&str, &str)> = self.labels.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        observe(self.name, &labels, self.started.elapsed().as_secs_f64());
+        if let Some(h) = &self.histogram {
+            h.observe(self.started.elapsed().as_secs_f64());
+        }
     }
 }
 
@@ -433,8 +440,7 @@ mod tests {
         assert!(m.contains("# TYPE process_resident_memory_bytes gauge\n"), "{m}");
         {
             let _open = Open::new("colosseum_test_open");
-            let mut t = Timer::start("colosseum_test_wait_seconds", &[]);
-            t.label("game", "hexspiel");
+            let _t = Timer::start("colosseum_test_wait_seconds", &[("game", "hexspiel")]);
             assert_eq!(metric("colosseum_test_open").load(Ordering::Relaxed), 1);
         }
         assert_eq!(metric("colosseum_test_open").load(Ordering::Relaxed), 0);
