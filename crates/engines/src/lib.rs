@@ -298,7 +298,24 @@ impl Engines {
             .cloned()
             .ok_or(CallError::NoEngineFor(family))?;
         let traceparent = trace.map(ToString::to_string).unwrap_or_default();
-        link.step(step, traceparent).await.map_err(CallError::from)
+        match link.step(step, traceparent).await {
+            Ok(answer) => Ok(answer),
+            Err(link::Failed::Status(s)) => Err(CallError::from(s)),
+            // An engine without the Steps stream (older than this caller, during a rolling
+            // upgrade): the step goes as a unary call, as it did before.
+            Err(link::Failed::Unsupported(step)) => {
+                let mut request = tonic::Request::new(*step);
+                if let Some(trace) = trace {
+                    trace.inject(request.metadata_mut());
+                }
+                let mut engine = self.for_match(game, id)?;
+                engine
+                    .apply_step(request)
+                    .await
+                    .map(tonic::Response::into_inner)
+                    .map_err(Into::into)
+            }
+        }
     }
 }
 

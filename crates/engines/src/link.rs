@@ -42,6 +42,20 @@ const RESEND_PAUSE: Duration = Duration::from_millis(5);
 /// A step's answer as the link hands it back.
 type Answer = Result<internal::ApplyStepResponse, Status>;
 
+/// Why a step over a link has no answer.
+#[derive(Debug)]
+pub enum Failed {
+    /// The status ApplyStep would have answered, or UNAVAILABLE.
+    Status(Status),
+    /// The engine has no Steps stream (an engine older than this client, during a
+    /// rolling upgrade): the step, unsent, for a unary ApplyStep.
+    Unsupported(Box<internal::ApplyStepRequest>),
+}
+
+fn unavailable(message: impl Into<String>) -> Failed {
+    Failed::Status(Status::unavailable(message))
+}
+
 /// What a waiting call hears from its link.
 enum Heard {
     /// The engine's answer.
@@ -140,17 +154,20 @@ impl Link {
     }
 
     /// Applies `step` over the link, in trace `traceparent` (empty: none): the engine's
-    /// answer, or UNAVAILABLE when the link broke with the step in flight.
+    /// answer, or UNAVAILABLE when the link broke with the step in flight or the engine
+    /// did not answer in time (the replica is then passed over for a second).
     ///
     /// # Errors
-    /// The status ApplyStep would have answered, or UNAVAILABLE.
+    /// The status ApplyStep would have answered, or UNAVAILABLE; [`Failed::Unsupported`]
+    /// (the step given back) from an engine that has no Steps stream.
     pub async fn step(
         &self,
         step: internal::ApplyStepRequest,
         traceparent: String,
-    ) -> Result<internal::ApplyStepResponse, Status> {
+    ) -> Result<internal::ApplyStepResponse, Failed> {
         // Room first: a caller dropped while waiting for room has sent nothing.
-        let _room = self.room.acquire().await.map_err(|_| Status::unavailable("link closed"))?;
+        let _room = self.room.acquire().await.map_err(|_| unavailable("the link closed"))?;
+        let deadline = Instant::now() + ANSWER_TIMEOUT;
         let mut call = internal::StepsRequest { request_id: 0, step: Some(step), traceparent };
         for attempt in 0..=RESENDS {
             if attempt > 0 {
@@ -158,64 +175,77 @@ impl Link {
             }
             let (open, id, heard) = self.register()?;
             call.request_id = id;
-            if open.calls.send(call.clone()).await.is_err() {
+            // Sending and the answer share one deadline: a stream that no longer takes
+            // calls (HTTP/2 flow control stalled) times out as one that does not answer.
+            let exchange = async {
+                open.calls.send(call.clone()).await.ok()?;
+                Some(heard.await)
+            };
+            match tokio::time::timeout_at(deadline, exchange).await {
                 // The stream's sender is gone: nothing of this call was sent.
-                open.forget(id);
-                self.retire(&open);
-                continue;
-            }
-            match tokio::time::timeout(ANSWER_TIMEOUT, heard).await {
-                Ok(Ok(Heard::Answer(answer))) => return answer,
-                Ok(Ok(Heard::Unread)) => {
+                Ok(None) => {
+                    open.forget(id);
+                    self.retire(&open);
+                }
+                Ok(Some(Ok(Heard::Answer(Err(s))))) if s.code() == tonic::Code::Unimplemented => {
+                    // An engine from before the Steps stream (a rolling upgrade).
+                    let step = call.step.take().unwrap_or_default();
+                    return Err(Failed::Unsupported(Box::new(step)));
+                }
+                Ok(Some(Ok(Heard::Answer(answer)))) => return answer.map_err(Failed::Status),
+                Ok(Some(Ok(Heard::Unread))) => {
                     service_kit::metrics::add(metric::RESENT, 1);
-                    continue;
                 }
                 // The link's reader went away without a word: the call's fate is unknown.
-                Ok(Err(_)) => return Err(Status::unavailable("the engine link closed")),
+                Ok(Some(Err(_))) => return Err(unavailable("the engine link closed")),
                 Err(_) => {
                     open.forget(id);
-                    return Err(Status::unavailable(format!(
+                    self.stalled(&open);
+                    return Err(unavailable(format!(
                         "the engine did not answer the step within {} s",
                         ANSWER_TIMEOUT.as_secs()
                     )));
                 }
             }
         }
-        Err(Status::unavailable("the engine link kept closing before the step was read"))
+        Err(unavailable("the engine link kept closing before the step was read"))
     }
 
-    /// The open stream (opened now if there is none, or the one there is has aged), a new
-    /// request id, and where its answer will be heard.
-    fn register(&self) -> Result<(Arc<Open>, u64, oneshot::Receiver<Heard>), Status> {
+    /// The open stream (opened now if there is none, or the one there is has aged or
+    /// ended), a new request id, and where its answer will be heard.
+    fn register(&self) -> Result<(Arc<Open>, u64, oneshot::Receiver<Heard>), Failed> {
+        let poisoned = || Failed::Status(Status::internal("the engine link's lock"));
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        let mut slot = self.open.lock().map_err(|_| Status::internal("the link lock"))?;
-        let reusable = slot.as_ref().filter(|o| o.opened.elapsed() < link_age()).cloned();
-        let open = match reusable {
-            Some(open) => open,
-            // Retiring the old stream drops its sender once its calls are sent: the engine
-            // reads to its end, answers and ends it with OK.
-            None => {
+        let mut slot = self.open.lock().map_err(|_| poisoned())?;
+        // A stream that ends between its start and the insertion below (an engine that
+        // refuses at once) is replaced, a few times at most.
+        for _ in 0..3 {
+            let current = slot.as_ref().filter(|o| o.opened.elapsed() < link_age()).cloned();
+            // Replacing an aged stream drops its sender once its calls are sent: the
+            // engine reads to its end, answers and ends it with OK.
+            let open = current.unwrap_or_else(|| {
                 let open = self.start();
                 *slot = Some(open.clone());
                 open
+            });
+            let mut waiting = open.waiting.lock().map_err(|_| poisoned())?;
+            if !waiting.closed {
+                waiting.by_id.insert(id, tx);
+                drop(waiting);
+                return Ok((open, id, rx));
             }
-        };
-        let mut waiting = open.waiting.lock().map_err(|_| Status::internal("the link lock"))?;
-        if waiting.closed {
             drop(waiting);
-            let open = self.start();
-            *slot = Some(open.clone());
-            open.waiting
-                .lock()
-                .map_err(|_| Status::internal("the link lock"))?
-                .by_id
-                .insert(id, tx);
-            return Ok((open, id, rx));
+            *slot = None;
         }
-        waiting.by_id.insert(id, tx);
-        drop(waiting);
-        Ok((open, id, rx))
+        Err(unavailable("the engine link closed as it opened"))
+    }
+
+    /// The engine did not answer in time: its replica is passed over for a second and new
+    /// calls open a new stream.
+    fn stalled(&self, open: &Arc<Open>) {
+        crate::Watched::note(&self.down_until_ms, true);
+        self.retire(open);
     }
 
     /// Stops sending new calls on `open` (a later call opens a new stream).

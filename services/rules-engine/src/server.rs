@@ -115,10 +115,21 @@ impl RulesEngineApi {
                 () = self.draining.cancelled() => return,
                 call = calls.message() => call,
             };
-            // The caller half-closed (Ok(None)) or the stream broke: what was read is
-            // still answered, then the stream ends.
-            let Ok(Some(internal::StepsRequest { request_id, step, traceparent })) = call else {
-                return;
+            let internal::StepsRequest { request_id, step, traceparent } = match call {
+                Ok(Some(call)) => call,
+                // The caller half-closed: what was read is answered, then the stream
+                // ends with OK.
+                Ok(None) => return,
+                // The request stream broke (or a message was refused): what was read is
+                // answered, then the stream ends with that status, never OK, which would
+                // tell the caller every call not yet answered was unread.
+                Err(status) => {
+                    drop(permit);
+                    let all = u32::try_from(MAX_LINK_IN_FLIGHT).unwrap_or(u32::MAX);
+                    let _answered = room.acquire_many(all).await;
+                    let _ = answers.send(Err(status)).await;
+                    return;
+                }
             };
             let (api, answers) = (self.clone(), answers.clone());
             tokio::spawn(async move {
