@@ -10,6 +10,27 @@ use prost::Message;
 use prost::bytes::{Buf, BufMut, Bytes};
 use prost::encoding::{self, DecodeContext, WireType};
 
+/// What `prost::Message` asks beyond encoding, for the messages here, which the gateway
+/// only ever encodes (clients decode the generated types): decoding skips every field,
+/// clearing makes the default.
+macro_rules! encoded_only {
+    () => {
+        fn merge_field(
+            &mut self,
+            tag: u32,
+            wire_type: WireType,
+            buf: &mut impl Buf,
+            ctx: DecodeContext,
+        ) -> Result<(), prost::DecodeError> {
+            encoding::skip_field(wire_type, tag, buf, ctx)
+        }
+
+        fn clear(&mut self) {
+            *self = Self::default();
+        }
+    };
+}
+
 /// WatchMatchResponse's fields, by number (colosseum.proto).
 mod field {
     pub const VERSION: u32 = 1;
@@ -254,16 +275,7 @@ impl Message for WatchMessage {
         }
     }
 
-    /// Never decoded: clients decode a WatchMatchResponse; a field is skipped.
-    fn merge_field(
-        &mut self,
-        tag: u32,
-        wire_type: WireType,
-        buf: &mut impl Buf,
-        ctx: DecodeContext,
-    ) -> Result<(), prost::DecodeError> {
-        encoding::skip_field(wire_type, tag, buf, ctx)
-    }
+    encoded_only!();
 
     fn encoded_len(&self) -> usize {
         match self {
@@ -271,10 +283,6 @@ impl Message for WatchMessage {
             WatchMessage::Event { head, event } => head.encoded_len(Body::Event(event)),
             WatchMessage::View { head, view } => head.encoded_len(Body::View(view)),
         }
-    }
-
-    fn clear(&mut self) {
-        *self = WatchMessage::default();
     }
 }
 
@@ -344,16 +352,7 @@ impl Message for PlayMessage {
         }
     }
 
-    /// Never decoded: clients decode a PlayResponse; a field is skipped.
-    fn merge_field(
-        &mut self,
-        tag: u32,
-        wire_type: WireType,
-        buf: &mut impl Buf,
-        ctx: DecodeContext,
-    ) -> Result<(), prost::DecodeError> {
-        encoding::skip_field(wire_type, tag, buf, ctx)
-    }
+    encoded_only!();
 
     fn encoded_len(&self) -> usize {
         match self {
@@ -365,10 +364,6 @@ impl Message for PlayMessage {
                     + len
             }
         }
-    }
-
-    fn clear(&mut self) {
-        *self = PlayMessage::default();
     }
 }
 
