@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::metrics;
 use crate::queues::pairing_of;
 use engines::{CallError, Created, Engines};
+use futures_util::StreamExt;
 use ladder::pairing::Candidate;
 use service_kit::time::now_ms;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,6 +35,8 @@ pub const GIVE_UP_AFTER_MS: u64 = 10 * 60_000;
 const SEEKS_PER_PASS: usize = 1_000;
 /// The most pairings stored by one store call (one Redis script).
 const PAIR_CHUNK: usize = 256;
+/// How many chunks of a pass's pairings are written at once.
+const PAIR_CHUNKS_IN_FLIGHT: usize = 2;
 /// How many matches are being created at once.
 const CREATING_AT_ONCE: usize = 128;
 
@@ -183,10 +186,21 @@ impl Matcher {
             return Ok((looked, gone, Vec::new()));
         }
         // In chunks: one script over thousands of pairings would hold Redis (and every
-        // other caller) for its whole run.
+        // other caller) for its whole run. Two at a time: the chunks' tickets are apart,
+        // and each chunk's round trip then overlaps the other's script. A chunk whose
+        // answer is not heard (an error ends the pass) leaves its pairings pending, as a
+        // pass cut short always has: a later pass takes them up.
         let mut made = Vec::with_capacity(pairings.len());
-        for chunk in pairings.chunks(PAIR_CHUNK) {
-            let ok = self.store.pair(chunk, now).await?;
+        let mut chunks = pairings.chunks(PAIR_CHUNK);
+        let mut answers = futures_util::stream::FuturesOrdered::new();
+        loop {
+            while answers.len() < PAIR_CHUNKS_IN_FLIGHT
+                && let Some(chunk) = chunks.next()
+            {
+                answers.push_back(pair_chunk(self.store.as_ref(), chunk, now));
+            }
+            let Some((chunk, ok)) = answers.next().await else { break };
+            let ok = ok?;
             made.extend(chunk.iter().zip(ok).filter(|(_, ok)| *ok).map(|(p, _)| p.clone()));
         }
         service_kit::metrics::add(metrics::PAIRED, made.len() as i64);
@@ -278,4 +292,65 @@ pub fn pairings(live: &[Ticket], now_ms: u64) -> Vec<Pairing> {
         .into_iter()
         .map(|(a, b)| pairing_of(by_id[&a], by_id[&b], now_ms))
         .collect()
+}
+
+/// Stores one chunk of a pass's pairings: the chunk, and which of them were made.
+async fn pair_chunk<'a>(
+    store: &'a dyn MatchMakerStore,
+    chunk: &'a [Pairing],
+    now: u64,
+) -> (&'a [Pairing], Result<Vec<bool>, store::StoreError>) {
+    (chunk, store.pair(chunk, now).await)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use store::{LobbyStore, PlayerId, TicketState};
+
+    /// A pass over more pairings than one chunk (several written at once) makes each, and
+    /// pairs every ticket once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_pass_of_many_chunks_pairs_every_ticket_once() {
+        let store = Arc::new(store::MemoryStore::new());
+        let engines = Engines::new(&[], None).expect("no engines");
+        let matcher = Matcher::new(store.clone(), engines, "test");
+        let now = now_ms();
+        let queue = Queue {
+            game: "gops".into(),
+            options_json: "{}".into(),
+            move_time_ms: 60_000,
+            rated: false,
+        };
+        // Five chunks' worth and a half, ratings close: all pair in the one pass.
+        let n = PAIR_CHUNK * 2 * 5 + PAIR_CHUNK;
+        for i in 0..n {
+            let ticket = Ticket {
+                id: TicketId::random(),
+                player: PlayerId::random(),
+                queue: queue.clone(),
+                seek: false,
+                rating: 1500.0 + (i % 7) as f64,
+                idempotency_key: format!("k{i}"),
+                created_ms: now,
+                expires_ms: now + 600_000,
+                state: TicketState::Waiting,
+                changed_ms: now,
+                display_name: format!("p{i}"),
+            };
+            store.create_ticket(&ticket).await.expect("a ticket");
+        }
+        let (looked, _, made) = matcher.pass_queue(&queue, now + 1).await.expect("a pass");
+        assert_eq!(looked, n);
+        assert_eq!(made.len(), n / 2, "every ticket paired");
+        let mut seen = BTreeSet::new();
+        for p in &made {
+            for t in p.tickets {
+                assert!(seen.insert(t), "ticket {t} in two pairings");
+                let state = store.ticket(t).await.expect("read").expect("the ticket").state;
+                assert!(matches!(state, TicketState::Pairing { .. }), "{state:?}");
+            }
+        }
+        assert!(store.waiting(&queue).await.expect("read").is_empty());
+    }
 }
