@@ -252,11 +252,15 @@ impl Engines {
             .copied()
     }
 
+    /// The next of `each` (a replica's clients or links, one per connection), in turn.
+    fn next_of<'a, T>(&self, each: &'a [T]) -> Option<&'a T> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        each.get(n % each.len().max(1))
+    }
+
     /// The next of replica `at`'s connections.
     fn connection(&self, family: &FamilyEngines, at: usize) -> Option<EngineClient> {
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let replica = family.replicas.get(at)?;
-        replica.clients.get(n % replica.clients.len().max(1)).cloned()
+        self.next_of(&family.replicas.get(at)?.clients).cloned()
     }
 
     /// The engine hosting match `id` of `game`: one replica of the family per match (see
@@ -289,12 +293,11 @@ impl Engines {
         trace: Option<&service_kit::telemetry::TraceContext>,
     ) -> Result<api::internal::ApplyStepResponse, CallError> {
         let (family, at) = self.place(game, id)?;
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
         let link = self
             .by_family
             .get(&family)
             .and_then(|f| f.replicas.get(at))
-            .and_then(|r| r.links.get(n % r.links.len().max(1)))
+            .and_then(|r| self.next_of(&r.links))
             .cloned()
             .ok_or(CallError::NoEngineFor(family))?;
         let traceparent = trace.map(ToString::to_string).unwrap_or_default();

@@ -267,9 +267,7 @@ impl Link {
         let mut client = self.client.clone();
         let down_until_ms = self.down_until_ms.clone();
         tokio::spawn(async move {
-            let outgoing = futures_util::stream::unfold(rx, |mut rx| async move {
-                rx.recv().await.map(|c| (c, rx))
-            });
+            let outgoing = tokio_stream::wrappers::ReceiverStream::new(rx);
             let ended = match client.steps(outgoing).await {
                 Ok(answers) => read(answers.into_inner(), &waiting).await,
                 // Refused unsent (a GOAWAY at the engine's connection age): nothing of it
