@@ -221,19 +221,13 @@ impl Clock {
         }
     }
 
-    /// The game of `d`'s match, once an engine hosts it: `None` only when the match does
-    /// not exist. A store
-    /// that cannot be read, or no engine for the game (all its replicas down, or a clock
-    /// configured without its family during a deploy), is an error retried at the next
-    /// poll: either passes, and a deadline dropped for it would never fire.
+    /// The game of `d`'s match: `None` only when the match does not exist. A store that
+    /// cannot be read is an error retried at the next poll, as is no engine for the game
+    /// (all its replicas down, or a clock configured without its family during a deploy),
+    /// which [`fire`] meets: either passes, and a deadline dropped for it would never fire.
     async fn game_of(&self, d: Deadline) -> Result<Option<String>, ClockError> {
-        let Some(meta) = self.store.meta(d.match_id).await.map_err(ClockError::Store)? else {
-            return Ok(None);
-        };
-        // An engine must host the family (the step goes over the link to the replica the
-        // gateway sends this match to, or the next while that one is down).
-        self.engines.for_match(&meta.game, d.match_id).map_err(ClockError::Engine)?;
-        Ok(Some(meta.game))
+        let meta = self.store.meta(d.match_id).await.map_err(ClockError::Store)?;
+        Ok(meta.map(|m| m.game))
     }
 
     /// Has the store repair its deadline index; returns how many entries it restored.

@@ -114,3 +114,33 @@ async fn two_thousand_deadlines_under_two_clocks_each_fire_once() {
     }
     env.shutdown().await;
 }
+
+/// A clock configured without the match's family (during a deploy) keeps its deadline
+/// and fires it once it can reach an engine: nothing is dropped for want of one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_without_the_family_keeps_the_deadline_for_later() {
+    let env = Env::start().await;
+    // Due in 30 s: the cluster's own clock leaves it alone while the test's clocks tick
+    // past it.
+    let (_alice, _bob, id) = env.gops_between(30_000).await;
+    let id: store::MatchId = id.parse().expect("a match id");
+    let store: std::sync::Arc<dyn store::EventStore> = std::sync::Arc::new(
+        store::RedisStore::connect(&env.redis.url()).await.expect("connect to redis"),
+    );
+    let later = now_ms() + 60_000;
+    let armed = |due: Vec<store::Deadline>| due.iter().any(|d| d.match_id == id);
+    assert!(armed(store.due_deadlines(later, 100).await.expect("read")), "armed at the join");
+    let token = env.cluster.internal_token();
+    let none = engines::Engines::new(&[], Some(token)).expect("no engines");
+    let blind = clock::Clock::new(store.clone(), none);
+    assert!(blind.tick(later).await >= 1);
+    assert!(blind.stats.failed.load(Ordering::Relaxed) >= 1, "not fired: no engine");
+    assert!(armed(store.due_deadlines(later, 100).await.expect("read")), "kept for later");
+    let url = env.cluster.engine_url(games::Family::Goofspiel).expect("the engine");
+    let goofspiel = engines::Engines::new(&[(games::Family::Goofspiel, vec![url])], Some(token))
+        .expect("engines");
+    let clock = clock::Clock::new(store.clone(), goofspiel);
+    clock.tick(later).await;
+    assert_eq!(clock.stats.fired.load(Ordering::Relaxed), 1, "fired once an engine is there");
+    env.shutdown().await;
+}
