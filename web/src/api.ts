@@ -74,14 +74,22 @@ export const tournamentView: Client<typeof TournamentViewService> = createClient
   createGrpcWebTransport({ baseUrl: typeof location === "undefined" ? "http://127.0.0.1:50051" : location.origin }),
 );
 
+/** A guest session on its way: callers at the same moment share it (one guest, not two). */
+let guestPending: Promise<Session> | null = null;
+
 /** A session to play with: the one held, or a new guest's. */
-export async function ensureSession(name = ""): Promise<Session> {
+export function ensureSession(name = ""): Promise<Session> {
   const held = session();
-  if (held) return held;
-  const g = await matches.createGuestSession({ displayName: name });
-  const s: Session = { token: g.token, playerId: g.playerId, displayName: g.displayName, account: false };
-  setSession(s);
-  return s;
+  if (held) return Promise.resolve(held);
+  guestPending ??= (async () => {
+    const g = await matches.createGuestSession({ displayName: name });
+    const s: Session = { token: g.token, playerId: g.playerId, displayName: g.displayName, account: false };
+    setSession(s);
+    return s;
+  })().finally(() => {
+    guestPending = null;
+  });
+  return guestPending;
 }
 
 /** A refusal in plain words for the page: the gateway's message, without the code's name. */

@@ -5,7 +5,7 @@
 // event log (with the other player leaving and coming back, from the watch's presence), a
 // resign button, and the end screen once it is over.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { Session } from "../api.js";
+import { ensureSession, type Session } from "../api.js";
 import { href } from "../route.js";
 import { SeatBar } from "../games/clock.js";
 import { makeNames } from "../games/common.js";
@@ -14,11 +14,32 @@ import { MatchFeed } from "../games/feed.js";
 import { GAMES } from "../games/index.js";
 import { EventLog, botSeat, withPresence } from "../games/log.js";
 
-/** The feed of this match while the page shows it (restarted when the player changes). */
+/** The feed of this match while the page shows it (restarted when the player changes).
+ * A visitor without a session is made a guest first, and the feed starts once the player
+ * is known: a feed started before would be restarted by the session it made, and the two
+ * would race to take the seat. */
 function useFeed(matchId: string, playerId: string | null): MatchFeed | null {
   const [feed, setFeed] = useState<MatchFeed | null>(null);
   const [, setTick] = useState(0);
+  // The player the feed serves: the page's session, or the one held or made now ("" when
+  // none could be made: the feed then tries itself and says why it could not).
+  const [player, setPlayer] = useState<string | null>(playerId);
   useEffect(() => {
+    if (playerId !== null) {
+      setPlayer(playerId);
+      return;
+    }
+    let live = true;
+    ensureSession().then(
+      (s) => live && setPlayer(s.playerId),
+      () => live && setPlayer(""),
+    );
+    return () => {
+      live = false;
+    };
+  }, [playerId]);
+  useEffect(() => {
+    if (player === null) return;
     const bump = () => setTick((t) => t + 1);
     const f = new MatchFeed(matchId);
     const off = f.subscribe(bump);
@@ -28,7 +49,7 @@ function useFeed(matchId: string, playerId: string | null): MatchFeed | null {
       off();
       f.stop();
     };
-  }, [matchId, playerId]);
+  }, [matchId, player]);
   return feed;
 }
 
