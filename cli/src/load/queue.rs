@@ -114,19 +114,16 @@ async fn arrive(
     };
     #[allow(clippy::disallowed_methods)] // The load client measures wall time.
     let t0 = Instant::now();
-    let t = c
-        .create_ticket(queue, &format!("load-{n}"), 0)
+    // The watch is held: the ticket is followed there, and the answer only names it.
+    let ticket_id = c
+        .create_ticket_on_watch(queue, &format!("load-{n}"))
         .await
-        .map_err(|s| format!("ticket: {}", s.code()))?
-        .ticket
-        .ok_or("no ticket")?;
-    let (match_id, _) = tokio::time::timeout(
-        Duration::from_secs(60),
-        Client::assignment(&mut stream, &t.ticket_id),
-    )
-    .await
-    .map_err(|_| "not assigned within 60 s".to_string())?
-    .map_err(|s| format!("assignment: {}", s.code()))?;
+        .map_err(|s| format!("ticket: {}", s.code()))?;
+    let (match_id, _) =
+        tokio::time::timeout(Duration::from_secs(60), Client::assignment(&mut stream, &ticket_id))
+            .await
+            .map_err(|_| "not assigned within 60 s".to_string())?
+            .map_err(|s| format!("assignment: {}", s.code()))?;
     Ok((t0.elapsed().as_micros() as u64, match_id))
 }
 

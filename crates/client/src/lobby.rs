@@ -81,8 +81,31 @@ impl Client {
             queue: Some(queue),
             idempotency_key: idempotency_key.to_string(),
             ttl_seconds,
+            answer_on_watch: false,
         };
         Ok(self.lobby().create_ticket(self.request(req)).await?.into_inner())
+    }
+
+    /// CreateTicket for a caller that follows its tickets on a [`Client::watch_tickets`]
+    /// stream: only the ticket's id is answered; the ticket comes on the stream.
+    ///
+    /// # Errors
+    /// The gateway's refusal.
+    pub async fn create_ticket_on_watch(
+        &self,
+        queue: v1::QueueSpec,
+        idempotency_key: &str,
+    ) -> Result<String, Status> {
+        let req = v1::CreateTicketRequest {
+            queue: Some(queue),
+            idempotency_key: idempotency_key.to_string(),
+            ttl_seconds: 0,
+            answer_on_watch: true,
+        };
+        let r = self.lobby().create_ticket(self.request(req)).await?.into_inner();
+        r.ticket
+            .map(|t| t.ticket_id)
+            .ok_or_else(|| Status::internal("CreateTicket answered no ticket"))
     }
 
     /// CancelTicket: the ticket after the call.

@@ -328,10 +328,14 @@ impl LobbyService for Lobby {
         let (meta, _, r) = req.into_parts();
         let (t, duplicate) =
             self.ticket(&meta, r.queue, r.idempotency_key, r.ttl_seconds, false).await?;
-        Ok(Response::new(v1::CreateTicketResponse {
-            ticket: Some(ticket_proto(&t, now_ms())),
-            duplicate,
-        }))
+        // The caller's watch carries the ticket (its creation announced it): the answer
+        // names it, and no second copy is built and sent.
+        let ticket = if r.answer_on_watch {
+            v1::Ticket { ticket_id: t.id.to_string(), ..Default::default() }
+        } else {
+            ticket_proto(&t, now_ms())
+        };
+        Ok(Response::new(v1::CreateTicketResponse { ticket: Some(ticket), duplicate }))
     }
 
     async fn cancel_ticket(

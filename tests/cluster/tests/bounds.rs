@@ -281,6 +281,7 @@ async fn every_documented_field_limit_plus_one_names_its_field() {
         queue,
         idempotency_key: key,
         ttl_seconds,
+        answer_on_watch: false,
     };
     for (req, field) in [
         (ticket(spec(&|q| q.game = over(32)), "k".into(), 0), "queue.game"),

@@ -202,6 +202,7 @@ async fn cancel_expiry_and_seeks() {
         queue: Some(queue("masterminds", false)),
         idempotency_key: "d-3".into(),
         ttl_seconds: 30,
+        answer_on_watch: false,
     };
     let t = dave.client.lobby().create_ticket(dave.client.request(req)).await.expect("ticket");
     let t = t.into_inner().ticket.expect("ticket");
@@ -267,6 +268,62 @@ async fn cancel_expiry_and_seeks() {
 /// Fifty players queue at once on two match-maker replicas; one is crashed (its runtime
 /// dropped, as kill -9) midway. Everyone is paired exactly once: 25 matches, each with two
 /// of them, no ticket in two.
+/// A ticket answered on the watch (`answer_on_watch`): the answer names it and nothing
+/// more, the caller's stream brings it whole (as the same key asked without the flag
+/// answers it), then its assignment there once an opponent queues.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_answered_on_the_watch_comes_whole_on_the_stream() {
+    let env = Env::start().await;
+    let (gil, hal) = (env.player("gil").await, env.player("hal").await);
+    let mut watch = gil.client.watch_tickets().await.expect("watch");
+    let q = queue("gops", false);
+    let req = v1::CreateTicketRequest {
+        queue: Some(q.clone()),
+        idempotency_key: "g-1".into(),
+        ttl_seconds: 0,
+        answer_on_watch: true,
+    };
+    let answer = gil.client.lobby().create_ticket(gil.client.request(req)).await;
+    let answer = answer.expect("ticket").into_inner();
+    let id = answer.ticket.as_ref().expect("named").ticket_id.clone();
+    let named = v1::Ticket { ticket_id: id.clone(), ..Default::default() };
+    assert_eq!((answer.ticket, answer.duplicate), (Some(named), false), "only the id");
+    let whole = gil.client.create_ticket(q.clone(), "g-1", 0).await.expect("the same key");
+    assert!(whole.duplicate, "the same key answers the same ticket");
+    let whole = whole.ticket.expect("a whole ticket");
+    assert_eq!(whole.ticket_id, id);
+    let pushed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let m = watch.message().await.expect("the stream").expect("not ended");
+            if let Some(t) = m.ticket.filter(|t| t.ticket_id == id) {
+                return t;
+            }
+        }
+    })
+    .await
+    .expect("pushed in time");
+    assert_eq!(pushed.state, v1::TicketState::Waiting as i32);
+    // The rating gap grows with the wait: every other field is the answer's.
+    assert_eq!(v1::Ticket { rating_gap: 0.0, ..pushed }, v1::Ticket { rating_gap: 0.0, ..whole });
+
+    // Refusals are the same either way: a second key while the first waits.
+    let again = gil.client.create_ticket_on_watch(q.clone(), "g-2").await;
+    let again = again.expect_err("one live ticket per queue");
+    assert_eq!((again.code(), reason(&again).as_str()), (Code::AlreadyExists, "TICKET_LIVE"));
+
+    let th = hal.ticket_retrying(&q, "h-1").await;
+    let (m, seat) =
+        tokio::time::timeout(Duration::from_secs(15), client::Client::assignment(&mut watch, &id))
+            .await
+            .expect("assigned in time")
+            .expect("assigned");
+    let (mh, sh) = hal.assignment(&th.ticket_id, Duration::from_secs(15)).await;
+    assert_eq!(m, mh, "one match for both");
+    assert_ne!(seat, sh);
+    drop(watch);
+    env.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_players_two_match_makers_one_crashed_everyone_paired_once() {
     let mut env = Env::start().await;

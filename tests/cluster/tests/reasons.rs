@@ -70,6 +70,7 @@ async fn each_refusal_carries_the_reason_the_protos_list() {
         queue: Some(queue("gops", true)),
         idempotency_key: "k".into(),
         ttl_seconds: 0,
+        answer_on_watch: false,
     };
     let s = lobby.create_ticket(alice.client.request(ticket)).await;
     assert_reason("a guest's rated ticket", s, Code::PermissionDenied, "ACCOUNT_REQUIRED");
