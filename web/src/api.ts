@@ -77,12 +77,16 @@ export const tournamentView: Client<typeof TournamentViewService> = createClient
 /** A guest session on its way: callers at the same moment share it (one guest, not two). */
 let guestPending: Promise<Session> | null = null;
 
-/** A session to play with: the one held, or a new guest's. */
+/** A session to play with: the one held, or a new guest's (named `name` by the first of
+ * the callers that share it). */
 export function ensureSession(name = ""): Promise<Session> {
   const held = session();
   if (held) return Promise.resolve(held);
   guestPending ??= (async () => {
     const g = await matches.createGuestSession({ displayName: name });
+    // Signed in meanwhile: that session stays, the guest is left unused.
+    const now = session();
+    if (now) return now;
     const s: Session = { token: g.token, playerId: g.playerId, displayName: g.displayName, account: false };
     setSession(s);
     return s;

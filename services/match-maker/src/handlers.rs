@@ -328,9 +328,10 @@ impl LobbyService for Lobby {
         let (meta, _, r) = req.into_parts();
         let (t, duplicate) =
             self.ticket(&meta, r.queue, r.idempotency_key, r.ttl_seconds, false).await?;
-        // The caller's watch carries the ticket (its creation announced it): the answer
-        // names it, and no second copy is built and sent.
-        let ticket = if r.answer_on_watch {
+        // A new ticket's creation is announced on the caller's watch, which carries it: the
+        // answer names it. A duplicate announces nothing (and its first answer was likely
+        // lost), so it is answered whole.
+        let ticket = if r.answer_on_watch && !duplicate {
             v1::Ticket { ticket_id: t.id.to_string(), ..Default::default() }
         } else {
             ticket_proto(&t, now_ms())

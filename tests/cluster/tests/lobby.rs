@@ -265,34 +265,11 @@ async fn cancel_expiry_and_seeks() {
     env.shutdown().await;
 }
 
-/// Fifty players queue at once on two match-maker replicas; one is crashed (its runtime
-/// dropped, as kill -9) midway. Everyone is paired exactly once: 25 matches, each with two
-/// of them, no ticket in two.
-/// A ticket answered on the watch (`answer_on_watch`): the answer names it and nothing
-/// more, the caller's stream brings it whole (as the same key asked without the flag
-/// answers it), then its assignment there once an opponent queues.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_ticket_answered_on_the_watch_comes_whole_on_the_stream() {
-    let env = Env::start().await;
-    let (gil, hal) = (env.player("gil").await, env.player("hal").await);
-    let mut watch = gil.client.watch_tickets().await.expect("watch");
-    let q = queue("gops", false);
-    let req = v1::CreateTicketRequest {
-        queue: Some(q.clone()),
-        idempotency_key: "g-1".into(),
-        ttl_seconds: 0,
-        answer_on_watch: true,
-    };
-    let answer = gil.client.lobby().create_ticket(gil.client.request(req)).await;
-    let answer = answer.expect("ticket").into_inner();
-    let id = answer.ticket.as_ref().expect("named").ticket_id.clone();
-    let named = v1::Ticket { ticket_id: id.clone(), ..Default::default() };
-    assert_eq!((answer.ticket, answer.duplicate), (Some(named), false), "only the id");
-    let whole = gil.client.create_ticket(q.clone(), "g-1", 0).await.expect("the same key");
-    assert!(whole.duplicate, "the same key answers the same ticket");
-    let whole = whole.ticket.expect("a whole ticket");
-    assert_eq!(whole.ticket_id, id);
-    let pushed = tokio::time::timeout(Duration::from_secs(10), async {
+/// The first message on `watch` about ticket `id`, within 10 s: less than the watch's
+/// 15 s re-read (`RESYNC_EVERY`), so what comes was pushed by the ticket's announcement
+/// once the watch's first read is done.
+async fn pushed(watch: &mut tonic::Streaming<v1::WatchTicketsResponse>, id: &str) -> v1::Ticket {
+    tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             let m = watch.message().await.expect("the stream").expect("not ended");
             if let Some(t) = m.ticket.filter(|t| t.ticket_id == id) {
@@ -301,15 +278,52 @@ async fn a_ticket_answered_on_the_watch_comes_whole_on_the_stream() {
         }
     })
     .await
-    .expect("pushed in time");
-    assert_eq!(pushed.state, v1::TicketState::Waiting as i32);
-    // The rating gap grows with the wait: every other field is the answer's.
-    assert_eq!(v1::Ticket { rating_gap: 0.0, ..pushed }, v1::Ticket { rating_gap: 0.0, ..whole });
+    .expect("pushed in time")
+}
+
+/// A ticket answered on the watch (`answer_on_watch`): the answer names a new ticket and
+/// nothing more, the caller's stream brings it whole (as the same key answers it, with the
+/// flag or without: a duplicate is answered whole), then its assignment there once an
+/// opponent queues.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_answered_on_the_watch_comes_whole_on_the_stream() {
+    let env = Env::start().await;
+    let (gil, hal) = (env.player("gil").await, env.player("hal").await);
+    let mut watch = gil.client.watch_tickets().await.expect("watch");
+    // A ticket in another queue, seen on the stream: the watch's first read is done, so
+    // the next ticket can only come by its creation's announcement.
+    let first = gil.ticket_retrying(&queue("masterminds", false), "g-0").await;
+    pushed(&mut watch, &first.ticket_id).await;
+
+    let q = queue("gops", false);
+    let flagged = |key: &str| v1::CreateTicketRequest {
+        queue: Some(q.clone()),
+        idempotency_key: key.into(),
+        ttl_seconds: 0,
+        answer_on_watch: true,
+    };
+    let answer = gil.client.lobby().create_ticket(gil.client.request(flagged("g-1"))).await;
+    let answer = answer.expect("ticket").into_inner();
+    let id = answer.ticket.as_ref().expect("named").ticket_id.clone();
+    let named = v1::Ticket { ticket_id: id.clone(), ..Default::default() };
+    assert_eq!((answer.ticket, answer.duplicate), (Some(named), false), "only the id");
+    let on_stream = pushed(&mut watch, &id).await;
+    assert_eq!(on_stream.state, v1::TicketState::Waiting as i32);
+    // The same key again, with the flag and without: the same ticket, whole.
+    let again = gil.client.lobby().create_ticket(gil.client.request(flagged("g-1"))).await;
+    let again = again.expect("the same key").into_inner();
+    let plain = gil.client.create_ticket(q.clone(), "g-1", 0).await.expect("the same key");
+    assert!(again.duplicate && plain.duplicate, "the same key answers the same ticket");
+    // The rating gap grows with the wait: every other field is the stream's.
+    let gapless = |t: Option<v1::Ticket>| v1::Ticket { rating_gap: 0.0, ..t.expect("whole") };
+    let on_stream = gapless(Some(on_stream));
+    assert_eq!(gapless(again.ticket), on_stream, "a duplicate answered on the watch is whole");
+    assert_eq!(gapless(plain.ticket), on_stream);
 
     // Refusals are the same either way: a second key while the first waits.
-    let again = gil.client.create_ticket_on_watch(q.clone(), "g-2").await;
-    let again = again.expect_err("one live ticket per queue");
-    assert_eq!((again.code(), reason(&again).as_str()), (Code::AlreadyExists, "TICKET_LIVE"));
+    let refused = gil.client.create_ticket_on_watch(q.clone(), "g-2").await;
+    let refused = refused.expect_err("one live ticket per queue");
+    assert_eq!((refused.code(), reason(&refused).as_str()), (Code::AlreadyExists, "TICKET_LIVE"));
 
     let th = hal.ticket_retrying(&q, "h-1").await;
     let (m, seat) =
@@ -324,6 +338,9 @@ async fn a_ticket_answered_on_the_watch_comes_whole_on_the_stream() {
     env.shutdown().await;
 }
 
+/// Fifty players queue at once on two match-maker replicas; one is crashed (its runtime
+/// dropped, as kill -9) midway. Everyone is paired exactly once: 25 matches, each with two
+/// of them, no ticket in two.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_players_two_match_makers_one_crashed_everyone_paired_once() {
     let mut env = Env::start().await;

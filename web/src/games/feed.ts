@@ -6,7 +6,7 @@
 // (include_presence): who comes and goes is kept as notes for the log, and who is away
 // for the seat bar. It holds only what the API gave this viewer.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { matches, newKey, plainError, session, setSession, ensureSession } from "../api.js";
+import { matches, newKey, plainError, session, setSession, ensureSession, type Session } from "../api.js";
 import type { GetViewResponse, WatchMatchResponse } from "../gen/colosseum/v1/colosseum_pb.js";
 import type { Entry, MoveInit } from "./common.js";
 import type { PresenceNote } from "./log.js";
@@ -124,8 +124,10 @@ export class MatchFeed {
   /** Finds the seat, joins an open one, then watches until the match ends. */
   async run(): Promise<void> {
     const signal = this.abort.signal;
+    let used: Session | null = null;
     try {
       const me = await ensureSession();
+      used = me;
       let v = await withRetries(() => matches.getView({ matchId: this.matchId }, { signal }), signal);
       const open = v.playerIds.length < 2 || v.playerIds.includes("") || v.playerIds.includes(`reserved:${me.playerId}`);
       if (v.seat === undefined && !v.outcome && open) {
@@ -150,6 +152,8 @@ export class MatchFeed {
       if (signal.aborted) return;
       if (e instanceof ConnectError && e.code === Code.Unauthenticated) {
         const s = session();
+        // A session made since this feed's: the page restarts the feed with it.
+        if (s && s.token !== used?.token) return;
         if (s && !s.account) {
           // A guest's session that ended: start a new guest (the page restarts with it).
           setSession(null);

@@ -29,6 +29,8 @@ function useFeed(matchId: string, playerId: string | null): MatchFeed | null {
       setPlayer(playerId);
       return;
     }
+    // The session ended or was left: the feed of the player before stops now.
+    setPlayer(null);
     let live = true;
     ensureSession().then(
       (s) => live && setPlayer(s.playerId),
@@ -39,7 +41,10 @@ function useFeed(matchId: string, playerId: string | null): MatchFeed | null {
     };
   }, [playerId]);
   useEffect(() => {
-    if (player === null) return;
+    if (player === null) {
+      setFeed(null);
+      return;
+    }
     const bump = () => setTick((t) => t + 1);
     const f = new MatchFeed(matchId);
     const off = f.subscribe(bump);
