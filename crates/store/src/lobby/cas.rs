@@ -20,7 +20,7 @@ impl Cas {
             Some(Stored { state: Some(state), .. }) => {
                 self.expect(keys::TICKET_STATES, id, Some(state));
             }
-            Some(Stored { record, state: None }) => {
+            Some(Stored { record, state: None, .. }) => {
                 self.expect(keys::TICKET_STATES, id, None);
                 self.expect(keys::TICKETS, id, Some(record));
             }

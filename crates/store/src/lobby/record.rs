@@ -11,6 +11,7 @@ use crate::redis_store::codec::{decode, json};
 use crate::redis_store::{corrupt, keys};
 use rules_core::Seat;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// A ticket as stored: strings only (see the module docs).
 #[derive(Serialize, Deserialize)]
@@ -44,19 +45,62 @@ pub(crate) struct Record {
 }
 
 /// A ticket as read: its record and its state's field (`None` for a ticket stored before
-/// the field: its record's state is its state).
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// the field: its record's state is its state), and the record decoded once if it was
+/// kept ([`Kept`]): a pass reads thousands of tickets whose records never change.
+#[derive(Clone, Debug)]
 pub(crate) struct Stored {
     /// The record, as written at the ticket's creation.
-    pub(crate) record: String,
+    pub(crate) record: Arc<str>,
     /// The state's text ([`state_text`]), if the ticket has the field.
     pub(crate) state: Option<String>,
+    /// `record` decoded, when it was kept.
+    decoded: Option<Arc<Ticket>>,
 }
 
+/// A record and the ticket it decodes to: what the store keeps of a ticket it has read.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    record: Arc<str>,
+    decoded: Arc<Ticket>,
+}
+
+impl Kept {
+    /// `record` and its ticket.
+    ///
+    /// # Errors
+    /// A record that does not decode.
+    pub(crate) fn new(record: Arc<str>) -> Result<Kept, StoreError> {
+        let decoded = Arc::new(Record::ticket(&record)?);
+        Ok(Kept { record, decoded })
+    }
+
+    /// The kept record with the state read now.
+    pub(crate) fn stored(&self, state: Option<String>) -> Stored {
+        Stored { record: self.record.clone(), state, decoded: Some(self.decoded.clone()) }
+    }
+}
+
+/// Two reads are the same when their record and state are: the decoded ticket is a copy.
+impl PartialEq for Stored {
+    fn eq(&self, other: &Stored) -> bool {
+        self.record == other.record && self.state == other.state
+    }
+}
+
+impl Eq for Stored {}
+
 impl Stored {
+    /// A record and state as read.
+    pub(crate) fn new(record: impl Into<Arc<str>>, state: Option<String>) -> Stored {
+        Stored { record: record.into(), state, decoded: None }
+    }
+
     /// The ticket, in its state now.
     pub(crate) fn ticket(&self) -> Result<Ticket, StoreError> {
-        let mut ticket = Record::ticket(&self.record)?;
+        let mut ticket = match &self.decoded {
+            Some(t) => Ticket::clone(t),
+            None => Record::ticket(&self.record)?,
+        };
         if let Some(text) = &self.state {
             (ticket.state, ticket.changed_ms) = parse_state(text)?;
         }
@@ -205,16 +249,19 @@ mod tests {
             TicketState::Expired,
         ] {
             let now = Ticket { state, ..created.clone() };
-            let stored = Stored { record: record.clone(), state: Some(state_text(&now)) };
+            let stored = Stored::new(record.clone(), Some(state_text(&now)));
+            let kept =
+                Kept::new(record.clone().into()).expect("a record").stored(stored.state.clone());
+            assert_eq!(kept.ticket(), stored.ticket(), "decoded once or each time, the same");
             assert_eq!(stored.ticket(), Ok(now), "{state:?}");
         }
         assert_eq!(
-            Stored { record: record.clone(), state: None }.ticket(),
+            Stored::new(record.clone(), None).ticket(),
             Ok(Ticket { changed_ms: 10, ..created.clone() })
         );
         for text in ["", "waiting", "waiting soon", "pairing 5", "pairing 5 not-a-match 0", "won 5"]
         {
-            let bad = Stored { record: record.clone(), state: Some(text.into()) }.ticket();
+            let bad = Stored::new(record.clone(), Some(text.into())).ticket();
             assert!(matches!(bad, Err(StoreError::Corrupt { .. })), "{text:?}: {bad:?}");
         }
     }

@@ -47,7 +47,7 @@
 //! read that does not block (`block_ms = 0`) uses the shared one.
 
 use crate::error::StoreError;
-use crate::lobby::record::Stored;
+use crate::lobby::record::{Kept, Stored};
 use crate::lobby::rules::{self, Accept, Cancel, Create, SeekRead, Settle};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,
@@ -148,7 +148,7 @@ impl RedisStore {
         &self,
         ids: &[String],
     ) -> Result<Vec<Option<Stored>>, StoreError> {
-        let kept: Vec<Option<Arc<str>>> =
+        let kept: Vec<Option<Kept>> =
             ids.iter().map(|id| self.ticket_records.get(id.as_str(), 0)).collect();
         let unkept: Vec<&String> =
             ids.iter().zip(&kept).filter(|(_, k)| k.is_none()).map(|(id, _)| id).collect();
@@ -162,17 +162,17 @@ impl RedisStore {
         let replies: Vec<Vec<Option<String>>> =
             if ids.is_empty() { Vec::new() } else { pipe.query_async(&mut self.conn()).await? };
         let state_chunks = ids.len().div_ceil(BATCH);
-        let states: Vec<Option<String>> =
-            replies.iter().take(state_chunks).flatten().cloned().collect();
-        let mut fetched = replies.into_iter().skip(state_chunks).flatten();
+        let mut replies = replies.into_iter();
+        let states: Vec<Option<String>> = replies.by_ref().take(state_chunks).flatten().collect();
+        let mut fetched = replies.flatten();
         if states.len() != ids.len() {
             return Err(corrupt(keys::TICKETS, "HMGET answered another count"));
         }
         let mut out = Vec::with_capacity(ids.len());
         let mut again = Vec::new();
         for (at, ((id, kept), state)) in ids.iter().zip(kept).zip(states).enumerate() {
-            let record: Option<Arc<str>> = match kept {
-                Some(record) if state.is_some() => Some(record),
+            let read = match kept {
+                Some(kept) if state.is_some() => Some(kept.stored(state)),
                 Some(_) => {
                     // Forgotten, or stored with its state in its record: read it again.
                     self.ticket_records.remove(id.as_str());
@@ -183,14 +183,24 @@ impl RedisStore {
                     let record = fetched
                         .next()
                         .ok_or_else(|| corrupt(keys::TICKETS, "HMGET answered another count"))?;
-                    let record = record.map(Arc::<str>::from);
-                    if let (Some(r), Some(_)) = (&record, &state) {
-                        self.ticket_records.insert(id.clone(), r.clone(), 0);
+                    match (record, state) {
+                        // Kept decoded: a later read decodes nothing (a record that does
+                        // not decode is not kept, and the caller's decode says why).
+                        (Some(record), Some(state)) => {
+                            let record: Arc<str> = Arc::from(record);
+                            match Kept::new(record.clone()) {
+                                Ok(kept) => {
+                                    self.ticket_records.insert(id.clone(), kept.clone(), 0);
+                                    Some(kept.stored(Some(state)))
+                                }
+                                Err(_) => Some(Stored::new(record, Some(state))),
+                            }
+                        }
+                        (record, state) => record.map(|r| Stored::new(r, state)),
                     }
-                    record
                 }
             };
-            out.push(record.map(|r| Stored { record: r.to_string(), state }));
+            out.push(read);
         }
         if !again.is_empty() {
             let fields: Vec<&String> = again.iter().map(|&at| &ids[at]).collect();
@@ -204,7 +214,7 @@ impl RedisStore {
                 .query_async(&mut self.conn())
                 .await?;
             for ((at, record), state) in again.into_iter().zip(records).zip(states) {
-                out[at] = record.map(|record| Stored { record, state });
+                out[at] = record.map(|record| Stored::new(record, state));
             }
         }
         Ok(out)
@@ -587,15 +597,14 @@ impl LobbyStore for RedisStore {
             .collect();
         let matches: Vec<String> = pairings.iter().map(|p| p.match_id.to_string()).collect();
         for _ in 0..ATTEMPTS {
-            // One round trip: the tickets and whether each match is pending already.
-            // Two round trips: the tickets (their states, and only the records not kept),
-            // and whether each match is pending already.
-            let records = self.ticket_records(&ids).await?;
-            let pending: Vec<Option<String>> = redis::cmd("HMGET")
-                .arg(keys::PAIRINGS)
-                .arg(&matches)
-                .query_async(&mut self.conn())
-                .await?;
+            // The tickets (their states, and only the records not kept) and whether each
+            // match is pending already, asked at once.
+            let mut conn = self.conn();
+            let pending = redis::cmd("HMGET").arg(keys::PAIRINGS).arg(&matches).to_owned();
+            let (records, pending): (Vec<Option<Stored>>, Vec<Option<String>>) =
+                tokio::try_join!(self.ticket_records(&ids), async {
+                    Ok(pending.query_async(&mut conn).await?)
+                },)?;
             if records.len() != ids.len() || pending.len() != matches.len() {
                 return Err(corrupt(keys::TICKETS, "HMGET answered another count"));
             }
@@ -666,7 +675,7 @@ impl LobbyStore for RedisStore {
                 Option<String>,
             ) = pipe.query_async(&mut self.conn()).await?;
             let read = place.read_records(self, (idem_id, taken, live_id, listed)).await?;
-            let seek_record = seek_record.map(|record| Stored { record, state: seek_state });
+            let seek_record = seek_record.map(|record| Stored::new(record, seek_state));
             let before = decoded(read.before_record.as_ref())?;
             let listed_seek = decoded(seek_record.as_ref())?;
             let live_ticket = decoded(read.live_record.as_ref())?;
