@@ -298,8 +298,9 @@ pub struct RedisStore {
     pub(crate) ticket_records: service_kit::cache::Bounded<String, crate::lobby::record::Kept>,
 }
 
-/// How many ticket records a store keeps (about a kilobyte each: some 20 MB at most, in the
-/// match-maker, the one process that reads tickets; a queue of 10,000 waiting fits twice).
+/// How many ticket records a store keeps, each with its decoded ticket (about 1.5 KB
+/// together: some 30 MB at most, in the match-maker, the one process that reads tickets; a
+/// queue of 10,000 waiting fits twice).
 const TICKET_RECORDS_KEPT: usize = 20_000;
 
 impl RedisStore {
