@@ -12,6 +12,7 @@
 //! match) is small beside the moves', which stay spread over the matches' own slots.
 
 pub(crate) mod cas;
+pub(crate) mod kept;
 pub(crate) mod memory;
 pub(crate) mod record;
 pub(crate) mod redis;

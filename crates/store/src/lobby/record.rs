@@ -6,6 +6,7 @@
 //! own has its state in its record ([`Stored`] reads both).
 
 use crate::error::StoreError;
+use crate::lobby::kept::Kept;
 use crate::lobby::{Ticket, TicketState};
 use crate::redis_store::codec::{decode, json};
 use crate::redis_store::{corrupt, keys};
@@ -55,13 +56,6 @@ pub(crate) struct Stored {
     pub(crate) state: Option<String>,
     /// `record` decoded, when it was kept.
     decoded: Option<Arc<Ticket>>,
-}
-
-/// A record and the ticket it decodes to: what the store keeps of a ticket it has read.
-#[derive(Clone, Debug)]
-pub(crate) struct Kept {
-    record: Arc<str>,
-    decoded: Arc<Ticket>,
 }
 
 impl Kept {

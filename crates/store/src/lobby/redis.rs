@@ -47,7 +47,8 @@
 //! read that does not block (`block_ms = 0`) uses the shared one.
 
 use crate::error::StoreError;
-use crate::lobby::record::{Kept, Stored};
+use crate::lobby::kept::Kept;
+use crate::lobby::record::Stored;
 use crate::lobby::rules::{self, Accept, Cancel, Create, SeekRead, Settle};
 use crate::lobby::{
     self, Account, AccountChange, Board, HISTORY_KEPT, LobbyStore, Pairing, Queue, RateDecision,

@@ -295,7 +295,7 @@ pub struct RedisStore {
     /// The lobby's ticket records read so far, by ticket id: a record is written once, at
     /// the ticket's creation, so a kept one is the stored one for as long as the ticket
     /// has a state field (`lobby/redis.rs`); a later read sends only the short states.
-    pub(crate) ticket_records: service_kit::cache::Bounded<String, crate::lobby::record::Kept>,
+    pub(crate) ticket_records: service_kit::cache::Bounded<String, crate::lobby::kept::Kept>,
 }
 
 /// How many ticket records a store keeps, each with its decoded ticket (about 1.5 KB
