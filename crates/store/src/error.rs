@@ -18,6 +18,8 @@ pub enum StoreError {
     Corrupt(String),
     /// Redis failed or could not be reached; the text is the client's error.
     Redis(String),
+    /// The archive's database failed or could not be reached; the client's error.
+    Archive(String),
 }
 
 impl fmt::Display for StoreError {
@@ -28,6 +30,7 @@ impl fmt::Display for StoreError {
             StoreError::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
             StoreError::Corrupt(what) => write!(f, "corrupt stored data: {what}"),
             StoreError::Redis(what) => write!(f, "redis: {what}"),
+            StoreError::Archive(what) => write!(f, "archive: {what}"),
         }
     }
 }
@@ -46,7 +49,8 @@ impl From<StoreError> for tonic::Status {
             StoreError::NotFound(_)
             | StoreError::InvalidArgument(_)
             | StoreError::Corrupt(_)
-            | StoreError::Redis(_) => status::unavailable(format!("event store: {e}")),
+            | StoreError::Redis(_)
+            | StoreError::Archive(_) => status::unavailable(format!("event store: {e}")),
         }
     }
 }
@@ -54,6 +58,16 @@ impl From<StoreError> for tonic::Status {
 impl From<redis::RedisError> for StoreError {
     fn from(e: redis::RedisError) -> Self {
         StoreError::Redis(e.to_string())
+    }
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        // A database's refusal says what in its own fields; the error's text is "db error".
+        match e.as_db_error() {
+            Some(db) => StoreError::Archive(format!("{} ({})", db.message(), db.code().code())),
+            None => StoreError::Archive(e.to_string()),
+        }
     }
 }
 

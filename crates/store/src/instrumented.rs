@@ -241,6 +241,10 @@ impl EventStore for Instrumented {
         timed("display_names", self.inner.display_names(players)).await
     }
 
+    async fn release_finished(&self, id: MatchId, after_ms: u64) -> Result<bool, StoreError> {
+        timed("release_finished", self.inner.release_finished(id, after_ms)).await
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         timed("ping", self.inner.ping()).await
     }

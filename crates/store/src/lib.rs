@@ -28,6 +28,8 @@
 //!   stream, for the services that read finished matches through a consumer group.
 //! - [`platform`]: [`PlatformStore`], the tournament service's (tenants, API keys, audit
 //!   logs, idempotent requests, results streams).
+//! - [`archive`]: [`ArchiveStore`], finished matches after they leave Redis (PostgreSQL,
+//!   or memory for `make run`): records by id, each player's history by the page.
 //! - [`presence`]: [`PresenceStore`], the gateway's: whether each seat's player is
 //!   connected to a match, as leases its holders renew, and the feed of its changes.
 //! - [`memory`]: [`MemoryStore`]. [`redis_store`]: [`RedisStore`], with its Lua scripts in
@@ -89,6 +91,7 @@
 //! index), and whoever announces it (the engine, or `repair_announcements` for one whose
 //! engine died) deletes both: a finished match is announced whatever dies when.
 
+pub mod archive;
 pub mod error;
 pub mod instrumented;
 pub mod lease;
@@ -102,6 +105,7 @@ pub mod platform;
 pub mod presence;
 pub mod redis_store;
 
+pub use archive::{ArchiveStore, Archived, Owner, Put, RatingDelta, Summary};
 pub use error::StoreError;
 pub use ids::{BadId, MatchId, PlayerId, SeatHolder, TenantId, TicketId, TournamentId};
 pub use lease::LeaseStore;

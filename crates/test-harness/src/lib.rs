@@ -16,6 +16,8 @@
 //!   servers (each in cluster mode) and formed with `redis-cli --cluster create`.
 //! - [`redis_sentinel`]: [`RedisSentinel`], a master, one replica and N sentinels
 //!   (`redis-server <conf> --sentinel`) watching it, with a forced failover on demand.
+//! - [`postgres_server`]: [`PostgresServer`], a PostgreSQL cluster made by `initdb` in a
+//!   temporary directory and its `postgres` on a free loopback port (the archive's tests).
 //! - [`free_port`]: a free TCP port on the loopback interface.
 //!
 //! # Example
@@ -30,10 +32,12 @@
 //! The harness is std-only (processes, TCP, files): no async runtime and no Redis client,
 //! so any test can use it and it builds in a second.
 
+pub mod postgres_server;
 pub mod redis_cluster;
 pub mod redis_sentinel;
 pub mod redis_server;
 
+pub use postgres_server::PostgresServer;
 pub use redis_cluster::RedisCluster;
 pub use redis_sentinel::RedisSentinel;
 pub use redis_server::{Persistence, RedisOptions, RedisServer};

@@ -297,6 +297,17 @@ pub trait EventStore: Send + Sync {
     /// # Errors
     /// [`StoreError::Redis`].
     async fn display_names(&self, players: &[PlayerId]) -> Result<Vec<Option<String>>, StoreError>;
+
+    /// Lets a finished match go from the store `after_ms` from now, once the archive holds
+    /// it ([`crate::archive`]): every key the match still has expires then (or sooner, if
+    /// it was to), and a compaction after this keeps the sooner expiry. Until then reads
+    /// answer as before, so a late watcher or record read still finds it here. Answers
+    /// `false` for a match unknown or not over (nothing changes: a live match is never let
+    /// go). The in-memory store keeps no expiry: it only answers.
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`].
+    async fn release_finished(&self, id: MatchId, after_ms: u64) -> Result<bool, StoreError>;
 }
 
 /// What the rules engine, which hosts matches, needs beyond [`EventStore`]: creating a

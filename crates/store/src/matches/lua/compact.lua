@@ -1,7 +1,7 @@
 -- Compacts a finished match: its record (built by the caller from the entries it read)
 -- replaces the stream, the idempotency keys, the snapshot, the views and any deadline, if
 -- the stream still ends at the version the record was built from. Then, with a retention,
--- the record, the meta and the secret expire together.
+-- the record, the meta and the secret expire together (sooner, if the match was released).
 --
 -- KEYS[1] log   KEYS[2] idem   KEYS[3] snap   KEYS[4] views   KEYS[5] record
 -- KEYS[6] meta  KEYS[7] secret KEYS[8] deadline   KEYS[9] open   (all colosseum:{<match>}:...)
@@ -33,9 +33,16 @@ end
 -- A string, '<version>:<record>': a hash with a value this long would cost a hash table.
 redis.call('SET', KEYS[5], ARGV[1] .. ':' .. ARGV[2])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[8], KEYS[9])
-if tonumber(ARGV[3]) > 0 then
-  redis.call('PEXPIRE', KEYS[5], ARGV[3])
-  redis.call('PEXPIRE', KEYS[6], ARGV[3])
-  redis.call('PEXPIRE', KEYS[7], ARGV[3])
+-- A match the archive already holds was released (release.lua) before this compaction:
+-- its meta's expiry is the sooner one, and the record keeps it too.
+local keep = tonumber(ARGV[3])
+local released = redis.call('PTTL', KEYS[6])
+if released > 0 and (keep == 0 or released < keep) then
+  keep = released
+end
+if keep > 0 then
+  redis.call('PEXPIRE', KEYS[5], keep)
+  redis.call('PEXPIRE', KEYS[6], keep)
+  redis.call('PEXPIRE', KEYS[7], keep)
 end
 return 1

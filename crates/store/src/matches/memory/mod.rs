@@ -309,6 +309,10 @@ impl EventStore for MemoryStore {
         Ok(self.names(players))
     }
 
+    async fn release_finished(&self, id: MatchId, _after_ms: u64) -> Result<bool, StoreError> {
+        Ok(self.lock().matches.get(&id).is_some_and(|m| m.over || m.compacted))
+    }
+
     async fn bot_matches(
         &self,
         after: u64,

@@ -204,6 +204,7 @@ pub(crate) struct Scripts {
     pub(crate) move_secret: Script,
     pub(crate) read: Script,
     pub(crate) compact: Script,
+    pub(crate) release: Script,
 }
 
 impl Scripts {
@@ -217,6 +218,7 @@ impl Scripts {
             move_secret: Script::new(include_str!("../lua/move_secret.lua")),
             read: Script::new(include_str!("../lua/read.lua")),
             compact: Script::new(include_str!("../lua/compact.lua")),
+            release: Script::new(include_str!("../lua/release.lua")),
         }
     }
 }
@@ -830,6 +832,24 @@ impl EventStore for RedisStore {
 
     async fn remove_bot_match(&self, bot_match: &BotMatch) -> Result<(), StoreError> {
         self.remove_bot(bot_match).await
+    }
+
+    async fn release_finished(&self, id: MatchId, after_ms: u64) -> Result<bool, StoreError> {
+        let released: i64 = SCRIPTS
+            .release
+            .key(keys::meta(id))
+            .key(keys::record(id))
+            .key(keys::secret(id))
+            .key(keys::log(id))
+            .key(keys::opening(id))
+            .key(keys::views(id))
+            .key(keys::idem(id))
+            .key(keys::snapshot(id))
+            .key(keys::deadline(id))
+            .arg(after_ms.max(1))
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(released == 1)
     }
 }
 
