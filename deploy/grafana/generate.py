@@ -273,7 +273,7 @@ def clock() -> Board:
 
 def match_maker() -> Board:
     b = Board("colosseum-match-maker", "Colosseum: match-maker",
-              "The lobby: tickets, pairings, matching passes, match creation, the matcher lease, ratings, accounts.")
+              "The lobby: tickets, pairings, matching passes, match creation, the matcher lease, ratings, the archive, accounts.")
     b.add("timeseries", "Tickets/s", [
         f"sum(rate(colosseum_matchmaker_tickets_total[{RATE}]))",
         f"sum(rate(colosseum_matchmaker_expired_total[{RATE}]))",
@@ -297,6 +297,18 @@ def match_maker() -> Board:
         f"sum(rate(colosseum_matchmaker_rated_total[{RATE}]))",
         f"sum(rate(colosseum_matchmaker_rated_again_total[{RATE}]))",
     ], unit="reqps", legend=["rated", "seen again (no change)"], description="Rated results recorded from the lifecycle stream.")
+    b.add("timeseries", "Archive lag", "max by (instance) (colosseum_archive_lag_seconds)",
+          unit="s", legend=["{{instance}}"],
+          description="Age of the oldest finished match the archiver has read but not yet written to PostgreSQL; 0 when none "
+                      "waits. It grows while PostgreSQL is down or slow (the matches wait in Redis): ColosseumArchiveLagging at 600 s.")
+    b.add("timeseries", "Archive writes/s", [
+        f"sum(rate(colosseum_archive_written_total[{RATE}]))",
+        f"sum(rate(colosseum_archive_duplicates_total[{RATE}]))",
+        f"sum(rate(colosseum_archive_failures_total[{RATE}]))",
+        f"sum(rate(colosseum_archive_pruned_total[{RATE}]))",
+    ], unit="reqps", legend=["written", "duplicates (no change)", "failures", "pruned (retention)"],
+        description="Finished matches written to the archive, written again unchanged (a repeated announcement), failed writes "
+                    "and reads (PostgreSQL down: retried), and archived matches deleted past ARCHIVE_RETENTION_DAYS.")
     b.add("timeseries", "Accounts/s", [
         f"sum(rate(colosseum_matchmaker_registered_total[{RATE}]))",
         f"sum(rate(colosseum_matchmaker_login_failed_total[{RATE}]))",

@@ -24,7 +24,8 @@ one per replica (at most --max-replicas), with their command, args, env and moun
 Secrets; each Service is a loopback port that hands each new connection to the next
 replica (kube-proxy's balancing), a StatefulSet's pods are reached by name; the Redis is
 the rendered one, or a redis-server (a Redis Cluster for mode cluster) standing in for
-the values' own. Every probe is run, the engines, the match-maker and the tournament
+the values' own; an archive the values name is a PostgreSQL of ours (initdb, as the
+`postgres` user when run as root). Every probe is run, the engines, the match-maker and the tournament
 service must refuse a call without the secret, matches of every family are played through
 the rendered gateway with the `colosseum` CLI, a deadline is left to the clock,
 LobbyService is called through the gateway (an empty leaderboard, two guests queued and
@@ -33,7 +34,8 @@ answers health through its Service, a tenant and an API key are made with `colos
 tenant` and the internal secret, and that key lists no tournament through the gateway;
 exactly one match-maker holds the matcher lease and one tournament service the driver
 lease (each holder killed with -9: another takes over), each process must stop within
-its termination grace, and every metric the dashboards and rules name must be exported.
+its termination grace, the archive (when named) holds every match played, as many as the
+match-makers' archiver counts, and every metric the dashboards and rules name must be exported.
 
 What each binary reads is derived from the Rust sources (see `env_vars_read`), so the
 check follows the code. Exit status 1 on any failure; every failure is printed.
@@ -84,6 +86,9 @@ CALLERS = {
     "clock": set(),
     "redis": {"gateway", "rules-engine", "clock", "match-maker", "tournaments"},
 }
+# The binaries that read the archive of finished matches (PostgreSQL: ARCHIVE_URL or
+# ARCHIVE_URL_FILE) when the values name one; the match-maker runs the archiver.
+ARCHIVE_READERS = {"gateway", "match-maker", "rules-engine"}
 # The binaries that create matches through the engines (ENGINE_<FAMILY>_URL).
 ENGINE_CALLERS = ("gateway", "clock", "match-maker", "tournaments")
 FAMILIES = {"goofspiel", "placement", "duel"}
@@ -395,7 +400,9 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
         by_kind.setdefault(d["kind"], []).append(d)
     workloads = [d for d in docs if d["kind"] in ("Deployment", "StatefulSet")]
     secrets = {d["metadata"]["name"]: d for d in by_kind.get("Secret", [])}
-    external_secrets = {values.get("internalToken", {}).get("existingSecret"), values.get("redis", {}).get("existingSecret")} - {None, ""}
+    external_secrets = {values.get("internalToken", {}).get("existingSecret"), values.get("redis", {}).get("existingSecret"),
+                        values.get("archive", {}).get("existingSecret")} - {None, ""}
+    archive_named = bool(values.get("archive", {}).get("existingSecret") or values.get("archive", {}).get("url"))
     problems: list[str] = []
     services = {s["metadata"]["name"]: s for s in by_kind.get("Service", [])}
 
@@ -480,6 +487,13 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                         if not s or ref["key"] not in s.get("data", {}):
                             problems.append(f"{cn}: env {e['name']} names Secret {ref['name']}/{ref['key']}, not rendered")
                 env = {e["name"]: e.get("value") for e in c.get("env", [])}
+                # With an archive in the values, each binary that reads it is told where it is
+                # (and only then: without one, finished matches stay in Redis).
+                if binary in ARCHIVE_READERS and archive_named != bool({"ARCHIVE_URL", "ARCHIVE_URL_FILE"} & set(env)):
+                    problems.append(f"{cn}: the values {'name' if archive_named else 'name no'} archive, "
+                                    f"but its env {'lacks' if archive_named else 'has'} ARCHIVE_URL or ARCHIVE_URL_FILE")
+                if "ARCHIVE_URL_FILE" in env and not any(env["ARCHIVE_URL_FILE"].startswith(m["mountPath"] + "/") for m in c.get("volumeMounts", [])):
+                    problems.append(f"{cn}: ARCHIVE_URL_FILE={env['ARCHIVE_URL_FILE']} lies in no mounted volume")
                 # Every engine URL reaches, through a rendered Service, an engine of that family.
                 for var, val in env.items():
                     m = re.fullmatch(r"ENGINE_([A-Z]+)_URL", var)
@@ -752,6 +766,9 @@ def check_chart(r: Report, helm, k8s_validate, env_read) -> dict[str, list[dict]
         ({"engines": {"defaults": {"addressing": "pods", "autoscaling": {"enabled": True}}}}, "engines listed pod by pod and autoscaled"),
         ({"terminationGracePeriodSeconds": 20, "preStopSleepSeconds": 5}, "a grace shorter than preStop plus the drain"),
         ({"monitoring": {"serviceMonitor": {"enabled": True}}, "networkPolicy": {"metricsFrom": []}}, "a ServiceMonitor the NetworkPolicy would block"),
+        ({"archive": {"existingSecretKey": "url"}}, "an unknown archive key"),
+        ({"archive": {"url": "mysql://u:p@db:3306/colosseum"}}, "an archive URL that is not PostgreSQL"),
+        ({"archive": {"url": "postgres://u:p@db:5432/c", "retentionDays": -1}}, "a negative archive retention"),
     ):
         values = helm_merge(copy.deepcopy(base), bad)
         try:
@@ -1199,9 +1216,10 @@ class Live:
     own loopback ports; each Service port a Proxy over the replicas it selects."""
 
     def __init__(self, r: Report, docs: list[dict], bin_dir: pathlib.Path, work: pathlib.Path, external_redis: str | None,
-                 stand_ins: dict[str, dict[str, str]], max_replicas: int):
+                 stand_ins: dict[str, dict[str, str]], max_replicas: int, external_archive: str | None = None):
         self.r, self.docs, self.bin_dir, self.work = r, docs, bin_dir, work
         self.external_redis = external_redis
+        self.external_archive = external_archive
         self.procs: list[tuple[str, subprocess.Popen, dict]] = []
         self.ports: dict[tuple[str, str | int], int] = {}  # (instance, port name or number) -> loopback port
         self.proxies: dict[tuple[str, int], Proxy] = {}
@@ -1321,6 +1339,8 @@ class Live:
             val = self.rewrite(inst, val, mounts)
             if e["name"] in ("REDIS_URL", "REDIS_CLUSTER_URLS") and self.external_redis and "127.0.0.1" not in val:
                 val = self.external_redis  # an external Redis named by the values: ours stands in
+            if e["name"] == "ARCHIVE_URL" and self.external_archive:
+                val = self.external_archive  # the values' PostgreSQL: ours stands in
             env[e["name"]] = val
         log = open(wdir / "log", "w")
         proc = subprocess.Popen([str(exe), *args], env=env, cwd=wdir, stdout=log, stderr=subprocess.STDOUT,
@@ -1495,6 +1515,130 @@ def start_redis(r: Report, work: pathlib.Path, cluster: bool) -> tuple[list[subp
         return procs, ",".join(f"redis://127.0.0.1:{p}" for p in ports)
     r.ok(f"live: a redis-server on port {ports[0]} (AOF always) stands in for the values' Redis")
     return procs, f"redis://127.0.0.1:{ports[0]}/0"
+
+
+def postgres_bin_dir() -> pathlib.Path | None:
+    """Where PostgreSQL's server programs are: Debian's newest /usr/lib/postgresql/<N>/bin
+    (package postgresql; not on PATH), else beside an `initdb` on PATH."""
+    dirs = [d for d in pathlib.Path("/usr/lib/postgresql").glob("*/bin") if (d / "initdb").exists() and d.parent.name.isdigit()]
+    if dirs:
+        return max(dirs, key=lambda d: int(d.parent.name))
+    found = shutil.which("initdb")
+    return pathlib.Path(found).resolve().parent if found else None
+
+
+class Postgres:
+    """A PostgreSQL server of ours (initdb, then postgres on a free loopback port) standing
+    in for the values' archive: a user `colosseum` with a random password (scram-sha-256
+    over TCP) and a database `colosseum`. initdb refuses to run as root: as root, the
+    server runs as the `postgres` user (Debian's package makes it)."""
+
+    def __init__(self, r: Report):
+        self.r = r
+        self.proc: subprocess.Popen | None = None
+        self.dir: pathlib.Path | None = None
+        self.url = ""
+        self.bin = postgres_bin_dir()
+        self.password = os.urandom(16).hex()
+        self.port = 0
+        self.user_kw: dict = {}
+
+    def _run(self, *args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.bin / args[0]), *args[1:]], capture_output=True, text=True, timeout=timeout,
+                              cwd=self.dir, env={**os.environ, **(env or {})}, **self.user_kw)
+
+    def start(self) -> bool:
+        if not self.bin:
+            self.r.fail("live: the values name an archive, and no PostgreSQL to stand in (Debian: apt-get install postgresql)")
+            return False
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="deploy-check-pg-"))
+        (self.dir / "pw").write_text(self.password + "\n")
+        if os.geteuid() == 0:
+            import pwd
+            try:
+                pg = pwd.getpwnam("postgres")
+            except KeyError:
+                self.r.fail("live: running as root, initdb needs another user, and there is no `postgres` user (Debian's postgresql package makes it)")
+                return False
+            for f in (self.dir, self.dir / "pw"):
+                os.chown(f, pg.pw_uid, pg.pw_gid)
+            self.user_kw = {"user": pg.pw_uid, "group": pg.pw_gid, "extra_groups": []}
+        out = self._run("initdb", "-D", str(self.dir / "data"), "-U", "colosseum", f"--pwfile={self.dir / 'pw'}",
+                        "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")
+        if out.returncode:
+            self.r.fail(f"live: initdb for the archive's stand-in: {out.stdout[-300:]} {out.stderr[-500:]}")
+            return False
+        self.port = free_port()
+        # Durability is not what this run checks: fsync off keeps it quick.
+        self.proc = subprocess.Popen(
+            [str(self.bin / "postgres"), "-D", str(self.dir / "data"), "-p", str(self.port), "-c", "listen_addresses=127.0.0.1",
+             "-k", str(self.dir), "-c", "fsync=off", "-c", "max_connections=200"],
+            stdout=open(self.dir / "log", "w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.dir,
+            start_new_session=True, **self.user_kw)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                break
+            if self._run("pg_isready", "-q", "-h", str(self.dir), "-p", str(self.port)).returncode == 0:
+                break
+            time.sleep(0.2)
+        if self.proc.poll() is not None or self._run("pg_isready", "-q", "-h", str(self.dir), "-p", str(self.port)).returncode:
+            self.r.fail(f"live: the archive's stand-in PostgreSQL did not start: {(self.dir / 'log').read_text()[-600:]}")
+            return False
+        out = self._run("createdb", "-h", str(self.dir), "-p", str(self.port), "-U", "colosseum", "colosseum")
+        if out.returncode:
+            self.r.fail(f"live: createdb colosseum: {out.stderr[-400:]}")
+            return False
+        self.url = f"postgres://colosseum:{self.password}@127.0.0.1:{self.port}/colosseum"
+        version = self._run("postgres", "--version").stdout.strip()
+        self.r.ok(f"live: a PostgreSQL ({version}) on port {self.port}, database colosseum, stands in for the values' archive")
+        return True
+
+    def query(self, sql: str) -> tuple[bool, str]:
+        """One statement through psql over TCP with the URL's password: (ok, the rows)."""
+        out = self._run("psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(self.port), "-U", "colosseum",
+                        "-d", "colosseum", "-c", sql, env={"PGPASSWORD": self.password}, timeout=20)
+        return out.returncode == 0, (out.stdout if out.returncode == 0 else out.stderr).strip()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)  # fast shutdown: clients are gone already
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def check_archive(r: Report, live: "Live", pg: Postgres, finished: int) -> None:
+    """With an archive in the values: the services applied its schema at start (the table
+    archive_migrations lists the migrations applied), and the match-makers' archiver
+    copied the matches played into archived_matches within 30 s: at least `finished`
+    rows, as many as their colosseum_archive_written_total counts, no failure counted, and
+    colosseum_archive_lag_seconds back at 0 (none waits)."""
+    mm = [inst for inst, w in live.instances if binary_of(w["spec"]["template"]["spec"]["containers"][0]) == "match-maker"]
+    ok, migrations = pg.query("select count(*) from archive_migrations")
+    if not r.check(ok and migrations.isdigit() and int(migrations) > 0,
+                   f"live: the archive's schema was applied at start ({migrations} migration(s) in archive_migrations)", migrations[-300:]):
+        return
+    t0, rows, vals = time.time(), "", {}
+    while time.time() - t0 < 30:
+        ok, rows = pg.query("select count(*) from archived_matches")
+        scraped = live.scrape(mm)
+        vals = {k: sum(v.get(k, 0) for v in scraped.values()) for k in ("colosseum_archive_written_total", "colosseum_archive_failures_total")}
+        vals["colosseum_archive_lag_seconds"] = max((v.get("colosseum_archive_lag_seconds", 0) for v in scraped.values()), default=0)
+        if ok and rows.isdigit() and int(rows) >= finished and int(rows) == vals["colosseum_archive_written_total"] \
+                and vals["colosseum_archive_lag_seconds"] == 0:
+            break
+        time.sleep(0.5)
+    r.check(ok and rows.isdigit() and int(rows) >= finished and int(rows) == vals["colosseum_archive_written_total"]
+            and vals["colosseum_archive_lag_seconds"] == 0 and vals["colosseum_archive_failures_total"] == 0,
+            f"live: the archiver copied the finished matches into PostgreSQL {time.time() - t0:.1f} s later: {rows} rows in "
+            f"archived_matches (at least {finished}), written_total {int(vals['colosseum_archive_written_total'])}, "
+            f"lag {vals['colosseum_archive_lag_seconds']} s, failures {int(vals['colosseum_archive_failures_total'])}",
+            rows[-300:] if not ok else json.dumps(vals))
 
 
 # A call each internal server authenticates: an empty request, refused for its argument
@@ -1756,8 +1900,22 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
     red = values.get("redis", {})
     if red.get("existingSecret") and external:
         stand_ins.setdefault(red["existingSecret"], {})[red.get("existingSecretKey", "url")] = external
-    live = Live(r, docs, bin_dir, work, None if cluster else external, stand_ins, max_replicas)
+    # The values name an archive (a PostgreSQL outside the chart): a PostgreSQL of ours
+    # stands in, as the Secret they name or in place of their URL.
+    arch = values.get("archive", {})
+    pg = Postgres(r) if arch.get("existingSecret") or arch.get("url") else None
     exported: set[str] = set()
+    if pg and not pg.start():
+        pg.stop()
+        for p in redis_procs:
+            p.terminate()
+            p.wait()
+        shutil.rmtree(work, ignore_errors=True)
+        return exported
+    if pg and arch.get("existingSecret"):
+        stand_ins.setdefault(arch["existingSecret"], {})[arch.get("secretKey", "url")] = pg.url
+    live = Live(r, docs, bin_dir, work, None if cluster else external, stand_ins, max_replicas, pg.url if pg else None)
+    finished = 0
     try:
         # Redis first, as its clients wait for it; then every service.
         for first in (True, False):
@@ -1778,9 +1936,10 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
         for fam, game in sorted(GAME_OF_FAMILY.items()):
             res = play(r, cli, gateway, game, ["--matches", "3", "--concurrency", "3"], f"{game} ({fam})")
             if res is not None:
-                r.check(res.get("errors") == 0 and res.get("matches") == 3 and res.get("moves", 0) > 0,
-                        f"live: 3 {game} matches ({fam} engine) through the rendered gateway Service: {res.get('moves')} moves, {res.get('errors')} errors",
-                        json.dumps(res.get("error_samples"))[:400])
+                if r.check(res.get("errors") == 0 and res.get("matches") == 3 and res.get("moves", 0) > 0,
+                           f"live: 3 {game} matches ({fam} engine) through the rendered gateway Service: {res.get('moves')} moves, {res.get('errors')} errors",
+                           json.dumps(res.get("error_samples"))[:400]):
+                    finished += 3
         # A deadline the clock must fire: bots that think longer than the move time.
         before = sum(v.get("colosseum_clock_fired_total", 0) for v in live.scrape().values())
         play(r, cli, gateway, "gops", ["--matches", "1", "--concurrency", "1", "--move-time", "1", "--think-ms", "2500"], "deadline")
@@ -1788,6 +1947,8 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
         r.check(fired > 0, f"live: the rendered clock fired {int(fired)} deadline(s) through the engine Services")
         check_lobby(r, gateway)
         check_tournaments(r, live, gateway, cli)
+        if pg:
+            check_archive(r, live, pg, finished)
         # What the lease holders exported before check_lease kills them (the match creation
         # histogram is the matcher's alone).
         for vals in live.scrape().values():
@@ -1809,6 +1970,10 @@ def run_live(r: Report, name: str, values: dict, docs: list[dict], bin_dir: path
         for p in redis_procs:
             p.terminate()
             p.wait()
+        if pg:
+            if keep:
+                print(f"      the archive's PostgreSQL log: {(pg.dir / 'log').read_text()[-2000:]}")
+            pg.stop()
         if keep:
             print(f"      logs kept in {work}")
         else:
@@ -1879,6 +2044,9 @@ def main() -> int:
                 r.fail(f"live: {bin_dir / b} is missing (cargo build -p gateway -p rules-engine -p clock -p match-maker -p tournaments -p colosseum)")
         if not shutil.which("redis-server"):
             r.fail("live: redis-server is not on PATH")
+        if any(v.get("archive", {}).get("existingSecret") or v.get("archive", {}).get("url") for v, _ in rendered.values()) and not postgres_bin_dir():
+            r.fail("live: an example names an archive, and PostgreSQL's initdb is in neither /usr/lib/postgresql/*/bin nor PATH "
+                   "(Debian: apt-get install postgresql)")
         if not r.failures:
             exported: set[str] = set()
             for name, (values, docs) in sorted(rendered.items()):

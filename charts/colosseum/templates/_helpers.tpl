@@ -88,6 +88,27 @@ at a time: engines, then the clock, then the gateways), else image.tag, else app
 {{- end -}}
 {{- end -}}
 
+{{/* The archive (PostgreSQL) is configured: "true", or empty. */}}
+{{- define "colosseum.archiveEnabled" -}}
+{{- if or .Values.archive.existingSecret .Values.archive.url -}}true{{- end -}}
+{{- end -}}
+
+{{/* Where the archive's URL is, as the gateway, the match-maker and the engines read it:
+a file from the Secret you manage (ARCHIVE_URL_FILE), or ARCHIVE_URL from the chart's own
+Secret. */}}
+{{- define "colosseum.archiveEnv" -}}
+{{- if .Values.archive.existingSecret }}
+- name: ARCHIVE_URL_FILE
+  value: /var/run/colosseum/archive/url
+{{- else if .Values.archive.url }}
+- name: ARCHIVE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "colosseum.fullname" . }}-archive-url
+      key: url
+{{- end }}
+{{- end -}}
+
 {{/* Refuses values that would start services on no store, or on a store they cannot use. */}}
 {{- define "colosseum.validate" -}}
 {{- $r := .Values.redis -}}
@@ -171,12 +192,13 @@ gateway and the clock send each match to the same replica.
 {{/*
 A service's Deployment. Takes a dict:
   root, name, component, family ("" unless an engine), binary, grpcPort, env (YAML list),
-  replicas, autoscaling, resources.
+  replicas, autoscaling, resources, archive (true: it reads the archive, when one is set).
 */}}
 {{- define "colosseum.deployment" -}}
 {{- $root := .root -}}
 {{- $v := $root.Values -}}
 {{- $sel := include "colosseum.selector" (dict "root" $root "component" .component "family" .family) -}}
+{{- $archive := and .archive (include "colosseum.archiveEnabled" $root) -}}
 apiVersion: apps/v1
 kind: {{ .kind | default "Deployment" }}
 metadata:
@@ -222,6 +244,10 @@ spec:
         # A new Redis URL in values restarts the pods (they read it at start). Not the
         # internal secret: changing it is a rotation (docs/operations.md), not a rollout.
         checksum/redis: {{ printf "%s/%s/%s" (include "colosseum.redisSecretName" $root) (include "colosseum.redisSecretKey" $root) (include "colosseum.redisUrlValue" $root) | sha256sum | trunc 16 | quote }}
+        {{- if $archive }}
+        # Likewise the archive's URL, or the Secret and key it is read from.
+        checksum/archive: {{ ternary (printf "secret/%s/%s" $v.archive.existingSecret $v.archive.secretKey) (printf "url/%s" $v.archive.url) (not (empty $v.archive.existingSecret)) | sha256sum | trunc 16 | quote }}
+        {{- end }}
         {{- with $v.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -274,6 +300,9 @@ spec:
           env:
             {{- .env | nindent 12 }}
             {{- include "colosseum.commonEnv" $root | nindent 12 }}
+            {{- if $archive }}
+            {{- include "colosseum.archiveEnv" $root | trim | nindent 12 }}
+            {{- end }}
           # Up once the store answered and the gRPC server listens (Redis may be slow to
           # answer at start: up to a minute).
           startupProbe:
@@ -310,6 +339,11 @@ spec:
               readOnly: true
             - name: tmp
               mountPath: /tmp
+            {{- if and $archive $v.archive.existingSecret }}
+            - name: archive-url
+              mountPath: /var/run/colosseum/archive
+              readOnly: true
+            {{- end }}
       volumes:
         - name: internal-token
           secret:
@@ -320,6 +354,14 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: 64Mi
+        {{- if and $archive $v.archive.existingSecret }}
+        - name: archive-url
+          secret:
+            secretName: {{ $v.archive.existingSecret }}
+            items:
+              - key: {{ $v.archive.secretKey }}
+                path: url
+        {{- end }}
 {{- end -}}
 
 {{/* An HPA on CPU: (dict "root" $ "name" ... "component" ... "autoscaling" ...) */}}

@@ -101,8 +101,7 @@ async fn contract(a: Arc<dyn ArchiveStore>) {
         s
     };
     let mut newest_first = summaries.clone();
-    newest_first
-        .sort_by(|x, y| (y.finished_at_ms, y.match_id).cmp(&(x.finished_at_ms, x.match_id)));
+    newest_first.sort_by_key(|s| std::cmp::Reverse((s.finished_at_ms, s.match_id)));
     let expect: Vec<MatchId> = newest_first.iter().map(|s| s.match_id).collect();
     for size in [1, 4, 7, MAX_PAGE] {
         assert_eq!(all_pages(&*a, Owner::Player(ada), size).await, expect, "pages of {size}");

@@ -5,13 +5,13 @@ use crate::archive::{After, ArchiveStore, Archived, MAX_PAGE, Owner, Put, Summar
 use crate::error::StoreError;
 use async_trait::async_trait;
 use ids::MatchId;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// The archive in memory.
 #[derive(Default)]
 pub struct MemoryArchive {
-    matches: Mutex<HashMap<MatchId, Archived>>,
+    matches: Mutex<BTreeMap<MatchId, Archived>>,
 }
 
 impl MemoryArchive {
@@ -20,7 +20,7 @@ impl MemoryArchive {
         MemoryArchive::default()
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut HashMap<MatchId, Archived>) -> T) -> T {
+    fn with<T>(&self, f: impl FnOnce(&mut BTreeMap<MatchId, Archived>) -> T) -> T {
         f(&mut self.matches.lock().expect("the archive's lock"))
     }
 }
@@ -29,8 +29,8 @@ impl MemoryArchive {
 impl ArchiveStore for MemoryArchive {
     async fn put(&self, archived: &Archived) -> Result<Put, StoreError> {
         Ok(self.with(|m| match m.entry(archived.summary.match_id) {
-            std::collections::hash_map::Entry::Occupied(_) => Put::AlreadyArchived,
-            std::collections::hash_map::Entry::Vacant(v) => {
+            std::collections::btree_map::Entry::Occupied(_) => Put::AlreadyArchived,
+            std::collections::btree_map::Entry::Vacant(v) => {
                 v.insert(archived.clone());
                 Put::Written
             }
@@ -58,7 +58,7 @@ impl ArchiveStore for MemoryArchive {
                 .cloned()
                 .collect()
         });
-        found.sort_by(|a, b| (b.finished_at_ms, b.match_id).cmp(&(a.finished_at_ms, a.match_id)));
+        found.sort_by_key(|s| std::cmp::Reverse((s.finished_at_ms, s.match_id)));
         found.truncate(limit.min(MAX_PAGE));
         Ok(found)
     }

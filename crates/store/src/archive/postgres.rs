@@ -37,7 +37,7 @@ const SUMMARY: &str = "m.match_id, m.game, m.seat0, m.seat1, m.winner, m.reason,
 /// One connection and the statements prepared on it (each prepared once, by its text).
 struct Conn {
     client: Client,
-    prepared: std::sync::Mutex<std::collections::HashMap<String, Statement>>,
+    prepared: std::sync::Mutex<std::collections::BTreeMap<String, Statement>>,
 }
 
 impl Conn {
