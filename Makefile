@@ -104,7 +104,7 @@ $(PY_GEN)/.stamp: $(PY_STAMP) tests/python/generate.py $(PROTOS)
 	$(PY) tests/python/generate.py $(PY_GEN)
 	touch $@
 
-deploy-check: $(DEPLOY_STAMP) ## deploy/ and charts/: hadolint, helm lint, render, validate, semantics, compose; then the chart's processes live on redis-server (DEPLOY_CHECK_ARGS=--offline skips that)
+deploy-check: $(DEPLOY_STAMP) ## deploy/ and charts/: hadolint, helm lint, render, validate, semantics, compose; then the chart's processes live on redis-server, and PostgreSQL for an archive (DEPLOY_CHECK_ARGS=--offline skips that)
 	$(CARGO) build -q -p gateway -p rules-engine -p clock -p match-maker -p tournaments -p colosseum
 	$(DEPLOY_PY) tools/deploy-check/check.py --bin-dir $(TARGET_DIR)/debug $(DEPLOY_CHECK_ARGS)
 

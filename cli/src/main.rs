@@ -21,6 +21,7 @@ mod account;
 mod chaos;
 mod conformance;
 mod health;
+mod history;
 mod leaderboard;
 mod load;
 mod play;
@@ -76,6 +77,8 @@ enum Command {
     Logout,
     /// Show a page of a game's leaderboard.
     Leaderboard(leaderboard::LeaderboardArgs),
+    /// Show a player's finished matches, newest first (yours by default).
+    History(history::HistoryArgs),
     /// Replay a finished match record and print its final board and summary.
     Show {
         /// The record (JSON).
@@ -110,6 +113,7 @@ fn main() -> ExitCode {
         Command::Login(args) => account::login(args),
         Command::Logout => account::logout(),
         Command::Leaderboard(args) => leaderboard::run(args),
+        Command::History(args) => history::run(args),
         Command::Chaos(args) => chaos::run(args),
         Command::Tenant(args) => tenant::run(args),
         Command::Tournament(args) => tournament::run(args),

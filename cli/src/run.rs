@@ -24,7 +24,24 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         // METRICS_ADDR (e.g. 127.0.0.1:9090) serves /metrics, /healthz and /readyz.
         let ready = service_kit::metrics::ready_on(store.clone(), |s| async move { s.ping().await });
         service_kit::metrics::serve_from_env(ready, shutdown.clone()).await;
-        let cluster = in_process::Cluster::start(store, args.addr).await.map_err(|e| format!("cannot start: {e}"))?;
+        // Finished matches go to the archive: PostgreSQL at ARCHIVE_URL, else (the embedded
+        // store) one in memory beside it; a Redis without a database keeps them in Redis.
+        let archive: Option<std::sync::Arc<dyn store::ArchiveStore>> =
+            match store::archive::open_from_env().await.map_err(|e| format!("archive: {e}"))? {
+                Some(a) => Some(a),
+                None if store::open::in_memory_from_env() => {
+                    Some(std::sync::Arc::new(store::archive::memory::MemoryArchive::new()))
+                }
+                None => None,
+            };
+        let release_after_ms = service_kit::config::number("ARCHIVE_RELEASE_AFTER_S", 3_600)
+            .map_err(|e| e.to_string())?
+            .saturating_mul(1000);
+        let archive = archive.map(|archive| in_process::Archive { archive, release_after_ms });
+        let cache = in_process::EngineCache::default();
+        let cluster = in_process::Cluster::start_archived(store, args.addr, cache, archive)
+            .await
+            .map_err(|e| format!("cannot start: {e}"))?;
         let url = cluster.gateway_url();
         println!("Colosseum is running.");
         match cluster.web_root() {

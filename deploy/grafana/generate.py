@@ -307,8 +307,9 @@ def match_maker() -> Board:
         f"sum(rate(colosseum_archive_failures_total[{RATE}]))",
         f"sum(rate(colosseum_archive_pruned_total[{RATE}]))",
     ], unit="reqps", legend=["written", "duplicates (no change)", "failures", "pruned (retention)"],
-        description="Finished matches written to the archive, written again unchanged (a repeated announcement), failed writes "
-                    "and reads (PostgreSQL down: retried), and archived matches deleted past ARCHIVE_RETENTION_DAYS.")
+        description="Finished matches written to the archive, written again unchanged (a repeated announcement), attempts "
+                    "that failed and are retried (PostgreSQL down, a record not read from its engine), and archived matches "
+                    "deleted past ARCHIVE_RETENTION_DAYS.")
     b.add("timeseries", "Accounts/s", [
         f"sum(rate(colosseum_matchmaker_registered_total[{RATE}]))",
         f"sum(rate(colosseum_matchmaker_login_failed_total[{RATE}]))",

@@ -490,7 +490,7 @@ def check_semantics(r: Report, label: str, docs: list[dict], env_read: dict[str,
                 # With an archive in the values, each binary that reads it is told where it is
                 # (and only then: without one, finished matches stay in Redis).
                 if binary in ARCHIVE_READERS and archive_named != bool({"ARCHIVE_URL", "ARCHIVE_URL_FILE"} & set(env)):
-                    problems.append(f"{cn}: the values {'name' if archive_named else 'name no'} archive, "
+                    problems.append(f"{cn}: the values {'name an' if archive_named else 'name no'} archive, "
                                     f"but its env {'lacks' if archive_named else 'has'} ARCHIVE_URL or ARCHIVE_URL_FILE")
                 if "ARCHIVE_URL_FILE" in env and not any(env["ARCHIVE_URL_FILE"].startswith(m["mountPath"] + "/") for m in c.get("volumeMounts", [])):
                     problems.append(f"{cn}: ARCHIVE_URL_FILE={env['ARCHIVE_URL_FILE']} lies in no mounted volume")
@@ -1621,7 +1621,8 @@ def check_archive(r: Report, live: "Live", pg: Postgres, finished: int) -> None:
     mm = [inst for inst, w in live.instances if binary_of(w["spec"]["template"]["spec"]["containers"][0]) == "match-maker"]
     ok, migrations = pg.query("select count(*) from archive_migrations")
     if not r.check(ok and migrations.isdigit() and int(migrations) > 0,
-                   f"live: the archive's schema was applied at start ({migrations} migration(s) in archive_migrations)", migrations[-300:]):
+                   f"live: the archive's schema was applied at start ({migrations if migrations.isdigit() else 'no'} migration(s) in archive_migrations)",
+                   migrations[-300:]):
         return
     t0, rows, vals = time.time(), "", {}
     while time.time() - t0 < 30:

@@ -360,6 +360,25 @@ impl Client {
         let r = self.unary(req, |mut a, r| async move { a.get_match_record(r).await });
         Ok(r.await?.record_json)
     }
+
+    /// A page of a player's finished matches (empty `player_id`: this session's own),
+    /// newest first, from `page_token` (empty: the first page).
+    ///
+    /// # Errors
+    /// The gateway's refusal (FAILED_PRECONDITION: the cluster keeps no archive).
+    pub async fn history(
+        &self,
+        player_id: &str,
+        page_size: u32,
+        page_token: &str,
+    ) -> Result<v1::ListPlayerHistoryResponse, Status> {
+        let req = v1::ListPlayerHistoryRequest {
+            player_id: player_id.to_string(),
+            page_size,
+            page_token: page_token.to_string(),
+        };
+        self.unary(req, |mut a, r| async move { a.list_player_history(r).await }).await
+    }
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ pub use open::{
     description_from_env, open_from_env, open_full_store_from_env, open_gateway_store_from_env,
     open_host_store_from_env,
 };
-pub use parts::{FullStore, GatewayStore, MatchMakerStore, TenantStore};
+pub use parts::{ArchiverStore, FullStore, GatewayStore, MatchMakerStore, TenantStore};
 pub use platform::{
     ApiKey, Append, Appended, Begin, Begun, PlatformStore, Stream as ResultsStream, StreamEntry,
     Tenant, Unfinished,

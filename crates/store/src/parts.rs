@@ -7,7 +7,7 @@
 use crate::lease::LeaseStore;
 use crate::lifecycle::LifecycleStore;
 use crate::lobby::LobbyStore;
-use crate::matches::traits::HostStore;
+use crate::matches::traits::{EventStore, HostStore};
 use crate::platform::PlatformStore;
 use crate::presence::PresenceStore;
 
@@ -16,6 +16,13 @@ use crate::presence::PresenceStore;
 pub trait MatchMakerStore: LobbyStore + LifecycleStore + LeaseStore {}
 
 impl<T: LobbyStore + LifecycleStore + LeaseStore + ?Sized> MatchMakerStore for T {}
+
+/// The archiver's part (it runs in the match-maker): the lifecycle stream it reads, the
+/// lobby's rating lines, the matches' metas (who sat where) and their release once
+/// archived, and the platform's owners (a tenant's, a tournament's match).
+pub trait ArchiverStore: LifecycleStore + LobbyStore + EventStore + PlatformStore {}
+
+impl<T: LifecycleStore + LobbyStore + EventStore + PlatformStore + ?Sized> ArchiverStore for T {}
 
 /// The tournament service's part: the platform's records, the lifecycle stream (the
 /// results read it) and the driver's lease; no lobby, and no seed (that is
@@ -32,9 +39,15 @@ impl<T: PresenceStore + LeaseStore + ?Sized> GatewayStore for T {}
 
 /// Everything a store is: what `colosseum run` and the in-process cluster hand to every
 /// service (each takes the part it may use, by upcasting). Both stores are one.
-pub trait FullStore: HostStore + MatchMakerStore + TenantStore + GatewayStore {}
+pub trait FullStore:
+    HostStore + MatchMakerStore + TenantStore + GatewayStore + ArchiverStore
+{
+}
 
-impl<T: HostStore + MatchMakerStore + TenantStore + GatewayStore + ?Sized> FullStore for T {}
+impl<T: HostStore + MatchMakerStore + TenantStore + GatewayStore + ArchiverStore + ?Sized> FullStore
+    for T
+{
+}
 
 /// Each part a binary opens answers the readiness probe with a ping of its store.
 macro_rules! probe {

@@ -149,6 +149,7 @@ fn update(
         change: RatingChange {
             match_id,
             rating: after,
+            before: Some(1_500.0),
             deviation: 87.654_321_098_765_43,
             score: 0.5,
             opponent_rating: 1_499.999_999_999_9,

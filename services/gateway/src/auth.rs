@@ -48,6 +48,7 @@ const SESSION_METHODS: &[&str] = &[
     "Play",
     "ListMyMatches",
     "ListLiveMatches",
+    "ListPlayerHistory",
 ];
 
 /// The LobbyService methods that need a session (Register, Login and the public reads

@@ -85,6 +85,8 @@ pub enum Error {
     UnwatchedBeforeStart(MatchId),
     /// VerifyRecord found every replay slot taken for longer than it waits.
     VerifierBusy,
+    /// A call the archive answers, on a cluster that keeps none.
+    NoArchive,
 }
 
 impl fmt::Display for Error {
@@ -149,6 +151,9 @@ impl fmt::Display for Error {
             Error::VerifierBusy => {
                 f.write_str("this gateway is replaying as many records as it may; retry shortly")
             }
+            Error::NoArchive => f.write_str(
+                "this cluster keeps no archive of finished matches (its operator sets ARCHIVE_URL)",
+            ),
         }
     }
 }
@@ -206,6 +211,7 @@ impl From<Error> for Status {
                 status::refuse(Code::NotFound, e.to_string())
             }
             Error::NotSeated => status::refuse(Code::PermissionDenied, e.to_string()),
+            Error::NoArchive => status::refuse(Code::FailedPrecondition, e.to_string()),
             Error::KeyUsedForAnotherRequest | Error::AlreadyWatching(_) => {
                 status::refuse(Code::AlreadyExists, e.to_string())
             }

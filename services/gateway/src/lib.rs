@@ -17,6 +17,7 @@
 //! - [`hub`]: the fan-out of every watched match's new entries and seats' presence.
 //! - [`limits`]: the bound of every request field.
 //! - [`lists`]: ListMyMatches and ListLiveMatches, from the store's match lists.
+//! - [`history`]: ListPlayerHistory, from the archive.
 //! - [`verify`]: VerifyRecord, a posted record replayed a few at a time.
 //! - [`forward`]: the one forwarder of the APIs passed on whole (the next three).
 //! - [`lobby`]: LobbyService, passed on to the match-maker.
@@ -40,6 +41,7 @@ pub mod encoded;
 pub mod error;
 pub mod forward;
 pub mod forwarded;
+pub mod history;
 pub mod hub;
 pub mod limits;
 pub mod lists;
@@ -96,6 +98,9 @@ pub struct Backends {
     pub tournaments: Option<platform::TournamentsClient>,
     /// The web client's files and the other origins that may call (none: the API alone).
     pub web: web::Web,
+    /// The archive of finished matches (none: records are read from the store alone, and
+    /// ListPlayerHistory answers FAILED_PRECONDITION).
+    pub archive: Option<Arc<dyn store::ArchiveStore>>,
 }
 
 /// Serves the gateway on `listener` until `shutdown`, with the bot runner's duty beside it
@@ -116,14 +121,15 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) -> Result<(), tonic::transport::Error> {
     service_kit::metrics::describe(metrics::ALL);
-    let Backends { lobby, tournaments, web } = backends;
+    let Backends { lobby, tournaments, web, archive } = backends;
     let hub = hub::Hub::new(store.clone());
     tokio::spawn(hub.clone().run(shutdown.clone()));
     // The bot runner plays through this gateway like any client, whenever this gateway
     // holds its lease (its calls wait for the server below to be up).
     tokio::spawn(bots::Runner::new(store.clone(), &public_url).run(shutdown.clone()));
     let store: Arc<dyn store::EventStore> = store;
-    let gateway = matches::Gateway::new(store.clone(), engines, hub, shutdown.clone());
+    let gateway =
+        matches::Gateway::new(store.clone(), engines, hub, shutdown.clone()).with_archive(archive);
     let services = service_kit::serve::Services::new(api::FILE_DESCRIPTOR_SET)
         .with(served::Served::new(gateway))
         .with(v1::lobby_service_server::LobbyServiceServer::new(lobby::LobbyFront::new(lobby)))

@@ -132,6 +132,15 @@ pub fn list_my_matches(r: &v1::ListMyMatchesRequest) -> Result<usize, FieldError
     page(r.page_size)
 }
 
+/// ListPlayerHistory: its page size (the player id is checked where it is parsed).
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field.
+pub fn list_player_history(r: &v1::ListPlayerHistoryRequest) -> Result<usize, FieldError> {
+    at_most("page_token", r.page_token.len(), MAX_PAGE_TOKEN_BYTES, "bytes")?;
+    page(r.page_size)
+}
+
 /// ListLiveMatches: its page size.
 ///
 /// # Errors

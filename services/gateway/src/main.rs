@@ -50,7 +50,8 @@ async fn main() -> ExitCode {
                     tracing::info!("WEB_ROOT is not set and no web/dist was found: the API alone")
                 }
             }
-            let backends = gateway::Backends { lobby, tournaments, web };
+            let archive = store::archive::open_from_env().await?;
+            let backends = gateway::Backends { lobby, tournaments, web, archive };
             let (listener, shutdown) = (up.listener, up.shutdown);
             Ok(gateway::serve(listener, store, engines, backends, proxies, public, shutdown)
                 .await?)

@@ -32,6 +32,9 @@ pub struct Gateway {
     pub(crate) shutdown: CancellationToken,
     /// VerifyRecord's replays, a few at a time.
     pub(crate) verifier: crate::verify::Verifier,
+    /// Finished matches once the store lets them go: their records and each player's
+    /// history (none: the cluster keeps no archive).
+    pub(crate) archive: Option<Arc<dyn store::ArchiveStore>>,
 }
 
 /// How many settled matches' metadata a gateway keeps.
@@ -52,7 +55,15 @@ impl Gateway {
             settled: Arc::new(service_kit::cache::Bounded::new(SETTLED_CAP, None)),
             shutdown,
             verifier: crate::verify::Verifier::default(),
+            archive: None,
         }
+    }
+
+    /// The same gateway reading finished matches gone from the store in `archive`.
+    #[must_use]
+    pub fn with_archive(mut self, archive: Option<Arc<dyn store::ArchiveStore>>) -> Self {
+        self.archive = archive;
+        self
     }
 
     /// The event store (sessions, streams).

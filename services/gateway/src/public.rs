@@ -263,7 +263,19 @@ impl srv::ColosseumService for Gateway {
         let id = match_id(&id).map_err(Error::from)?;
         // A span per request, with the match id, for logs and traces.
         let span = tracing::info_span!("get_match_record", match_id = %id);
-        let meta = self.meta(id).instrument(span).await?;
+        let meta = match self.meta(id).instrument(span).await {
+            // Gone from the store: archived, and let go after its window.
+            Err(Error::NoSuchMatch(_)) if self.archive.is_some() => {
+                let archive = self.archive.as_ref().expect("checked");
+                let record_json = archive
+                    .record(id)
+                    .await
+                    .map_err(Error::Store)?
+                    .ok_or(Error::NoSuchMatch(id))?;
+                return Ok(Response::new(v1::GetMatchRecordResponse { record_json }));
+            }
+            meta => meta?,
+        };
         let record = self
             .engines
             .for_match(&meta.game, id)?
@@ -296,6 +308,17 @@ impl srv::ColosseumService for Gateway {
         caller(&req)?;
         let v1::ListLiveMatchesRequest { game, page_size: _, page_token } = req.into_inner();
         let page = crate::lists::live_matches(&self.store, &game, size, &page_token).await?;
+        Ok(Response::new(page))
+    }
+
+    async fn list_player_history(
+        &self,
+        req: Request<v1::ListPlayerHistoryRequest>,
+    ) -> Result<Response<v1::ListPlayerHistoryResponse>, Status> {
+        let size = crate::limits::list_player_history(req.get_ref()).map_err(Error::from)?;
+        let me = caller(&req)?;
+        let v1::ListPlayerHistoryRequest { player_id, page_size: _, page_token } = req.into_inner();
+        let page = crate::history::page(self, me, &player_id, size, &page_token).await?;
         Ok(Response::new(page))
     }
 

@@ -11,7 +11,7 @@ use service_kit::internal::InternalToken;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use store::{EventStore, FullStore, GatewayStore, HostStore, MatchMakerStore, TenantStore};
+use store::{EventStore, FullStore, GatewayStore, HostStore, TenantStore};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -105,6 +105,18 @@ pub struct Cluster {
     announce_delay_ms: u64,
     /// What every gateway serves browsers (WEB_ROOT, WEB_ORIGINS; see gateway::web).
     web: gateway::web::Web,
+    /// Where finished matches go, if anywhere (see [`Cluster::start_archived`]).
+    archive: Option<Archive>,
+}
+
+/// The archive a cluster moves its finished matches to: the match-makers archive them and
+/// let the store drop each `release_after_ms` later; the engines and gateways read it.
+#[derive(Clone)]
+pub struct Archive {
+    /// The archive.
+    pub archive: Arc<dyn store::ArchiveStore>,
+    /// How long a finished match stays in the store once archived, ms.
+    pub release_after_ms: u64,
 }
 
 async fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
@@ -135,6 +147,20 @@ impl Cluster {
         gateway_addr: SocketAddr,
         cache: EngineCache,
     ) -> std::io::Result<Cluster> {
+        Cluster::start_archived(store, gateway_addr, cache, None).await
+    }
+
+    /// As [`Cluster::start_with`], moving finished matches to `archive` (none: they stay
+    /// in the store for its retention).
+    ///
+    /// # Errors
+    /// A port cannot be bound.
+    pub async fn start_archived(
+        store: Arc<dyn FullStore>,
+        gateway_addr: SocketAddr,
+        cache: EngineCache,
+        archive: Option<Archive>,
+    ) -> std::io::Result<Cluster> {
         let token = InternalToken::random();
         // The gateway's address first: the other services take any free port, and one of
         // those must never be the port the caller chose for the gateway.
@@ -146,6 +172,7 @@ impl Cluster {
                 family,
                 "127.0.0.1:0".parse().expect("an address"),
                 cache,
+                archive.as_ref(),
                 &token,
             )
             .await?;
@@ -155,10 +182,11 @@ impl Cluster {
         let urls = urls(&engines, &replicas);
         let (clock, first_clock) = start_clock(store.clone(), &urls, &token)?;
         let any = "127.0.0.1:0".parse().expect("an address");
-        let match_makers = vec![start_match_maker(store.clone(), any, &urls, &token).await?];
+        let match_makers =
+            vec![start_match_maker(store.clone(), any, &urls, archive.as_ref(), &token).await?];
         let tournaments = vec![start_tournaments(store.clone(), any, &urls, &token).await?];
         let web = gateway::web::Web::from_env().map_err(std::io::Error::other)?;
-        let backends = Backends::of(&match_makers, &tournaments, &web);
+        let backends = Backends::of(&match_makers, &tournaments, &web, archive.as_ref());
         let gateway = serve_gateway(
             store.clone(),
             gateway_listener,
@@ -184,6 +212,7 @@ impl Cluster {
             token,
             announce_delay_ms: 0,
             web,
+            archive,
         })
     }
 
@@ -207,7 +236,9 @@ impl Cluster {
     pub async fn start_match_maker_replica(&mut self) -> std::io::Result<usize> {
         let any = "127.0.0.1:0".parse().expect("an address");
         let urls = urls(&self.engines, &self.replicas);
-        let r = start_match_maker(self.store.clone(), any, &urls, &self.token).await?;
+        let r =
+            start_match_maker(self.store.clone(), any, &urls, self.archive.as_ref(), &self.token)
+                .await?;
         self.match_makers.push(r);
         self.restart_gateway().await?;
         Ok(self.match_makers.len() - 1)
@@ -260,7 +291,8 @@ impl Cluster {
     pub async fn restart_gateway(&mut self) -> std::io::Result<()> {
         let urls = urls(&self.engines, &self.replicas);
         self.gateway.halt().await;
-        let backends = Backends::of(&self.match_makers, &self.tournaments, &self.web);
+        let backends =
+            Backends::of(&self.match_makers, &self.tournaments, &self.web, self.archive.as_ref());
         self.gateway =
             start_gateway(self.store.clone(), self.gateway.addr, &urls, &backends, &self.token)
                 .await?;
@@ -289,7 +321,8 @@ impl Cluster {
     ) -> std::io::Result<String> {
         let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
         let urls = urls(&self.engines, &self.replicas);
-        let backends = Backends::of(&self.match_makers, &self.tournaments, &self.web);
+        let backends =
+            Backends::of(&self.match_makers, &self.tournaments, &self.web, self.archive.as_ref());
         let listener = bind_again(any).await?;
         let gateway =
             serve_gateway(self.store.clone(), listener, &urls, &backends, &self.token, proxies)?;
@@ -306,7 +339,15 @@ impl Cluster {
     /// A port cannot be bound.
     pub async fn start_second_gateway(&mut self, family: Family) -> std::io::Result<String> {
         let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
-        let r = start_engine(self.store.clone(), family, any, self.cache, &self.token).await?;
+        let r = start_engine(
+            self.store.clone(),
+            family,
+            any,
+            self.cache,
+            self.archive.as_ref(),
+            &self.token,
+        )
+        .await?;
         r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         let mut urls = urls(&self.engines, &BTreeMap::new());
         for (f, list) in &mut urls {
@@ -315,7 +356,8 @@ impl Cluster {
             }
         }
         self.replicas.entry(family).or_default().push(r);
-        let backends = Backends::of(&self.match_makers, &self.tournaments, &self.web);
+        let backends =
+            Backends::of(&self.match_makers, &self.tournaments, &self.web, self.archive.as_ref());
         let gateway = start_gateway(self.store.clone(), any, &urls, &backends, &self.token).await?;
         let url = format!("http://{}", gateway.addr);
         self.more_gateways.push(gateway);
@@ -330,7 +372,15 @@ impl Cluster {
     /// A port cannot be bound.
     pub async fn start_replica(&mut self, family: Family) -> std::io::Result<String> {
         let any = "127.0.0.1:0".parse().expect("an address");
-        let r = start_engine(self.store.clone(), family, any, self.cache, &self.token).await?;
+        let r = start_engine(
+            self.store.clone(),
+            family,
+            any,
+            self.cache,
+            self.archive.as_ref(),
+            &self.token,
+        )
+        .await?;
         r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         let url = format!("http://{}", r.addr);
         self.replicas.entry(family).or_default().push(r);
@@ -382,7 +432,15 @@ impl Cluster {
             .get(&family)
             .map(|r| r.addr)
             .ok_or_else(|| std::io::Error::other("no such family"))?;
-        let r = start_engine(self.store.clone(), family, addr, self.cache, &self.token).await?;
+        let r = start_engine(
+            self.store.clone(),
+            family,
+            addr,
+            self.cache,
+            self.archive.as_ref(),
+            &self.token,
+        )
+        .await?;
         r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
         self.engines.insert(family, r);
         Ok(())
@@ -474,6 +532,7 @@ struct Backends {
     lobby: Vec<String>,
     tournaments: Vec<String>,
     web: gateway::web::Web,
+    archive: Option<Arc<dyn store::ArchiveStore>>,
 }
 
 impl Backends {
@@ -481,11 +540,13 @@ impl Backends {
         match_makers: &[EngineRunning],
         tournaments: &[EngineRunning],
         web: &gateway::web::Web,
+        archive: Option<&Archive>,
     ) -> Backends {
         Backends {
             lobby: running_urls(match_makers),
             tournaments: running_urls(tournaments),
             web: web.clone(),
+            archive: archive.map(|a| a.archive.clone()),
         }
     }
 }
@@ -562,11 +623,12 @@ fn serve_gateway(
         )
     };
     let web = backends.web.clone();
+    let archive = backends.archive.clone();
     let task = {
         let stop = stop.clone();
         tokio::spawn(async move {
             let public = format!("http://{addr}");
-            let backends = gateway::Backends { lobby, tournaments, web };
+            let backends = gateway::Backends { lobby, tournaments, web, archive };
             if let Err(e) =
                 gateway::serve(listener, store, engines, backends, proxies, public, stop).await
             {
@@ -582,10 +644,13 @@ async fn start_engine(
     family: Family,
     addr: SocketAddr,
     cache: EngineCache,
+    archive: Option<&Archive>,
     token: &InternalToken,
 ) -> std::io::Result<EngineRunning> {
     let engine = Arc::new(
-        Engine::new(store, vec![family], cache.idle_ms).with_max_hot_matches(cache.max_hot),
+        Engine::new(store, vec![family], cache.idle_ms)
+            .with_max_hot_matches(cache.max_hot)
+            .with_archive(archive.map(|a| a.archive.clone())),
     );
     let served = engine.clone();
     let token = token.clone();
@@ -617,15 +682,23 @@ async fn start_engine(
 }
 
 async fn start_match_maker(
-    store: Arc<dyn MatchMakerStore>,
+    store: Arc<dyn FullStore>,
     addr: SocketAddr,
     urls: &[engines::EngineUrls],
+    archive: Option<&Archive>,
     token: &InternalToken,
 ) -> std::io::Result<EngineRunning> {
     let engines = engines::Engines::new(urls, Some(token)).map_err(std::io::Error::other)?;
     let token = token.clone();
+    let part: Arc<dyn store::ArchiverStore> = store.clone();
+    let archiving = archive.map(|a| match_maker::archiver::Archiving {
+        store: part,
+        archive: a.archive.clone(),
+        release_after_ms: a.release_after_ms,
+        retention_ms: 0,
+    });
     start_service("match-maker", addr, move |listener, stop| {
-        match_maker::serve(listener, store, engines, Some(token), stop)
+        match_maker::serve(listener, store, archiving, engines, Some(token), stop)
     })
     .await
 }

@@ -31,6 +31,18 @@ pub const WAITING: &str = "colosseum_matchmaker_waiting_tickets";
 /// Open WatchTickets streams.
 pub const WATCHES: &str = "colosseum_matchmaker_ticket_watches";
 
+/// How long the oldest finished match read by the archiver has waited for the archive, s
+/// (0: none waits).
+pub const ARCHIVE_LAG: &str = "colosseum_archive_lag_seconds";
+/// Finished matches written to the archive.
+pub const ARCHIVE_WRITTEN: &str = "colosseum_archive_written_total";
+/// Finished matches found archived already (a repeat): nothing written.
+pub const ARCHIVE_DUPLICATES: &str = "colosseum_archive_duplicates_total";
+/// Archive attempts that failed (the database, the engine): retried.
+pub const ARCHIVE_FAILURES: &str = "colosseum_archive_failures_total";
+/// Archived matches deleted past the retention.
+pub const ARCHIVE_PRUNED: &str = "colosseum_archive_pruned_total";
+
 /// Every metric of the match-maker.
 pub const ALL: &[Desc] = &[
     Desc { name: TICKETS, kind: Kind::Counter, help: "Tickets created, seeks included" },
@@ -53,6 +65,19 @@ pub const ALL: &[Desc] = &[
     Desc { name: REGISTERED, kind: Kind::Counter, help: "Accounts registered" },
     Desc { name: LOGIN_FAILED, kind: Kind::Counter, help: "Logins refused for bad credentials" },
     Desc { name: WATCHES, kind: Kind::Gauge, help: "Open WatchTickets streams" },
+    Desc {
+        name: ARCHIVE_LAG,
+        kind: Kind::Gauge,
+        help: "Age of the oldest finished match read and not archived yet, seconds",
+    },
+    Desc { name: ARCHIVE_WRITTEN, kind: Kind::Counter, help: "Finished matches archived" },
+    Desc {
+        name: ARCHIVE_DUPLICATES,
+        kind: Kind::Counter,
+        help: "Finished matches found archived already, nothing written",
+    },
+    Desc { name: ARCHIVE_FAILURES, kind: Kind::Counter, help: "Archive attempts that failed" },
+    Desc { name: ARCHIVE_PRUNED, kind: Kind::Counter, help: "Archived matches past retention" },
     Desc {
         name: WAITING,
         kind: Kind::Gauge,

@@ -151,6 +151,7 @@ impl Ratings {
                     change: RatingChange {
                         match_id,
                         rating: after.rating,
+                        before: Some(before[i].rating),
                         deviation: after.deviation,
                         score: if i == 0 { score0 } else { 1.0 - score0 },
                         opponent_rating: before[1 - i].rating,

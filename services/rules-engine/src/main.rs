@@ -55,7 +55,8 @@ async fn main() -> ExitCode {
             let engine = Arc::new(
                 Engine::new(store, families.clone(), idle_ms)
                     .with_max_hot_matches(usize::try_from(max_hot).unwrap_or(usize::MAX))
-                    .with_record_retention_ms(retention_days.saturating_mul(86_400_000)),
+                    .with_record_retention_ms(retention_days.saturating_mul(86_400_000))
+                    .with_archive(store::archive::open_from_env().await?),
             );
             if announce_delay_ms > 0 {
                 tracing::warn!(

@@ -302,6 +302,9 @@ pub struct RatingChange {
     pub match_id: MatchId,
     /// The rating after it.
     pub rating: f64,
+    /// The rating before it (absent in lines recorded before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<f64>,
     /// The deviation after it.
     pub deviation: f64,
     /// 1 won, 0.5 drawn, 0 lost.

@@ -466,6 +466,7 @@ mod tests {
             change: RatingChange {
                 match_id: mid(9),
                 rating: 1500.0,
+                before: Some(1500.0),
                 deviation: 300.0,
                 score: 1.0,
                 opponent_rating: 1500.0,

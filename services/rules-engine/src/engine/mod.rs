@@ -63,6 +63,9 @@ pub struct Engine {
     /// (started with the first): a round of matches ending together would otherwise start
     /// a thousand compactions at once, beside the moves still in play.
     compactions: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(MatchId, u64)>>,
+    /// Where finished matches go once they leave the store: a record the store no longer
+    /// holds is read there.
+    archive: Option<Arc<dyn store::ArchiveStore>>,
     /// Fault injection for tests only (`COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS`): how long a
     /// finished match's announcement waits after its final step is stored, in ms (0: not
     /// at all), so a test can kill the engine between the two.
@@ -85,6 +88,7 @@ impl Engine {
             max_hot: DEFAULT_MAX_HOT_MATCHES,
             retention_ms: DEFAULT_RETENTION_MS,
             compactions: std::sync::OnceLock::new(),
+            archive: None,
             announce_delay_ms: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -100,6 +104,13 @@ impl Engine {
     #[must_use]
     pub fn with_record_retention_ms(mut self, ms: u64) -> Self {
         self.retention_ms = ms;
+        self
+    }
+
+    /// The same engine reading the records of matches gone from the store in `archive`.
+    #[must_use]
+    pub fn with_archive(mut self, archive: Option<Arc<dyn store::ArchiveStore>>) -> Self {
+        self.archive = archive;
         self
     }
 
@@ -316,14 +327,22 @@ impl Engine {
         Ok(view)
     }
 
-    /// A finished match's record.
+    /// A finished match's record: from the store, or from the archive once the store has
+    /// let it go.
     ///
     /// # Errors
     /// FAILED_PRECONDITION while the match runs (the record would reveal hidden cards).
     pub async fn record(&self, id: MatchId) -> Result<String, EngineError> {
         let slot = self.slot_ref(id);
         let mut guard = slot.lock().await;
-        let s = self.current(id, &mut guard).await?;
+        let s = match self.current(id, &mut guard).await {
+            Err(EngineError::NoSuchMatch(_)) if self.archive.is_some() => {
+                // Gone from the store: archived, and released after its window.
+                let archive = self.archive.as_ref().expect("checked");
+                return archive.record(id).await?.ok_or(EngineError::NoSuchMatch(id));
+            }
+            s => s?,
+        };
         if s.host.outcome().is_none() {
             return Err(EngineError::StillRunning);
         }
