@@ -125,6 +125,12 @@ pub enum SeatHolder {
     Bot(String),
 }
 
+/// The player every built-in bot's seat is reserved for and taken by (the gateway's bot
+/// runner): one identity for every runner, so whichever gateway holds the lease plays the
+/// seats the others reserved. Which bot plays a match is kept with the match.
+pub const BOT_PLAYER: PlayerId =
+    PlayerId(Uuid::from_u128(0x0000_0000_0000_4000_8000_0000_0000_b075));
+
 #[cfg(test)]
 mod tests {
     use super::*;

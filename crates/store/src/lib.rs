@@ -107,7 +107,7 @@ pub mod redis_store;
 
 pub use archive::{ArchiveStore, Archived, Owner, Put, RatingDelta, Summary};
 pub use error::StoreError;
-pub use ids::{BadId, MatchId, PlayerId, SeatHolder, TenantId, TicketId, TournamentId};
+pub use ids::{BOT_PLAYER, BadId, MatchId, PlayerId, SeatHolder, TenantId, TicketId, TournamentId};
 pub use lease::LeaseStore;
 pub use lifecycle::{Delivery, Finished, LifecycleStore};
 pub use lobby::{

@@ -40,10 +40,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// starts over.
 const STEADY: Duration = Duration::from_secs(10);
 
-/// The player every bot seat is reserved for: one identity for every runner, so that
-/// whichever gateway holds the lease plays the seats the others reserved.
-pub const PLAYER_ID: PlayerId =
-    PlayerId(uuid::Uuid::from_u128(0x0000_0000_0000_4000_8000_0000_0000_b075));
+/// The player every bot seat is reserved for ([`ids::BOT_PLAYER`]).
+pub const PLAYER_ID: PlayerId = store::BOT_PLAYER;
 
 /// The name the bots are shown by.
 const DISPLAY_NAME: &str = "bots";

@@ -228,6 +228,16 @@ impl Archiver {
             .record
             .map(|r| r.record_json)
             .ok_or_else(|| NotYet::Engine("no record in the answer".into()))?;
+        // A built-in bot's seat is held by the bots' one player: kept as the bot it was.
+        let mut seats = seats;
+        for holder in &mut seats {
+            if let SeatHolder::Player(p) | SeatHolder::Reserved(p) = holder
+                && *p == store::BOT_PLAYER
+            {
+                let bot = store.bot_of(f.match_id).await?.unwrap_or_else(|| "bot".into());
+                *holder = SeatHolder::Bot(bot);
+            }
+        }
         let (tenant, tournament) = owner(store.owned(f.match_id).await?.as_deref());
         let mut ratings = [None, None];
         for (seat, holder) in seats.iter().enumerate() {
