@@ -6,8 +6,11 @@
 //! that move's event, and can measure a bare tonic unary echo in the same run. With
 //! `--queue`, players arrive through the match-maker instead ([`queue`]); with `--bulk`,
 //! CreateMatches is timed ([`bulk`]); with `--deadlines`, deadlines at scale ([`deadlines`]);
-//! with `--idle`, what matches left waiting cost, and a move on one of them ([`idle`]).
+//! with `--idle`, what matches left waiting cost, and a move on one of them ([`idle`]);
+//! with `--archive`, the matches moved to an archive as they finish, and what that leaves
+//! in Redis, the archive and each player's history ([`archive`]).
 
+pub mod archive;
 pub mod bulk;
 pub mod deadlines;
 pub mod idle;
@@ -120,6 +123,18 @@ pub struct LoadArgs {
     /// With --queue: timed matching passes.
     #[arg(long, default_value_t = 5)]
     pass_runs: u64,
+    /// Move finished matches to an archive (a PostgreSQL started here), then measure
+    /// Redis's memory before, during and after, the archive, a sample of its records
+    /// verified and every player's history paged through. Needs REDIS_URL; in-process
+    /// cluster only.
+    #[arg(long)]
+    archive: bool,
+    /// With --archive: how long a match stays in Redis once archived, seconds.
+    #[arg(long, default_value_t = 5)]
+    release_after_s: u64,
+    /// With --archive: archived records verified, chosen at random.
+    #[arg(long, default_value_t = 1_000)]
+    verify_sample: u64,
 }
 
 /// How a bot session watches its matches and moves in them.
@@ -275,14 +290,27 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
             return Ok(ExitCode::SUCCESS);
         }
         let mut embedded = None;
+        let mut archived = None;
         let url = match &args.gateway {
             Some(u) => u.clone(),
             None => {
                 let store = store::open_full_store_from_env().await.map_err(|e| e.to_string())?;
-                let c =
-                    in_process::Cluster::start(store, "127.0.0.1:0".parse().expect("an address"))
-                        .await
-                        .map_err(|e| e.to_string())?;
+                let setup = if args.archive {
+                    let redis = std::env::var("REDIS_URL")
+                        .map_err(|_| "--archive measures Redis: set REDIS_URL".to_string())?;
+                    let run = archive::start(&redis).await?;
+                    let a = run.archive.clone();
+                    archived = Some(run);
+                    let release_after_ms = args.release_after_s * 1000;
+                    Some(in_process::Archive { archive: a, release_after_ms })
+                } else {
+                    None
+                };
+                let any = "127.0.0.1:0".parse().expect("an address");
+                let cache = in_process::EngineCache::default();
+                let c = in_process::Cluster::start_archived(store, any, cache, setup)
+                    .await
+                    .map_err(|e| e.to_string())?;
                 let u = c.gateway_url();
                 embedded = Some(c);
                 u
@@ -303,6 +331,9 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
             tonic::transport::Endpoint::from_shared(url.clone()).map_err(|e| e.to_string())?;
         let channels: Vec<tonic::transport::Channel> =
             (0..8).map(|_| endpoint.connect_lazy()).collect();
+        if let Some(a) = &archived {
+            a.sample();
+        }
         #[allow(clippy::disallowed_methods)] // The load client measures wall time.
         let started = Instant::now();
         let cpu_before = service_kit::metrics::cpu_seconds();
@@ -381,6 +412,12 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
         });
         if let Some(e) = echo {
             summary["echo"] = e;
+        }
+        if let Some(a) = &mut archived {
+            let live = args.concurrency.min(args.matches);
+            let release_ms = args.release_after_s * 1000;
+            summary["archive"] =
+                a.measure(&url, args.matches, live, release_ms, args.verify_sample).await?;
         }
         println!("{summary}");
         if let Some(c) = embedded {

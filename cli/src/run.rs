@@ -34,7 +34,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
                 }
                 None => None,
             };
-        let release_after_ms = service_kit::config::number("ARCHIVE_RELEASE_AFTER_S", 3_600)
+        let default_s = match_maker::archiver::DEFAULT_RELEASE_AFTER_MS / 1000;
+        let release_after_ms = service_kit::config::number("ARCHIVE_RELEASE_AFTER_S", default_s)
             .map_err(|e| e.to_string())?
             .saturating_mul(1000);
         let archive = archive.map(|archive| in_process::Archive { archive, release_after_ms });

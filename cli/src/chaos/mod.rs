@@ -2,10 +2,12 @@
 //! bot-vs-bot matches through the gateway (casual ones, rated ones through the lobby, bulk
 //! matches and round robins through the platform API, and matches against the gateway's
 //! built-in bots, each played to its end) while kill -9'ing and restarting
-//! services, the engines holding each announcement a while after the final step so kills
-//! land in between, then checks every match in Redis and what every consumer of finished
-//! matches heard, and prints one JSON summary (docs/reliability.md).
+//! services (and the archive's PostgreSQL), the engines holding each announcement a while
+//! after the final step so kills land in between, then checks every match in Redis, what
+//! every consumer of finished matches heard and what the archive holds, and prints one
+//! JSON summary (docs/reliability.md).
 
+mod archive;
 mod check;
 mod consumers;
 mod load;
@@ -63,6 +65,11 @@ pub struct ChaosArgs {
     /// Also kill Redis (restarted on its append-only file).
     #[arg(long)]
     kill_redis: bool,
+    /// Run without the archive: no PostgreSQL, finished matches stay in Redis. By default
+    /// a PostgreSQL is started, the match-maker archives into it, and it is killed and
+    /// restarted among the services.
+    #[arg(long)]
+    no_archive: bool,
     /// Stop services as a rolling update does (SIGTERM, then wait for the drain, at most
     /// 30 s) instead of kill -9.
     #[arg(long)]
@@ -237,7 +244,9 @@ fn bot_matches(verdicts: &[check::Verdict], kills: &[Kill]) -> BotMatches {
 }
 
 async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
-    let cluster = procs::Cluster::plan(&bin, args.announce_delay_ms)?;
+    let mut pg = if args.no_archive { None } else { Some(archive::start().await?) };
+    let archive_url = pg.as_ref().map(|p| p.url());
+    let cluster = procs::Cluster::plan(&bin, args.announce_delay_ms, archive_url.as_deref())?;
     tracing::info!(dir = %cluster.dir.display(), "data and service logs");
     for s in cluster.services.clone() {
         cluster.start(&s.name)?;
@@ -290,6 +299,9 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     if args.kill_redis {
         targets.push("redis".into());
     }
+    if pg.is_some() {
+        targets.push("postgres".into());
+    }
     let mut rng = bots::BotRng::from_seed(match args.seed {
         Some(s) => {
             let mut b = [0u8; 32];
@@ -338,6 +350,19 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
             };
             let target = pool[rng.below(pool.len() as u32) as usize].clone();
             let (at, at_ms) = (now(), service_kit::time::now_ms());
+            if target == "postgres"
+                && let Some(db) = pg.take()
+            {
+                let pause = Duration::from_millis(args.restart_after_ms);
+                let (db, back) = archive::crash_and_restart(db, pause).await;
+                pg = Some(db);
+                let ready = back.then(|| at.elapsed());
+                tracing::info!(service = %target, back, "killed (SIGQUIT) and restarted");
+                kills.push(Kill { service: target, at, at_ms, ready });
+                next_kill += Duration::from_secs(args.kill_every);
+                next_kill = next_kill.max(now() + Duration::from_secs(1));
+                continue;
+            }
             if args.graceful {
                 cluster.terminate(&target, Duration::from_secs(30)).await;
             } else {
@@ -439,6 +464,18 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         .map(|log| consumers::repaired_in_log(&log))
         .unwrap_or(0);
 
+    // The archive: every finished match in it once, none let go from Redis before.
+    let archived = match &pg {
+        Some(db) => {
+            tracing::info!("checking the archive");
+            let finished: Vec<String> =
+                verdicts.iter().filter(|v| v.finished).map(|v| v.match_id.clone()).collect();
+            let window = match_maker::archiver::DEFAULT_RELEASE_AFTER_MS;
+            Some(archive::check(db, &cluster.redis_url, &checker, &finished, window).await?)
+        }
+        None => None,
+    };
+
     // The summary.
     let count = |f: &dyn Fn(&check::Verdict) -> u64| verdicts.iter().map(f).sum::<u64>();
     let lost = count(&|v| v.lost);
@@ -482,7 +519,8 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     let bad = lost + duplicated + stuck + unloadable > 0
         || unrecovered > 0
         || heard.bad()
-        || vs_bots.bad(args.bot_matches);
+        || vs_bots.bad(args.bot_matches)
+        || archived.as_ref().is_some_and(archive::Archived::bad);
     let keep = bad || args.keep_dir;
     let summary = json!({
         "duration_s": (load_s * 10.0).round() / 10.0,
@@ -498,6 +536,7 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
         "unloadable": unloadable,
         "consumers": heard,
         "bot_matches": vs_bots,
+        "archive": archived,
         "announce_delay_ms": args.announce_delay_ms,
         "recovery_ms": p50_max(kills.iter().filter_map(|k| k.ready).map(|d| d.as_millis() as u64).collect()),
         "first_ack_after_kill_ms": p50_max(first_acks),

@@ -1,5 +1,5 @@
 //! The chaos trial's cluster as separate processes: redis-server (append-only, fsync
-//! always), one rules engine per family, the match-maker, the tournament service, the
+//! always), PostgreSQL for the archive (`archive.rs`), one rules engine per family, the match-maker, the tournament service, the
 //! clock and the gateway, each on a loopback port it keeps across kill -9 and restart. Every child is killed when the trial ends,
 //! panics or is interrupted.
 
@@ -124,7 +124,11 @@ impl Cluster {
     ///
     /// # Errors
     /// No free port, or the directory cannot be made.
-    pub fn plan(bin: &Path, announce_delay_ms: u64) -> Result<Cluster, String> {
+    pub fn plan(
+        bin: &Path,
+        announce_delay_ms: u64,
+        archive_url: Option<&str>,
+    ) -> Result<Cluster, String> {
         let dir = std::env::temp_dir().join(format!("colosseum-chaos-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(dir.join("redis"))
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -178,6 +182,10 @@ impl Cluster {
                     ("COLOSSEUM_FAULT_ANNOUNCE_DELAY_MS".into(), announce_delay_ms.to_string()),
                 ],
             });
+            if let Some(url) = archive_url {
+                let engine = services.last_mut().expect("the engine just planned");
+                engine.env.push(("ARCHIVE_URL".into(), url.to_string()));
+            }
         }
         // The gateway last: it is given the backends' URLs.
         let mut backends = Vec::new();
@@ -201,6 +209,10 @@ impl Cluster {
             }
             if name == "gateway" {
                 env.extend(backends.iter().cloned());
+            }
+            // The archiver runs in the match-maker; the gateway reads records from it.
+            if let Some(url) = archive_url.filter(|_| matches!(name, "match-maker" | "gateway")) {
+                env.push(("ARCHIVE_URL".into(), url.to_string()));
             }
             services.push(Service {
                 name: name.into(),
@@ -250,6 +262,10 @@ impl Cluster {
             .env_remove("GATEWAY_PUBLIC_URL")
             .env_remove("INTERNAL_TOKEN_FILE")
             .env_remove("INTERNAL_AUTH")
+            .env_remove("ARCHIVE_URL")
+            .env_remove("ARCHIVE_URL_FILE")
+            .env_remove("ARCHIVE_RELEASE_AFTER_S")
+            .env_remove("ARCHIVE_RETENTION_DAYS")
             .env("RUST_LOG", std::env::var("CHAOS_SERVICE_LOG").unwrap_or_else(|_| "info".into()));
         for (k, v) in &s.env {
             cmd.env(k, v);

@@ -637,6 +637,10 @@ impl crate::lifecycle::LifecycleStore for Instrumented {
     async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError> {
         timed("lifecycle_ack", self.inner.lifecycle_ack(group, ids)).await
     }
+
+    async fn trim_lifecycle(&self) -> Result<usize, StoreError> {
+        timed("trim_lifecycle", self.inner.trim_lifecycle()).await
+    }
 }
 
 #[cfg(test)]

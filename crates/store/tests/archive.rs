@@ -190,6 +190,12 @@ fn the_archive_answers_again_after_the_database_comes_back() {
     assert!(rt.block_on(a.ping()).is_err());
     pg.restart();
     assert_eq!(rt.block_on(a.put(&down)).unwrap(), Put::Written);
+    // Opened while the database was down: it migrates once the database is back.
+    pg.crash();
+    let late = rt.block_on(PgArchive::open(&pg.url())).expect("opens without the database");
+    assert!(rt.block_on(late.ping()).is_err());
+    pg.restart();
+    assert_eq!(rt.block_on(late.put(&down)).unwrap(), Put::AlreadyArchived);
     assert_eq!(rt.block_on(a.put(&m)).unwrap(), Put::AlreadyArchived);
     let page = rt.block_on(a.list(Owner::Player(ada), None, 10)).unwrap();
     assert_eq!(

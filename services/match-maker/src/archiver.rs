@@ -32,6 +32,8 @@ const BLOCK_MS: u64 = 1_000;
 /// many times, then left pending for a later claim.
 const RATED_WAIT: Duration = Duration::from_millis(100);
 const RATED_TRIES: u32 = 30;
+/// How often the lifecycle stream drops what every reader has acknowledged.
+const TRIM_EVERY: Duration = Duration::from_secs(10);
 /// How often the retention deletes, and how many at most each time.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
 const PRUNE_AT_ONCE: usize = 1_000;
@@ -112,6 +114,7 @@ impl Archiver {
             store::lifecycle::consumer::Consumer::new(GROUP, BATCH, BLOCK_MS, CLAIM_IDLE_MS);
         let prune = tokio::spawn(self.clone().prune_until(shutdown.clone()));
         let lag = tokio::spawn(self.clone().lag_until(shutdown.clone()));
+        let trim = tokio::spawn(self.clone().trim_until(shutdown.clone()));
         store::lifecycle::consumer::consume_with(
             self.setup.store.clone(),
             consumer,
@@ -121,6 +124,7 @@ impl Archiver {
         .await;
         prune.abort();
         lag.abort();
+        trim.abort();
     }
 
     /// Archives what was delivered and acknowledges what is archived.
@@ -277,6 +281,19 @@ impl Archiver {
             .or_else(|| lines.get(i + 1).map(|l| l.rating))
             .unwrap_or(crate::ratings::initial().rating);
         Ok(Some(RatingDelta { before, after: lines[i].rating }))
+    }
+
+    /// Drops the lifecycle entries every reader has acknowledged, every [`TRIM_EVERY`]:
+    /// once matches leave Redis for the archive, their announcements go too.
+    async fn trim_until(self: Arc<Self>, shutdown: CancellationToken) {
+        while !shutdown.is_cancelled() {
+            match self.setup.store.trim_lifecycle().await {
+                Ok(n) if n > 0 => tracing::debug!(dropped = n, "lifecycle entries read by all"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "lifecycle not trimmed"),
+            }
+            tokio::time::sleep(TRIM_EVERY).await;
+        }
     }
 
     async fn prune_until(self: Arc<Self>, shutdown: CancellationToken) {

@@ -160,12 +160,12 @@ pub trait ArchiveStore: Send + Sync {
 }
 
 /// Opens the archive the environment names: PostgreSQL at `ARCHIVE_URL` (or the URL in the
-/// file `ARCHIVE_URL_FILE`, a mounted Secret), its migrations applied; `None` when neither
-/// is set (finished matches then stay in Redis for their retention).
+/// file `ARCHIVE_URL_FILE`, a mounted Secret), its migrations applied now or once the
+/// database answers ([`postgres::PgArchive::open`]); `None` when neither is set (finished
+/// matches then stay in Redis for their retention).
 ///
 /// # Errors
-/// [`StoreError::Archive`]: the file cannot be read, the URL is not one, or the database
-/// cannot be reached.
+/// [`StoreError::Archive`]: the file cannot be read, or the URL is not one.
 pub async fn open_from_env() -> Result<Option<std::sync::Arc<dyn ArchiveStore>>, StoreError> {
     let url = match (std::env::var("ARCHIVE_URL").ok(), std::env::var("ARCHIVE_URL_FILE").ok()) {
         (Some(url), _) if !url.is_empty() => url,

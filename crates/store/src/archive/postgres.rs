@@ -61,27 +61,39 @@ impl std::ops::Deref for Conn {
 /// The archive on PostgreSQL.
 pub struct PgArchive {
     url: String,
+    /// Set once the migrations are applied: every call waits for it first, so a service
+    /// starts while the database is down and the archive works once it is back.
+    migrated: tokio::sync::OnceCell<()>,
     connections: Vec<tokio::sync::Mutex<Option<Arc<Conn>>>>,
     next: AtomicUsize,
 }
 
 impl PgArchive {
-    /// Connects to the database at `url` (`postgres://user:pass@host:port/db`) and applies
-    /// the migrations it lacks.
+    /// The archive in the database at `url` (`postgres://user:pass@host:port/db`). The
+    /// migrations it lacks are applied now if the database answers, else by the first
+    /// call that reaches it: a service that needs the archive for finished matches alone
+    /// starts and plays while the database is down.
     ///
     /// # Errors
-    /// [`StoreError::Archive`]: the URL is not one, the database cannot be reached, or a
-    /// migration failed.
+    /// [`StoreError::Archive`]: the URL is not one.
     pub async fn open(url: &str) -> Result<PgArchive, StoreError> {
         url.parse::<tokio_postgres::Config>()
             .map_err(|e| StoreError::Archive(format!("the archive's URL: {e}")))?;
         let archive = PgArchive {
             url: url.to_string(),
+            migrated: tokio::sync::OnceCell::new(),
             connections: (0..CONNECTIONS).map(|_| tokio::sync::Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
         };
-        bounded(archive.migrate()).await?;
+        if let Err(e) = bounded(archive.ready()).await {
+            tracing::warn!(error = %e, "the archive's database does not answer yet: migrations wait for it");
+        }
         Ok(archive)
+    }
+
+    /// Applies the migrations once (the first call that reaches the database does).
+    async fn ready(&self) -> Result<(), StoreError> {
+        self.migrated.get_or_try_init(|| self.migrate()).await.map(|_| ())
     }
 
     async fn connect(url: &str) -> Result<Client, StoreError> {
@@ -94,8 +106,9 @@ impl PgArchive {
         Ok(client)
     }
 
-    /// A connection, made again if the one in its place broke.
+    /// A connection, made again if the one in its place broke; the schema migrated first.
     async fn client(&self) -> Result<Arc<Conn>, StoreError> {
+        self.ready().await?;
         let i = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
         let mut slot = self.connections[i].lock().await;
         if let Some(c) = slot.as_ref().filter(|c| !c.is_closed()) {

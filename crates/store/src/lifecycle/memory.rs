@@ -82,4 +82,8 @@ impl LifecycleStore for MemoryStore {
         }
         Ok(())
     }
+
+    async fn trim_lifecycle(&self) -> Result<usize, StoreError> {
+        Ok(self.lock().lifecycle.trim_read())
+    }
 }

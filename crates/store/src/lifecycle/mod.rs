@@ -110,4 +110,13 @@ pub trait LifecycleStore: Send + Sync {
     /// # Errors
     /// [`StoreError::Redis`].
     async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError>;
+
+    /// Drops the entries every consumer group has read and acknowledged (none while the
+    /// stream has no group): what is left is what some reader still owes. Answers how many
+    /// it dropped. Finished matches then cost Redis nothing once read: the stream's
+    /// `MAXLEN` stays the bound for a reader that falls far behind.
+    ///
+    /// # Errors
+    /// [`StoreError::Redis`].
+    async fn trim_lifecycle(&self) -> Result<usize, StoreError>;
 }

@@ -152,6 +152,110 @@ impl LifecycleStore for RedisStore {
             acked => acked.map(|_| ()).map_err(StoreError::from),
         }
     }
+
+    async fn trim_lifecycle(&self) -> Result<usize, StoreError> {
+        // Not atomic, and need not be: between the reads and the trim, deliveries only move
+        // on and acknowledgements only shrink the pending lists, so the floor read is at
+        // or below the true one.
+        let groups: RedisResult<Value> = redis::cmd("XINFO")
+            .arg("GROUPS")
+            .arg(keys::LIFECYCLE)
+            .query_async(&mut self.conn())
+            .await;
+        let groups = match groups {
+            Err(e) if is_code(&e, "ERR") => return Ok(0), // no stream yet
+            groups => groups?,
+        };
+        let mut floor: Option<StreamId> = None;
+        for (name, pending, delivered) in group_infos(groups) {
+            let first_owed = if pending > 0 {
+                // XPENDING's summary: [count, smallest id, greatest id, consumers].
+                let summary: Value = redis::cmd("XPENDING")
+                    .arg(keys::LIFECYCLE)
+                    .arg(&name)
+                    .query_async(&mut self.conn())
+                    .await?;
+                let Value::Array(parts) = summary else { return Ok(0) };
+                match parts.into_iter().nth(1).and_then(text).and_then(|id| StreamId::parse(&id)) {
+                    Some(id) => id,
+                    None => return Ok(0),
+                }
+            } else {
+                match StreamId::parse(&delivered) {
+                    Some(id) => id.next(),
+                    None => return Ok(0),
+                }
+            };
+            floor = Some(floor.map_or(first_owed, |f| f.min(first_owed)));
+        }
+        let Some(floor) = floor else { return Ok(0) };
+        let trimmed: i64 = redis::cmd("XTRIM")
+            .arg(keys::LIFECYCLE)
+            .arg("MINID")
+            .arg(floor.to_string())
+            .query_async(&mut self.conn())
+            .await?;
+        Ok(usize::try_from(trimmed).unwrap_or(0))
+    }
+}
+
+/// A stream entry id, `<ms>-<seq>`, ordered as Redis orders them.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+struct StreamId(u64, u64);
+
+impl StreamId {
+    fn parse(id: &str) -> Option<StreamId> {
+        let (ms, seq) = id.split_once('-')?;
+        Some(StreamId(ms.parse().ok()?, seq.parse().ok()?))
+    }
+
+    /// The least id after this one.
+    fn next(self) -> StreamId {
+        match self.1.checked_add(1) {
+            Some(seq) => StreamId(self.0, seq),
+            None => StreamId(self.0 + 1, 0),
+        }
+    }
+}
+
+impl std::fmt::Display for StreamId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.0, self.1)
+    }
+}
+
+/// Each group of `XINFO GROUPS`: its name, pending count and last delivered id (RESP2's
+/// flat field lists or RESP3's maps).
+fn group_infos(reply: Value) -> Vec<(String, i64, String)> {
+    let Value::Array(groups) = reply else { return Vec::new() };
+    groups
+        .into_iter()
+        .filter_map(|g| {
+            let pairs: Vec<(Value, Value)> = match g {
+                Value::Map(pairs) => pairs,
+                Value::Array(flat) => {
+                    let mut it = flat.into_iter();
+                    std::iter::from_fn(|| Some((it.next()?, it.next()?))).collect()
+                }
+                _ => return None,
+            };
+            let (mut name, mut pending, mut delivered) = (None, None, None);
+            for (k, v) in pairs {
+                match text(k).as_deref() {
+                    Some("name") => name = text(v),
+                    Some("pending") => {
+                        pending = match v {
+                            Value::Int(n) => Some(n),
+                            other => text(other).and_then(|t| t.parse().ok()),
+                        }
+                    }
+                    Some("last-delivered-id") => delivered = text(v),
+                    _ => {}
+                }
+            }
+            Some((name?, pending?, delivered?))
+        })
+        .collect()
 }
 
 /// One stream entry of the lifecycle stream, `[id, [field, value, ...]]` (the fields nil

@@ -77,6 +77,20 @@ impl Lifecycle {
         idle.into_iter().map(|n| self.delivery(n)).collect()
     }
 
+    /// Drops the entries every group has read and acknowledged (none without a group);
+    /// answers how many.
+    pub(crate) fn trim_read(&mut self) -> usize {
+        let floor = self
+            .groups
+            .values()
+            .map(|g| g.pending.keys().next().copied().unwrap_or(g.delivered + 1))
+            .min();
+        let Some(floor) = floor else { return 0 };
+        let kept = self.entries.split_off(&floor);
+        let dropped = std::mem::replace(&mut self.entries, kept);
+        dropped.len()
+    }
+
     /// Appends to the lifecycle stream, trimmed as Redis's `MAXLEN` trims it.
     pub(crate) fn announce(&mut self, finished: Finished) {
         let l = self;
