@@ -237,3 +237,63 @@ async fn with_the_database_down_nothing_leaves_redis_until_the_archive_has_it() 
     assert_eq!(alice.record(&id).await.expect("from the archive"), record);
     env.shutdown().await;
 }
+
+/// A platform's match: archived with its tenant, its record read through the rules engine
+/// (GetTenantMatchRecord) the same after Redis let it go, and kept from other players'
+/// view of the history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_platforms_match_reads_the_same_from_the_archive() {
+    let Archived { env, pg: _pg, archive } = start().await;
+    let (a, b) = (env.player("alice").await, env.player("bob").await);
+    let (tenant, _, platform) = env.tenant("acme", &["matches:create", "results:read"]).await;
+    let spec = v1::MatchSpec {
+        game: Some(v1::GameSpec {
+            game: "gops".into(),
+            options_json: String::new(),
+            move_time_ms: 0,
+        }),
+        seat0_player_id: a.id.clone(),
+        seat1_player_id: b.id.clone(),
+        start_at_ms: 0,
+        label: String::new(),
+    };
+    let req = v1::CreateMatchesRequest {
+        idempotency_key: "one".into(),
+        matches: vec![spec],
+        validate_only: false,
+    };
+    let id = platform
+        .api()
+        .create_matches(platform.request(req))
+        .await
+        .expect("created")
+        .into_inner()
+        .match_ids
+        .remove(0);
+    play_out([&a, &b], &id, &mut Picker::new(3), 100).await;
+    let read = || async {
+        let req = v1::GetTenantMatchRecordRequest { match_id: id.clone() };
+        platform
+            .api()
+            .get_tenant_match_record(platform.request(req))
+            .await
+            .map(|r| r.into_inner().record_json)
+    };
+    let before = read().await.expect("the record from Redis");
+    assert!(until(Duration::from_secs(20), || archived(&archive, &id)).await, "archived");
+    let summary =
+        archive.summary(id.parse().expect("an id")).await.expect("summary").expect("there");
+    assert_eq!(summary.tenant.map(|t| t.to_string()), Some(tenant));
+    assert!(
+        until(Duration::from_secs(10), || async { meta_ttl(&env.redis, &id).await == -2 }).await,
+        "released"
+    );
+    // Through the tournament service and the rules engine, from the archive now.
+    assert_eq!(read().await.expect("the record from the archive"), before);
+    // Alice sees it in her own history; bob, reading hers, does not.
+    let own = a.client.history("", 10, "").await.expect("own history");
+    assert_eq!(own.entries.iter().map(|e| e.match_id.as_str()).collect::<Vec<_>>(), [id.as_str()]);
+    let theirs = b.client.history(&a.id, 10, "").await.expect("alice's history, read by bob");
+    assert!(theirs.entries.is_empty(), "{theirs:?}");
+    env.shutdown().await;
+}
