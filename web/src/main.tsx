@@ -48,7 +48,7 @@ function Page({ route, me }: { route: Route; me: Session | null }) {
     case "leaderboard":
       return <Leaderboard game={route.game} board={route.board} />;
     case "player":
-      return <Player key={route.playerId} playerId={route.playerId} />;
+      return <Player key={route.playerId} playerId={route.playerId} me={me} />;
     case "tournament":
       return <Tournament key={route.tournamentId} tournamentId={route.tournamentId} />;
     case "verify":

@@ -196,9 +196,14 @@ export function PlayerLink({ id, name }: { id: string; name?: string }) {
   return <a href={href({ page: "player", playerId: id })}>{name || `Player ${shortId(id)}`}</a>;
 }
 
-/** A link to a match's page. */
-export function MatchLink({ id, children }: { id: string; children?: ComponentChildren }) {
-  return <a href={href({ page: "match", matchId: id })}>{children ?? `Match ${shortId(id)}`}</a>;
+/** A link to a match's page; `label`, when given, is its accessible name (starting with
+ * the words shown, so a voice user can say what they see). */
+export function MatchLink({ id, children, label }: { id: string; children?: ComponentChildren; label?: string }) {
+  return (
+    <a href={href({ page: "match", matchId: id })} aria-label={label}>
+      {children ?? `Match ${shortId(id)}`}
+    </a>
+  );
 }
 
 /** A date and time in the reader's locale, from Unix milliseconds. */

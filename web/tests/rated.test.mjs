@@ -2,7 +2,8 @@
 // rated GOPS match by quick pairing, are paired into the same match, play it to its end
 // through the match page (a card each round, sealed with the page's button), and both
 // then find their new ratings on the leaderboard page; one of them opens their player
-// page (rating, history chart, the rated match). Screenshots: leaderboard, player.
+// page (rating, history chart, the rated match, and among the finished matches her rating
+// after it with the change). Screenshots: leaderboard, player.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launchBrowser, screenshot, startCluster } from "./harness.mjs";
@@ -154,6 +155,26 @@ test("two accounts pair for a rated GOPS match, play it on the page and see thei
   const mine = ann.page.getByRole("region", { name: "Your recent matches" });
   await mine.locator(`a[href="#/match/${matchId}"]`).waitFor();
   assert.match(await mine.innerText(), new RegExp(`${{ won: "won", lost: "lost", draw: "drew" }[a]} against Bob`));
+  // Her finished matches (ListPlayerHistory, from the archive, once the ratings are
+  // recorded): this one, against Bob, how it ended, and her rating after it with the change.
+  const finished = ann.page.getByRole("region", { name: "Finished matches" });
+  const row = finished.getByRole("row").filter({ has: ann.page.locator(`a[href="#/match/${matchId}"]`) });
+  for (let i = 0; ; i++) {
+    await finished.locator("table").or(finished.getByText("No finished matches yet.")).first().waitFor();
+    if (await row.count()) break;
+    assert.ok(i < 40, "the rated match is in the history within 20 s");
+    await ann.page.waitForTimeout(500);
+    await ann.page.reload();
+  }
+  await row.getByRole("link", { name: "Bob", exact: true }).waitFor();
+  const cells = await row.locator("th, td").evaluateAll((cs) => cs.map((c) => c.innerText.replace(/\s+/g, " ").trim()));
+  assert.equal(cells[3], `${{ won: "Won", lost: "Lost", draw: "Draw" }[a]} played to the end`);
+  const change = cells[4].match(/^(\d+) \(([+\u2212])(\d+)\)$/);
+  assert.ok(change, `a rating and its change: ${cells[4]}`);
+  const [after, sign, by] = [Number(change[1]), change[2], Number(change[3])];
+  if (a === "won") assert.ok(after > 1500 && sign === "+" && by > 0, cells[4]);
+  else if (a === "lost") assert.ok(after < 1500 && sign === "\u2212" && by > 0, cells[4]);
+  else assert.equal(cells[4], "1500 (+0)");
   await recent.getByRole("link", { name: /Verify the record/ }).click();
   await ann.page.locator(".verdict.good").or(ann.page.getByRole("button", { name: "Check the record" })).first().waitFor();
   await ann.page.goBack();

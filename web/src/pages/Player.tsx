@@ -1,15 +1,19 @@
 // A player's page: their name, their rating in each game (GetRating), the rating's
-// history as a chart (GetRating's history: the last 100 rated matches of a game), and
-// their recent rated matches from that same history, with the result and the opponent's
-// rating. GetRating answers for anyone; a name is known from the leaderboards (or the
-// session, for one's own page).
+// history as a chart (GetRating's history: the last 100 rated matches of a game), their
+// recent rated matches from that same history, with the result and the opponent's rating,
+// and their finished matches, rated or not, newest first a page at a time
+// (ListPlayerHistory, from the archive: FinishedMatches.tsx). GetRating answers for
+// anyone; ListPlayerHistory needs a session, a guest's will do. A name is known from the
+// leaderboards (or the session, for one's own page). One's own page also lists one's own
+// matches, in progress too (ListMyMatches: MyRecent.tsx).
 import { useState } from "preact/hooks";
-import { lobby, session } from "../api.js";
+import { lobby, session, type Session } from "../api.js";
 import type { GameInfo } from "../gen/colosseum/v1/colosseum_pb.js";
 import type { GetRatingResponse } from "../gen/colosseum/v1/lobby_pb.js";
 import { href } from "../route.js";
 import { RatingChart, type RatingPoint } from "../chart.js";
 import { ErrorLine, gameTitle, loadGames, MatchLink, Panel, rating, shortId, useLoad, when } from "../ui.js";
+import { FinishedMatches } from "./FinishedMatches.js";
 import { boardName } from "./Leaderboard.js";
 import { MyRecent } from "./MyRecent.js";
 
@@ -155,9 +159,9 @@ function Recent({ ratings }: { ratings: GameRating[] }) {
   );
 }
 
-export function Player({ playerId }: { playerId: string }) {
+export function Player({ playerId, me }: { playerId: string; me: Session | null }) {
   const p = useLoad(() => load(playerId), [playerId]);
-  const mine = session()?.playerId === playerId;
+  const mine = me?.playerId === playerId;
   const name = p.value?.name ?? `Player ${shortId(playerId)}`;
   return (
     <>
@@ -174,6 +178,9 @@ export function Player({ playerId }: { playerId: string }) {
           </Panel>
           <Panel title="Rating history" id="history-h" class="span">
             <History ratings={p.value.ratings} />
+          </Panel>
+          <Panel title="Finished matches" id="finished-h" class="span">
+            <FinishedMatches playerId={playerId} me={me} games={p.value.ratings.map((x) => x.game)} />
           </Panel>
           {mine && (
             <Panel title="Your recent matches" id="mine-h" class="span">
