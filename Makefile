@@ -10,7 +10,7 @@ WEB_STAMP := web/node_modules/.installed
 WEB_SOURCES := $(shell find web/src web/static -type f -not -path 'web/src/gen/*' 2>/dev/null) web/build.mjs web/buf.gen.yaml
 WEB_BUNDLE := web/dist/.built
 
-.PHONY: web web-lint web-test web-bench screens help build run test lint unit conformance bench load storage-bench queue-load platform-bench arena-bench deadline-bench idle-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
+.PHONY: web web-lint web-test web-bench screens help build run test lint unit conformance bench load storage-bench queue-load platform-bench arena-bench deadline-bench idle-bench archive-bench selfplay fmt clean proto-lint proto-breaking python-client chaos-short chaos release-services deploy-check
 
 # buf (proto lint and breaking checks) from the npm package @bufbuild/buf, installed under tools/buf.
 BUF_VERSION := 1.47.2
@@ -129,6 +129,10 @@ deadline-bench: ## 100,000 deadlines over a minute: lag, misses, a clock restart
 idle-bench: ## 1,000,000 idle GOPS matches (IDLE_N=): process RSS, Redis bytes per match, a move on an evicted one (docs/benchmarks.md)
 	$(CARGO) build --release -q -p colosseum
 	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum tools/idle-bench.sh
+
+archive-bench: ## 1,000,000 GOPS matches archived to PostgreSQL (MATCHES=): Redis bytes before/after, records verified, history pages p99 (docs/benchmarks.md)
+	$(CARGO) build --release -q -p colosseum
+	COLOSSEUM_BIN=$(TARGET_DIR)/release/colosseum tools/archive-bench.sh
 
 release-services:
 	$(CARGO) build --release -q -p colosseum -p rules-engine -p gateway -p clock -p match-maker -p tournaments

@@ -65,6 +65,10 @@ pub struct ChaosArgs {
     /// Also kill Redis (restarted on its append-only file).
     #[arg(long)]
     kill_redis: bool,
+    /// Kill only these services (comma-separated names as the summary's `kills` has
+    /// them: `postgres,match-maker`); default: every one.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
     /// Run without the archive: no PostgreSQL, finished matches stay in Redis. By default
     /// a PostgreSQL is started, the match-maker archives into it, and it is killed and
     /// restarted among the services.
@@ -302,6 +306,15 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
     if pg.is_some() {
         targets.push("postgres".into());
     }
+    if !args.only.is_empty() {
+        if let Some(unknown) = args.only.iter().find(|o| !targets.contains(o)) {
+            return Err(format!(
+                "--only {unknown}: no such service (one of {})",
+                targets.join(", ")
+            ));
+        }
+        targets.retain(|t| args.only.contains(t));
+    }
     let mut rng = bots::BotRng::from_seed(match args.seed {
         Some(s) => {
             let mut b = [0u8; 32];
@@ -343,8 +356,10 @@ async fn trial(args: ChaosArgs, bin: PathBuf) -> Result<ExitCode, String> {
             // Every other kill is an engine's: with announcements held after each final
             // step, each lands between the final steps and announcements of the matches
             // of its family that just ended.
-            let pool: Vec<&String> = if kills.len().is_multiple_of(2) {
-                targets.iter().filter(|t| t.starts_with("engine-")).collect()
+            let engines: Vec<&String> =
+                targets.iter().filter(|t| t.starts_with("engine-")).collect();
+            let pool: Vec<&String> = if kills.len().is_multiple_of(2) && !engines.is_empty() {
+                engines
             } else {
                 targets.iter().collect()
             };
