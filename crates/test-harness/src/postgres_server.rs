@@ -82,21 +82,13 @@ impl PostgresServer {
         self.port
     }
 
-    /// Runs `sql` through `psql` and answers its output (unaligned, tuples only).
+    /// Runs `sql` through `psql` in the maintenance database `postgres` and answers its
+    /// output (unaligned, tuples only).
     ///
     /// # Panics
     /// If `psql` fails.
     pub fn psql(&self, sql: &str) -> String {
-        let out = Command::new(self.bin.join("psql"))
-            .args(["-h", "127.0.0.1", "-U", USER, "-d", "postgres", "-At", "-v", "ON_ERROR_STOP=1"])
-            .arg("-p")
-            .arg(self.port.to_string())
-            .arg("-c")
-            .arg(sql)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run psql: {e}"));
-        assert!(out.status.success(), "psql {sql:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        self.psql_in("postgres", sql)
     }
 
     /// Runs `sql` in the tests' database ([`USER`]) and answers its output.
@@ -104,8 +96,12 @@ impl PostgresServer {
     /// # Panics
     /// If `psql` fails.
     pub fn query(&self, sql: &str) -> String {
+        self.psql_in(USER, sql)
+    }
+
+    fn psql_in(&self, database: &str, sql: &str) -> String {
         let out = Command::new(self.bin.join("psql"))
-            .args(["-h", "127.0.0.1", "-U", USER, "-d", USER, "-At", "-v", "ON_ERROR_STOP=1"])
+            .args(["-h", "127.0.0.1", "-U", USER, "-At", "-v", "ON_ERROR_STOP=1", "-d", database])
             .arg("-p")
             .arg(self.port.to_string())
             .arg("-c")

@@ -339,16 +339,7 @@ impl Cluster {
     /// A port cannot be bound.
     pub async fn start_second_gateway(&mut self, family: Family) -> std::io::Result<String> {
         let any: SocketAddr = "127.0.0.1:0".parse().expect("an address");
-        let r = start_engine(
-            self.store.clone(),
-            family,
-            any,
-            self.cache,
-            self.archive.as_ref(),
-            &self.token,
-        )
-        .await?;
-        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
+        let r = self.engine_on(family, any).await?;
         let mut urls = urls(&self.engines, &BTreeMap::new());
         for (f, list) in &mut urls {
             if *f == family {
@@ -364,6 +355,23 @@ impl Cluster {
         Ok(url)
     }
 
+    /// A rules engine for `family` on `addr`, as this cluster runs its engines: its store,
+    /// cache, archive and secret, and announcements held as [`Cluster::hold_announcements`]
+    /// set.
+    async fn engine_on(&self, family: Family, addr: SocketAddr) -> std::io::Result<EngineRunning> {
+        let r = start_engine(
+            self.store.clone(),
+            family,
+            addr,
+            self.cache,
+            self.archive.as_ref(),
+            &self.token,
+        )
+        .await?;
+        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
+        Ok(r)
+    }
+
     /// Starts another rules engine for `family` on the same store, then restarts the
     /// gateway (on its port) and the clock with every engine's URL, as a deployment
     /// listing each replica would; returns the new engine's URL.
@@ -372,16 +380,7 @@ impl Cluster {
     /// A port cannot be bound.
     pub async fn start_replica(&mut self, family: Family) -> std::io::Result<String> {
         let any = "127.0.0.1:0".parse().expect("an address");
-        let r = start_engine(
-            self.store.clone(),
-            family,
-            any,
-            self.cache,
-            self.archive.as_ref(),
-            &self.token,
-        )
-        .await?;
-        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
+        let r = self.engine_on(family, any).await?;
         let url = format!("http://{}", r.addr);
         self.replicas.entry(family).or_default().push(r);
         let urls = urls(&self.engines, &self.replicas);
@@ -432,16 +431,7 @@ impl Cluster {
             .get(&family)
             .map(|r| r.addr)
             .ok_or_else(|| std::io::Error::other("no such family"))?;
-        let r = start_engine(
-            self.store.clone(),
-            family,
-            addr,
-            self.cache,
-            self.archive.as_ref(),
-            &self.token,
-        )
-        .await?;
-        r.engine.iter().for_each(|e| e.hold_announcements(self.announce_delay_ms));
+        let r = self.engine_on(family, addr).await?;
         self.engines.insert(family, r);
         Ok(())
     }
