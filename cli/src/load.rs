@@ -20,7 +20,6 @@ use api::v1;
 use clap::{Args, ValueEnum};
 use client::requests::{self, opponent};
 use client::{Client, Cursor, Feed, Play, Turns};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -253,6 +252,11 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 
 /// Runs `colosseum load`.
 pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
+    // The services' own lines (a failure the figures would hide) only when asked: by
+    // default stderr carries the progress and the summary's notes.
+    if std::env::var_os("RUST_LOG").is_some() {
+        service_kit::telemetry::init("colosseum-load");
+    }
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let echo = if args.echo_seconds > 0 { Some(echo(args.echo_seconds).await?) } else { None };
@@ -317,12 +321,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
             }
         };
         let stats = Arc::new(Stats::default());
-        let bar = ProgressBar::new(args.matches);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {bar:40} {pos}/{len} matches ({per_sec}, eta {eta})",
-            )
-            .expect("a valid template"),
+        let bar = crate::progress::bar(
+            args.matches,
+            "{spinner} {bar:40} {pos}/{len} matches ({per_sec}, eta {eta})",
+            "matches",
         );
         let next = Arc::new(AtomicU64::new(0));
         // A few HTTP/2 connections shared by all players, as a real fleet of clients

@@ -25,6 +25,7 @@ mod history;
 mod leaderboard;
 mod load;
 mod play;
+mod progress;
 mod run;
 mod selfplay;
 mod session;

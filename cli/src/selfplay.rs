@@ -4,7 +4,6 @@
 use bots::selfplay;
 use clap::Args;
 use games::{Hostable, Visit};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -69,12 +68,10 @@ impl Visit for Run<'_> {
             |b: &str| format!("{} has no bot {b:?}; its bots are {}", G::NAME, G::BOTS.join(", "));
         let mut a = G::bot(&args.bot).ok_or_else(|| unknown(&args.bot))?;
         let mut b = G::bot(&vs).ok_or_else(|| unknown(&vs))?;
-        let bar = ProgressBar::new(args.matches);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {bar:40} {pos}/{len} matches ({per_sec}, eta {eta})",
-            )
-            .expect("a valid template"),
+        let bar = crate::progress::bar(
+            args.matches,
+            "{spinner} {bar:40} {pos}/{len} matches ({per_sec}, eta {eta})",
+            "matches",
         );
         let every = (args.matches / 200).max(1);
         // The CLI, not the rules, reads the clock.

@@ -35,6 +35,60 @@ async fn used_memory(redis: &mut redis::aio::MultiplexedConnection) -> Result<u6
         .ok_or_else(|| "INFO memory has no used_memory".into())
 }
 
+/// What Redis holds, by the kind of key (a key's name with its ids and tokens made `*`):
+/// how many keys and their `MEMORY USAGE`. A finished match left behind shows as
+/// `colosseum:{*}:meta` and its kin.
+async fn by_kind(redis: &mut redis::aio::MultiplexedConnection) -> Result<Value, String> {
+    let mut kinds: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    let mut cursor = 0u64;
+    loop {
+        let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("COUNT")
+            .arg(1000)
+            .query_async(redis)
+            .await
+            .map_err(|e| e.to_string())?;
+        for key in keys {
+            let bytes: Option<u64> = redis::cmd("MEMORY")
+                .arg("USAGE")
+                .arg(&key)
+                .arg("SAMPLES")
+                .arg(0)
+                .query_async(redis)
+                .await
+                .map_err(|e| e.to_string())?;
+            let kind = kind_of(&key);
+            let slot = kinds.entry(kind).or_default();
+            slot.0 += 1;
+            slot.1 += bytes.unwrap_or(0);
+        }
+        if next == 0 {
+            break;
+        }
+        cursor = next;
+    }
+    Ok(kinds.into_iter().map(|(k, (n, b))| (k, json!({ "keys": n, "bytes": b }))).collect())
+}
+
+/// A key's kind: each `:`-separated part that is an id or a token (hex and dashes, 16
+/// characters or more, within braces or not) made `*`.
+fn kind_of(key: &str) -> String {
+    let id = |p: &str| p.len() >= 16 && p.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    key.split(':')
+        .map(|part| {
+            let inner = part.trim_start_matches('{').trim_end_matches('}');
+            if !id(inner) {
+                return part.to_string();
+            }
+            let open = if part.starts_with('{') { "{" } else { "" };
+            let close = if part.ends_with('}') { "}" } else { "" };
+            format!("{open}*{close}")
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// Starts PostgreSQL and opens the archive in it; reads Redis's memory at `redis_url`.
 ///
 /// # Errors
@@ -107,6 +161,7 @@ impl Run {
         let after = used_memory(&mut self.redis).await?;
         let keys: u64 =
             redis::cmd("DBSIZE").query_async(&mut self.redis).await.map_err(|e| e.to_string())?;
+        let by_kind = by_kind(&mut self.redis).await?;
         let mut during = self.during.lock().expect("the samples' lock").clone();
         during.sort_unstable();
         let during_median = during.get(during.len() / 2).copied().unwrap_or(0);
@@ -124,6 +179,7 @@ impl Run {
                 "per_finished_match_after": (after as f64 - self.before as f64) / matches.max(1) as f64,
                 "per_live_match_during": (during_median as f64 - self.before as f64) / live.max(1) as f64,
                 "keys_after": keys,
+                "after_by_kind": by_kind,
             },
             "archive_bytes": self.pg.query("SELECT pg_database_size(current_database())").trim().parse::<u64>().unwrap_or(0),
             "verified": verified,
@@ -188,4 +244,26 @@ async fn history(gateway: &str, archive: &PgArchive, pg: &PostgresServer) -> Res
         "entries": entries,
         "page_ms": { "p50": round(at(0.5)), "p99": round(at(0.99)), "max": round(at(1.0)) },
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_key_kind_hides_ids_and_tokens() {
+        let kind = super::kind_of;
+        assert_eq!(
+            kind("colosseum:{8672fe5c-2439-4c7b-8066-309c048d4993}:meta"),
+            "colosseum:{*}:meta"
+        );
+        assert_eq!(
+            kind("colosseum:{player:6f848fdc-61bb-480a-b59f-817c29337f05}:matches"),
+            "colosseum:{player:*}:matches"
+        );
+        assert_eq!(
+            kind("colosseum:session:ffb23b6dbdb1637f25c2c1164a9f0011"),
+            "colosseum:session:*"
+        );
+        assert_eq!(kind("colosseum:{lobby}:lease:bots"), "colosseum:{lobby}:lease:bots");
+        assert_eq!(kind("colosseum:deadlines"), "colosseum:deadlines");
+    }
 }

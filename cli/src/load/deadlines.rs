@@ -7,7 +7,6 @@ use super::bulk::{create_in_calls, tenant_and_players};
 use api::v1;
 use clock::Firing;
 use futures_util::StreamExt;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use service_kit::time::now_ms;
 use std::collections::BTreeMap;
@@ -53,10 +52,10 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
     let started_ms = now_ms();
     let first_due = started_ms + args.lead_ms;
     let intended = |i: u64| first_due + if n > 1 { args.over_ms * i / (n - 1) } else { 0 };
-    let bar = ProgressBar::new(n);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} matches created ({per_sec})")
-            .expect("a valid template"),
+    let bar = crate::progress::bar(
+        n,
+        "{spinner} {bar:40} {pos}/{len} matches created ({per_sec})",
+        "matches created",
     );
     let ids = create_in_calls(&p, "deadlines", n, &bar, |i, now| v1::MatchSpec {
         game: Some(v1::GameSpec {
@@ -82,10 +81,10 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
         ids.iter().enumerate().map(|(i, id)| (*id, i as u64)).collect();
     let mut seen = Seen::default();
     let last_due_ms = intended(n.saturating_sub(1));
-    let bar = ProgressBar::new(n);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} deadlines fired ({msg})")
-            .expect("a valid template"),
+    let bar = crate::progress::bar(
+        n,
+        "{spinner} {bar:40} {pos}/{len} deadlines fired ({msg})",
+        "deadlines fired",
     );
     let mut restart = args.clock_restart_ms.map(|k| Restart {
         stop_at_ms: first_due + k,

@@ -9,7 +9,7 @@ use api::v1;
 use client::Client;
 use futures_util::StreamExt;
 use in_process::{Cluster, EngineCache};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use rules_core::{Seat, Seed, Viewer};
 use serde_json::json;
 use service_kit::time::{instant, now_ms};
@@ -57,12 +57,10 @@ pub async fn run(args: &LoadArgs) -> Result<serde_json::Value, String> {
 
     // Creation, in calls of 10,000; only the ids are kept (16 bytes each).
     let started_ms = now_ms();
-    let bar = ProgressBar::new(n);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} {bar:40} {pos}/{len} matches created ({per_sec}, eta {eta})",
-        )
-        .expect("a valid template"),
+    let bar = crate::progress::bar(
+        n,
+        "{spinner} {bar:40} {pos}/{len} matches created ({per_sec}, eta {eta})",
+        "matches created",
     );
     let ids = create_in_calls(&p, "idle", n, &bar, |i, _| {
         let [s0, s1] = seated(i);
@@ -242,11 +240,10 @@ impl Pass<'_> {
     /// Sends `moves` (paced and bounded as `--probe-rate` and `--probe-in-flight` say):
     /// SubmitMove's latency, over the pass and second by second, and whether each was
     /// accepted at `version` of its seat.
-    async fn run(&self, what: &str, moves: Vec<Move>, version: u64) -> serde_json::Value {
+    async fn run(&self, what: &'static str, moves: Vec<Move>, version: u64) -> serde_json::Value {
         let k = moves.len();
-        let bar = ProgressBar::new(k as u64);
         let template = format!("{{spinner}} {{bar:40}} {{pos}}/{{len}} {what} ({{per_sec}})");
-        bar.set_style(ProgressStyle::with_template(&template).expect("a valid template"));
+        let bar = crate::progress::bar(k as u64, &template, what);
         let rate = self.args.probe_rate;
         let in_flight = self.args.probe_in_flight.max(1);
         let started = instant();

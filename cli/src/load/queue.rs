@@ -6,7 +6,6 @@
 
 use super::{LoadArgs, percentile};
 use client::Client;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,10 +33,10 @@ async fn arrivals(args: &LoadArgs, url: &str) -> Result<serde_json::Value, Strin
     let endpoint =
         tonic::transport::Endpoint::from_shared(url.to_string()).map_err(|e| e.to_string())?;
     let channels: Vec<_> = (0..8).map(|_| endpoint.connect_lazy()).collect();
-    let bar = ProgressBar::new(args.players);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} players assigned ({per_sec})")
-            .expect("a valid template"),
+    let bar = crate::progress::bar(
+        args.players,
+        "{spinner} {bar:40} {pos}/{len} players assigned ({per_sec})",
+        "players assigned",
     );
     let next = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -137,8 +136,7 @@ async fn pass(args: &LoadArgs, store: Arc<dyn FullStore>) -> Result<serde_json::
     let lobby: Arc<dyn MatchMakerStore> = store;
     let engines = engines::Engines::new(&[], None).map_err(|e| e.to_string())?;
     let matcher = match_maker::matcher::Matcher::new(lobby.clone(), engines, "load");
-    let bar = ProgressBar::new(2 * args.pass_runs);
-    bar.set_style(ProgressStyle::with_template("{spinner} pass {pos}/{len}").expect("a template"));
+    let bar = crate::progress::bar(2 * args.pass_runs, "{spinner} pass {pos}/{len}", "passes");
     let mut out = serde_json::Map::new();
     for (shape, spacing) in [("backlog", 1_000.0), ("burst", 0.06)] {
         let mut runs = Vec::new();

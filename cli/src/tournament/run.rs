@@ -10,7 +10,6 @@ use api::v1;
 use clap::Args;
 use client::platform::Platform;
 use client::{Client, Cursor, Play, Turns};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -207,10 +206,10 @@ async fn run_async(args: RunArgs) -> Result<ExitCode, String> {
         eprintln!("public page: {}", page_url(&args.url, &tid));
     }
     // The format's planned games: a guide (replays and arenas aside).
-    let bar = ProgressBar::new(chosen.rules().planned_games(n as usize));
-    bar.set_style(
-        ProgressStyle::with_template("round {msg} {bar:40} {pos}/{len} matches, {elapsed}")
-            .expect("a template"),
+    let bar = crate::progress::bar(
+        chosen.rules().planned_games(n as usize),
+        "round {msg} {bar:40} {pos}/{len} matches, {elapsed}",
+        "matches",
     );
     let mut watch = p
         .api()

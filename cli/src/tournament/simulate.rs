@@ -4,7 +4,6 @@
 //! long runs (100,000 rounds), with a progress bar.
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -51,12 +50,11 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
         higher_seed: args.higher_seed,
     })?;
     let bar = (args.events > 1).then(|| {
-        let b = ProgressBar::new(args.events);
-        b.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} events, {elapsed} ({eta} left)")
-                .expect("a template"),
-        );
-        b
+        crate::progress::bar(
+            args.events,
+            "{bar:40} {pos}/{len} events, {elapsed} ({eta} left)",
+            "events",
+        )
     });
     let mut pair_ms: Vec<f64> = Vec::new();
     let (mut rounds, mut games, mut rematches, mut double_byes) = (0u64, 0u64, 0u64, 0u64);

@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use store::{
-    AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, HostStore, MatchId,
-    MatchMeta, MatchSecret, PlayerId, RedisStore, SeatHolder, Session, StoreError, StoredEvent,
-    redis_store::keys,
+    AppendFeed, AppendOutcome, ClaimOutcome, Deadline, DeadlineChange, Entry, FullStore, HostStore,
+    MatchId, MatchMeta, MatchSecret, PlayerId, RedisStore, SeatHolder, Session, StoreError,
+    StoredEvent, redis_store::keys,
 };
 use test_harness::{Persistence, RedisCluster, RedisOptions, RedisServer};
 use tokio_stream::StreamExt;
@@ -1152,6 +1152,81 @@ async fn the_index_is_a_hint_that_reading_corrects() {
     assert_eq!(index(&mut conn).await, BTreeMap::from([(b, 900)]));
     assert_eq!(store.due_deadlines(1_000, 10).await, Ok(vec![]));
     assert_eq!(index(&mut conn).await, BTreeMap::new());
+
+    // A final step takes its match's entry with it at once, due or not: a finished match
+    // holds nothing in the index once the archive has let it go.
+    store.set_deadline(a, 5_000, 0).await.expect("set");
+    assert_eq!(index(&mut conn).await, BTreeMap::from([(a, 5_000)]));
+    let f = finished_with(a, [None, None]);
+    let last = Entry { step_json: r#"{"resign":0}"#.into(), ..entry(1, None) };
+    assert_eq!(store.append_final(a, &last, &f).await, Ok(AppendOutcome::Appended { version: 1 }));
+    assert_eq!(index(&mut conn).await, BTreeMap::new());
+}
+
+/// A match created and ended by a final step at version 1.
+async fn finished_match(store: &Arc<dyn FullStore>) -> MatchId {
+    let id = new_match(&(store.clone() as Store)).await;
+    let last = Entry { step_json: r#"{"resign":0}"#.into(), ..entry(1, None) };
+    let f = finished_with(id, [None, None]);
+    assert_eq!(store.append_final(id, &last, &f).await, Ok(AppendOutcome::Appended { version: 1 }));
+    id
+}
+
+/// Whether any of a match's kept keys (meta, record, secret) is still in Redis.
+async fn held(conn: &mut redis::aio::MultiplexedConnection, id: MatchId) -> bool {
+    let n: u64 = redis::cmd("EXISTS")
+        .arg(keys::meta(id))
+        .arg(keys::record(id))
+        .arg(keys::secret(id))
+        .query_async(conn)
+        .await
+        .expect("EXISTS");
+    n > 0
+}
+
+#[tokio::test]
+async fn a_compaction_never_gives_a_released_match_its_retention_back() {
+    let fixture = redis_fixture().await;
+    let server = fixture.redis.as_ref().expect("redis");
+    let (store, mut conn) = (fixture.store.clone(), inspect(server).await);
+    let retention_ms = 90 * 24 * 3_600_000;
+    // Both orders with a window of seconds: whichever comes last, every key expires
+    // within the window.
+    for release_first in [true, false] {
+        let id = finished_match(&store).await;
+        if release_first {
+            assert_eq!(store.release_finished(id, 5_000).await, Ok(true));
+            assert_eq!(store.compact(id, 1, retention_ms).await, Ok(true));
+        } else {
+            assert_eq!(store.compact(id, 1, retention_ms).await, Ok(true));
+            assert_eq!(store.release_finished(id, 5_000).await, Ok(true));
+        }
+        for key in [keys::meta(id), keys::record(id), keys::secret(id)] {
+            let ttl: i64 = redis::cmd("PTTL").arg(&key).query_async(&mut conn).await.expect("PTTL");
+            assert!(
+                (1..=5_000).contains(&ttl),
+                "{key} expires in {ttl} ms (release first: {release_first})"
+            );
+        }
+    }
+    // A window of 1 ms, compacted at once: the compaction often lands in the very
+    // millisecond the meta expires (PTTL 0, the key still there). None may outlive it.
+    let mut ids = Vec::new();
+    for _ in 0..200 {
+        let id = finished_match(&store).await;
+        assert_eq!(store.release_finished(id, 1).await, Ok(true));
+        store.compact(id, 1, retention_ms).await.expect("compact");
+        ids.push(id);
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    for id in ids {
+        assert!(!held(&mut conn, id).await, "{id} outlived its release");
+    }
+    // A match not over is never released.
+    let live = new_match(&(store.clone() as Store)).await;
+    assert_eq!(store.release_finished(live, 1).await, Ok(false));
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(held(&mut conn, live).await);
 }
 
 #[tokio::test]

@@ -186,6 +186,7 @@ impl Archiver {
     async fn archive(&self, f: &Finished) -> Result<(), NotYet> {
         let store = &self.setup.store;
         let Some(meta) = store.meta(f.match_id).await? else {
+            tracing::debug!(match_id = %f.match_id, "archiving: gone from Redis");
             // Gone from Redis: archived and released before (a repeat after the window),
             // or never archivable (a match older than the archive). Nothing to write.
             if self.setup.archive.summary(f.match_id).await?.is_none() {
@@ -206,7 +207,11 @@ impl Archiver {
         }
         // Only now, with the archive holding it: a crash before this line leaves the match
         // in Redis, and its redelivery finds it archived and releases it.
-        store.release_finished(f.match_id, self.setup.release_after_ms).await?;
+        let released = store.release_finished(f.match_id, self.setup.release_after_ms).await?;
+        tracing::debug!(match_id = %f.match_id, ?put, released, "archived");
+        if !released {
+            tracing::warn!(match_id = %f.match_id, "archived match not released: Redis holds it unfinished");
+        }
         Ok(())
     }
 

@@ -34,11 +34,13 @@ end
 redis.call('SET', KEYS[5], ARGV[1] .. ':' .. ARGV[2])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[8], KEYS[9])
 -- A match the archive already holds was released (release.lua) before this compaction:
--- its meta's expiry is the sooner one, and the record keeps it too.
+-- its meta's expiry is the sooner one, and the record keeps it too. PTTL answers 0 for a
+-- key in the very millisecond it expires (it is still there): released all the same, so
+-- at least 1 ms (a 0 here once handed a released match the whole retention back).
 local keep = tonumber(ARGV[3])
 local released = redis.call('PTTL', KEYS[6])
-if released > 0 and (keep == 0 or released < keep) then
-  keep = released
+if released >= 0 and (keep == 0 or released < keep) then
+  keep = math.max(released, 1)
 end
 if keep > 0 then
   redis.call('PEXPIRE', KEYS[5], keep)

@@ -871,13 +871,26 @@ impl HostStore for RedisStore {
             .exec_async(&mut self.conn())
             .await?;
         let outcome = self.append_entry(id, entry, DeadlineChange::Clear, Some(finished)).await?;
-        if let AppendOutcome::Appended { .. } = outcome
-            && match_lists::listable_game(&finished.game)
-            && let Err(e) = self.unlist(&keys::live(&finished.game), id).await
-        {
-            // The step is stored: the live list is a hint, and a reader drops an entry
-            // whose match is over.
-            tracing::warn!(match_id = %id, error = %e, "a finished match left on its live list");
+        if let AppendOutcome::Appended { .. } = outcome {
+            // Over: nothing arms its deadline again, so its index entry goes now rather
+            // than when it would have fallen due; a day's move time would otherwise hold a
+            // day of finished matches in the index after the archive let them go. A failure
+            // leaves the entry to `due_deadlines`, as any cleared deadline's.
+            let unindexed: Result<(), _> = redis::cmd("ZREM")
+                .arg(keys::DEADLINES)
+                .arg(id.to_string())
+                .exec_async(&mut self.conn())
+                .await;
+            if let Err(e) = unindexed {
+                tracing::warn!(match_id = %id, error = %e, "deadline index entry left for later");
+            }
+            if match_lists::listable_game(&finished.game)
+                && let Err(e) = self.unlist(&keys::live(&finished.game), id).await
+            {
+                // The step is stored: the live list is a hint, and a reader drops an entry
+                // whose match is over.
+                tracing::warn!(match_id = %id, error = %e, "a finished match left on its live list");
+            }
         }
         Ok(outcome)
     }
