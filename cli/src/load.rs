@@ -252,11 +252,9 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 
 /// Runs `colosseum load`.
 pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
-    // The services' own lines (a failure the figures would hide) only when asked: by
-    // default stderr carries the progress and the summary's notes.
-    if std::env::var_os("RUST_LOG").is_some() {
-        service_kit::telemetry::init("colosseum-load");
-    }
+    // The services' own lines (a failure the figures would hide) only when RUST_LOG asks:
+    // by default stderr carries the progress and the summary's notes.
+    crate::progress::logs_to_stderr("off");
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let echo = if args.echo_seconds > 0 { Some(echo(args.echo_seconds).await?) } else { None };

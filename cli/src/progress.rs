@@ -1,6 +1,7 @@
-//! Progress of the long commands (load, selfplay, tournaments): indicatif's bar on a
-//! terminal, and a plain line every ten seconds where stderr is a log (CI, a redirected
-//! benchmark), since indicatif draws nothing there and an hour-long run would look hung.
+//! What the long commands (load, chaos, selfplay, tournaments) tell stderr while they run:
+//! their progress (indicatif's bar on a terminal, a plain line every ten seconds where
+//! stderr is a log, since indicatif draws nothing there and an hour-long run would look
+//! hung) and the in-process services' log lines, kept off stdout, which carries the result.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -39,4 +40,16 @@ pub fn bar(len: u64, template: &str, label: &'static str) -> ProgressBar {
         });
     }
     bar
+}
+
+/// The in-process services' log lines to stderr, filtered by `RUST_LOG` (else `default`).
+pub fn logs_to_stderr(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .compact()
+        .try_init();
 }

@@ -102,14 +102,7 @@ struct Kill {
 /// Runs `colosseum chaos`. Exit 0: nothing lost, duplicated, stuck or unloadable and
 /// every killed service came back; 1: something was; 2: the trial could not run.
 pub fn run(args: ChaosArgs) -> Result<ExitCode, String> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .compact()
-        .try_init();
+    crate::progress::logs_to_stderr("info");
     if args.duration == 0 || args.kill_every == 0 || args.matches == 0 || args.move_time_ms == 0 {
         return Err("--duration, --kill-every, --matches and --move-time-ms must be above 0".into());
     }
