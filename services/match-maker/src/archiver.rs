@@ -100,12 +100,15 @@ pub struct Archiver {
     engines: Engines,
     /// The matches read and not archived yet, with when they finished: the lag.
     waiting: Mutex<BTreeMap<MatchId, u64>>,
+    /// Ends the unlistings still waiting for their window when the archiver stops.
+    stopped: CancellationToken,
 }
 
 impl Archiver {
     /// An archiver; records come from `engines`.
     pub fn new(setup: Archiving, engines: Engines) -> Arc<Archiver> {
-        Arc::new(Archiver { setup, engines, waiting: Mutex::new(BTreeMap::new()) })
+        let stopped = CancellationToken::new();
+        Arc::new(Archiver { setup, engines, waiting: Mutex::new(BTreeMap::new()), stopped })
     }
 
     /// Reads and archives until `shutdown`, pruning past the retention beside it.
@@ -125,6 +128,7 @@ impl Archiver {
         prune.abort();
         lag.abort();
         trim.abort();
+        self.stopped.cancel();
     }
 
     /// Archives what was delivered and acknowledges what is archived.
@@ -209,10 +213,39 @@ impl Archiver {
         // in Redis, and its redelivery finds it archived and releases it.
         let released = store.release_finished(f.match_id, self.setup.release_after_ms).await?;
         tracing::debug!(match_id = %f.match_id, ?put, released, "archived");
-        if !released {
+        if released {
+            self.unlist_after_window(f.match_id, &meta.seats.0);
+        } else {
             tracing::warn!(match_id = %f.match_id, "archived match not released: Redis holds it unfinished");
         }
         Ok(())
+    }
+
+    /// Once the window is over, takes the released match off its players' lists (a
+    /// player's list keeps its newest thousand; each entry of a released match would
+    /// stay there until a reader of that list found its meta gone). Kept in this process
+    /// only: an entry left by a crash is such a hint still, dropped by its next reader.
+    fn unlist_after_window(&self, id: MatchId, seats: &[SeatHolder; 2]) {
+        let players: Vec<PlayerId> = seats
+            .iter()
+            .filter_map(|holder| match holder {
+                SeatHolder::Player(p) | SeatHolder::Reserved(p) => Some(*p),
+                SeatHolder::Open | SeatHolder::Bot(_) => None,
+            })
+            .collect();
+        let (store, stopped) = (self.setup.store.clone(), self.stopped.clone());
+        let window = Duration::from_millis(self.setup.release_after_ms);
+        tokio::spawn(async move {
+            tokio::select! {
+                () = stopped.cancelled() => return,
+                () = tokio::time::sleep(window) => {}
+            }
+            for player in players {
+                if let Err(e) = store.unlist_player_match(player, id).await {
+                    tracing::debug!(match_id = %id, error = %e, "a released match left on a player's list");
+                }
+            }
+        });
     }
 
     /// Everything the archive keeps of `f`.

@@ -48,6 +48,19 @@ async fn meta_ttl(redis: &RedisServer, id: &str) -> i64 {
         .expect("PTTL")
 }
 
+/// Whether `player`'s list of matches (ListMyMatches's) names `id`.
+async fn listed(redis: &RedisServer, player: &str, id: &str) -> bool {
+    let client = redis::Client::open(redis.url()).expect("redis url");
+    let mut c = client.get_multiplexed_async_connection().await.expect("redis");
+    let score: Option<f64> = redis::cmd("ZSCORE")
+        .arg(format!("colosseum:{{player:{player}}}:matches"))
+        .arg(id)
+        .query_async(&mut c)
+        .await
+        .expect("ZSCORE");
+    score.is_some()
+}
+
 /// Waits (at most `within`) until `done` holds.
 async fn until<F: std::future::Future<Output = bool>>(
     within: Duration,
@@ -90,7 +103,11 @@ async fn a_finished_match_moves_to_the_archive_and_reads_the_same() {
         until(Duration::from_secs(20), || archived(&archive, &id)).await,
         "the match was never archived"
     );
-    // Archived, then released: Redis keeps it for the window, no longer.
+    // Archived, then released: Redis keeps it for the window, no longer; the players'
+    // lists hold it for the window too, then let it go.
+    for p in [&alice, &bob] {
+        assert!(listed(&env.redis, &p.id, &id).await, "{} lost the match before the window", p.id);
+    }
     let ttl = meta_ttl(&env.redis, &id).await;
     assert!(ttl > 0 && ttl <= RELEASE_AFTER_MS as i64, "meta's TTL {ttl}");
     assert!(
@@ -107,6 +124,11 @@ async fn a_finished_match_moves_to_the_archive_and_reads_the_same() {
             .expect("KEYS")
     };
     assert!(keys.is_empty(), "keys of the match left in Redis: {keys:?}");
+    for p in [&alice, &bob] {
+        let gone =
+            until(Duration::from_secs(5), || async { !listed(&env.redis, &p.id, &id).await });
+        assert!(gone.await, "{}'s list kept the released match", p.id);
+    }
 
     // Nothing a client sees changes: the same record bytes, and it verifies.
     let after = alice.record(&id).await.expect("the record from the archive");
