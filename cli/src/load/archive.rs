@@ -22,6 +22,8 @@ pub struct Run {
     before: u64,
     /// Samples taken while the load ran.
     during: Arc<std::sync::Mutex<Vec<u64>>>,
+    /// What Redis held by kind of key, [`MIDWAY`] into the load.
+    midway: Arc<std::sync::Mutex<Option<Value>>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -34,6 +36,9 @@ async fn used_memory(redis: &mut redis::aio::MultiplexedConnection) -> Result<u6
         .and_then(|v| v.trim().parse().ok())
         .ok_or_else(|| "INFO memory has no used_memory".into())
 }
+
+/// The memory sample (one every two seconds) at which the keys are counted by kind.
+const MIDWAY: usize = 10;
 
 /// What Redis holds, by the kind of key (a key's name with its ids and tokens made `*`):
 /// how many keys and their `MEMORY USAGE`. A finished match left behind shows as
@@ -109,6 +114,7 @@ pub async fn start(redis_url: &str) -> Result<Run, String> {
         redis,
         before,
         during: Arc::default(),
+        midway: Arc::default(),
         stop: Arc::new(AtomicBool::new(false)),
     })
 }
@@ -116,13 +122,24 @@ pub async fn start(redis_url: &str) -> Result<Run, String> {
 impl Run {
     /// Samples Redis's memory every two seconds until [`Run::measure`].
     pub fn sample(&self) {
-        let (mut redis, during, stop) =
-            (self.redis.clone(), self.during.clone(), self.stop.clone());
+        let (mut redis, during, stop, midway) =
+            (self.redis.clone(), self.during.clone(), self.stop.clone(), self.midway.clone());
         tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 tokio::time::sleep(Duration::from_secs(2)).await;
                 if let Ok(m) = used_memory(&mut redis).await {
-                    during.lock().expect("the samples' lock").push(m);
+                    let n = {
+                        let mut d = during.lock().expect("the samples' lock");
+                        d.push(m);
+                        d.len()
+                    };
+                    // Once, in the steady state: live matches, finished ones in their
+                    // window, the players' lists, each by its keys.
+                    if n == MIDWAY
+                        && let Ok(kinds) = by_kind(&mut redis).await
+                    {
+                        *midway.lock().expect("the midway lock") = Some(kinds);
+                    }
                 }
             }
         });
@@ -178,6 +195,7 @@ impl Run {
                 "after_minus_before": after as i64 - self.before as i64,
                 "per_finished_match_after": (after as f64 - self.before as f64) / matches.max(1) as f64,
                 "per_live_match_during": (during_median as f64 - self.before as f64) / live.max(1) as f64,
+                "midway_by_kind": self.midway.lock().expect("the midway lock").clone(),
                 "keys_after": keys,
                 "after_by_kind": by_kind,
             },
