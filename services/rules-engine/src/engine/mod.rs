@@ -59,7 +59,7 @@ pub struct Engine {
     max_hot: usize,
     /// A finished match's compacted record is kept this long (0: for ever).
     retention_ms: u64,
-    /// Finished matches waiting for compaction, worked through one at a time by one task
+    /// Finished matches waiting for compaction, worked through a few at a time by one task
     /// (started with the first): a round of matches ending together would otherwise start
     /// a thousand compactions at once, beside the moves still in play.
     compactions: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(MatchId, u64)>>,

@@ -314,25 +314,32 @@ impl Engine {
 
 impl Engine {
     /// Queues a finished match for compaction into its record, off the move's path: one
-    /// task works through the queue one match at a time, each with a few retries. One that
+    /// task works through the queue, [`COMPACTIONS_AT_ONCE`] matches at a time, each with
+    /// a few retries. One that
     /// never happens (this replica died first) is made by the next rebuild of the match;
     /// until then it costs memory, not correctness: the stream reads the same either way.
     pub(super) fn compact(&self, id: MatchId, last_version: u64) {
         let queue = self.compactions.get_or_init(|| {
+            use futures_util::StreamExt;
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(MatchId, u64)>();
             let store = self.store.clone();
             let retention_ms = self.retention_ms;
-            tokio::spawn(async move {
-                while let Some((id, last_version)) = rx.recv().await {
-                    compact_with_retries(&*store, id, last_version, retention_ms).await;
-                }
-            });
+            let queued = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx));
+            tokio::spawn(queued.for_each_concurrent(COMPACTIONS_AT_ONCE, move |(id, last_version)| {
+                let store = store.clone();
+                async move { compact_with_retries(&*store, id, last_version, retention_ms).await }
+            }));
             tx
         });
         // The task ends only with the engine (the sender lives in it): a send cannot fail.
         let _ = queue.send((id, last_version));
     }
 }
+
+/// Compactions in flight at once. One at a time was bound by its round trips (two to
+/// Redis, each waiting its turn on a busy machine): about half of 230 matches ending a
+/// second, so the queue, and the finished matches Redis held whole, grew without end.
+const COMPACTIONS_AT_ONCE: usize = 8;
 
 /// Compacts one finished match, with a few retries.
 async fn compact_with_retries(
