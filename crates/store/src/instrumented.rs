@@ -638,8 +638,8 @@ impl crate::lifecycle::LifecycleStore for Instrumented {
         timed("lifecycle_ack", self.inner.lifecycle_ack(group, ids)).await
     }
 
-    async fn trim_lifecycle(&self) -> Result<usize, StoreError> {
-        timed("trim_lifecycle", self.inner.trim_lifecycle()).await
+    async fn trim_lifecycle(&self, readers: &[&str]) -> Result<usize, StoreError> {
+        timed("trim_lifecycle", self.inner.trim_lifecycle(readers)).await
     }
 }
 

@@ -16,7 +16,7 @@ use store::{ArchiverStore, Finished, MatchId, PlayerId, SeatHolder, TenantId, To
 use tokio_util::sync::CancellationToken;
 
 /// The consumer group of the archiver on the lifecycle stream.
-pub const GROUP: &str = "archive";
+pub const GROUP: &str = store::lifecycle::ARCHIVE;
 /// An entry pending this long was left by a replica that died or stalled: claimed.
 pub const CLAIM_IDLE_MS: u64 = 30_000;
 /// How long a finished match stays in Redis once archived, unless told otherwise
@@ -325,7 +325,7 @@ impl Archiver {
     /// once matches leave Redis for the archive, their announcements go too.
     async fn trim_until(self: Arc<Self>, shutdown: CancellationToken) {
         while !shutdown.is_cancelled() {
-            match self.setup.store.trim_lifecycle().await {
+            match self.setup.store.trim_lifecycle(store::lifecycle::READERS).await {
                 Ok(n) if n > 0 => tracing::debug!(dropped = n, "lifecycle entries read by all"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "lifecycle not trimmed"),

@@ -19,7 +19,7 @@ use store::{
 use tokio_util::sync::CancellationToken;
 
 /// The consumer group of the ratings on the lifecycle stream.
-pub const GROUP: &str = "ratings";
+pub const GROUP: &str = store::lifecycle::RATINGS;
 /// An entry pending this long was left by a consumer that died or stalled: claimed.
 pub const CLAIM_IDLE_MS: u64 = 30_000;
 /// How long one read waits for a new entry.

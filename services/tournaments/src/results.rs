@@ -18,7 +18,7 @@ use store::{Append, Appended, Finished, MatchId, ResultsStream, TenantStore, Tou
 use tokio_util::sync::CancellationToken;
 
 /// The consumer group of the tournament service on the lifecycle stream.
-pub const GROUP: &str = "tournaments";
+pub const GROUP: &str = store::lifecycle::TOURNAMENTS;
 /// An entry pending this long was left by a consumer that died: claimed.
 pub const CLAIM_IDLE_MS: u64 = 30_000;
 /// How long one read waits for a new entry.

@@ -83,7 +83,7 @@ impl LifecycleStore for MemoryStore {
         Ok(())
     }
 
-    async fn trim_lifecycle(&self) -> Result<usize, StoreError> {
-        Ok(self.lock().lifecycle.trim_read())
+    async fn trim_lifecycle(&self, readers: &[&str]) -> Result<usize, StoreError> {
+        Ok(self.lock().lifecycle.trim_read(readers))
     }
 }

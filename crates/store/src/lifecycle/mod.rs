@@ -1,6 +1,7 @@
 //! The lifecycle stream's model: a finished match as the rules engine announces it
 //! ([`Finished`]), and one entry as a consumer group reads it ([`Delivery`]). Written by
-//! the engine, read by the ratings and the tournament results ([`crate::lifecycle::consumer`]).
+//! the engine, read by the ratings, the tournament results and the archiver
+//! ([`crate::lifecycle::consumer`], each a group of [`READERS`]).
 
 pub mod consumer;
 pub(crate) mod memory;
@@ -16,6 +17,17 @@ use serde::{Deserialize, Serialize};
 /// About how many entries the lifecycle stream keeps (`XADD MAXLEN ~`): weeks of finished
 /// matches, far more than a consumer group ever falls behind.
 pub const LIFECYCLE_KEPT: usize = 1_000_000;
+
+/// The ratings' consumer group (the match-maker).
+pub const RATINGS: &str = "ratings";
+/// The tournament results' consumer group (the tournament service).
+pub const TOURNAMENTS: &str = "tournaments";
+/// The archiver's consumer group (the match-maker).
+pub const ARCHIVE: &str = "archive";
+/// Every consumer group that reads the lifecycle stream: a new reader adds its name here.
+/// The trim keeps each entry until all of them have acknowledged it, a reader that has not
+/// made its group yet included (it has read nothing).
+pub const READERS: &[&str] = &[RATINGS, TOURNAMENTS, ARCHIVE];
 
 /// A match that ended, as the rules engine announces it on the lifecycle stream.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
@@ -111,12 +123,14 @@ pub trait LifecycleStore: Send + Sync {
     /// [`StoreError::Redis`].
     async fn lifecycle_ack(&self, group: &str, ids: &[String]) -> Result<(), StoreError>;
 
-    /// Drops the entries every consumer group has read and acknowledged (none while the
-    /// stream has no group): what is left is what some reader still owes. Answers how many
-    /// it dropped. Finished matches then cost Redis nothing once read: the stream's
-    /// `MAXLEN` stays the bound for a reader that falls far behind.
+    /// Drops the entries every consumer group has read and acknowledged: what is left is
+    /// what some reader still owes. Nothing while one of `readers` ([`READERS`]) has no
+    /// group yet: that reader has read nothing, and an entry dropped before its group is
+    /// made would never reach it. Answers how many it dropped. Finished matches then cost
+    /// Redis nothing once read: the stream's `MAXLEN` stays the bound for a reader that
+    /// falls far behind or never starts.
     ///
     /// # Errors
     /// [`StoreError::Redis`].
-    async fn trim_lifecycle(&self) -> Result<usize, StoreError>;
+    async fn trim_lifecycle(&self, readers: &[&str]) -> Result<usize, StoreError>;
 }

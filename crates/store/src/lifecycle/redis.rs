@@ -153,7 +153,7 @@ impl LifecycleStore for RedisStore {
         }
     }
 
-    async fn trim_lifecycle(&self) -> Result<usize, StoreError> {
+    async fn trim_lifecycle(&self, readers: &[&str]) -> Result<usize, StoreError> {
         // Not atomic, and need not be: between the reads and the trim, deliveries only move
         // on and acknowledgements only shrink the pending lists, so the floor read is at
         // or below the true one.
@@ -166,8 +166,12 @@ impl LifecycleStore for RedisStore {
             Err(e) if is_code(&e, "ERR") => return Ok(0), // no stream yet
             groups => groups?,
         };
+        let groups = group_infos(groups);
+        if readers.iter().any(|r| !groups.iter().any(|(name, _, _)| name == r)) {
+            return Ok(0);
+        }
         let mut floor: Option<StreamId> = None;
-        for (name, pending, delivered) in group_infos(groups) {
+        for (name, pending, delivered) in groups {
             let first_owed = if pending > 0 {
                 // XPENDING's summary: [count, smallest id, greatest id, consumers].
                 let summary: Value = redis::cmd("XPENDING")

@@ -77,9 +77,12 @@ impl Lifecycle {
         idle.into_iter().map(|n| self.delivery(n)).collect()
     }
 
-    /// Drops the entries every group has read and acknowledged (none without a group);
-    /// answers how many.
-    pub(crate) fn trim_read(&mut self) -> usize {
+    /// Drops the entries every group has read and acknowledged (none without a group, or
+    /// while one of `readers` has none); answers how many.
+    pub(crate) fn trim_read(&mut self, readers: &[&str]) -> usize {
+        if readers.iter().any(|r| !self.groups.contains_key(*r)) {
+            return 0;
+        }
         let floor = self
             .groups
             .values()
