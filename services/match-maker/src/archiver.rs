@@ -8,7 +8,7 @@
 use crate::metrics;
 use engines::Engines;
 use service_kit::time::now_ms;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use store::archive::{ArchiveStore, Archived, Put, RatingDelta, Summary};
@@ -34,6 +34,10 @@ const RATED_WAIT: Duration = Duration::from_millis(100);
 const RATED_TRIES: u32 = 30;
 /// How often the lifecycle stream drops what every reader has acknowledged.
 const TRIM_EVERY: Duration = Duration::from_secs(10);
+/// How often released matches whose window is over leave their players' lists, and how
+/// many may wait at most (beyond, the oldest stay listed, as hints).
+const UNLIST_EVERY: Duration = Duration::from_secs(1);
+const UNLISTING_KEPT: usize = 2_000_000;
 /// How often the retention deletes, and how many at most each time.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
 const PRUNE_AT_ONCE: usize = 1_000;
@@ -100,15 +104,29 @@ pub struct Archiver {
     engines: Engines,
     /// The matches read and not archived yet, with when they finished: the lag.
     waiting: Mutex<BTreeMap<MatchId, u64>>,
-    /// Ends the unlistings still waiting for their window when the archiver stops.
-    stopped: CancellationToken,
+    /// Released matches waiting for their window to end before they leave their players'
+    /// lists, in the order they are due (the window is the same for all): 70 bytes or so
+    /// each, where a task each would cost several hundred (an hour of 230 matches a second
+    /// is 830,000 of them).
+    unlisting: Mutex<VecDeque<Unlisting>>,
+}
+
+/// A released match to take off its players' lists at `due_ms`.
+struct Unlisting {
+    due_ms: u64,
+    id: MatchId,
+    players: [Option<PlayerId>; 2],
 }
 
 impl Archiver {
     /// An archiver; records come from `engines`.
     pub fn new(setup: Archiving, engines: Engines) -> Arc<Archiver> {
-        let stopped = CancellationToken::new();
-        Arc::new(Archiver { setup, engines, waiting: Mutex::new(BTreeMap::new()), stopped })
+        Arc::new(Archiver {
+            setup,
+            engines,
+            waiting: Mutex::new(BTreeMap::new()),
+            unlisting: Mutex::new(VecDeque::new()),
+        })
     }
 
     /// Reads and archives until `shutdown`, pruning past the retention beside it.
@@ -118,6 +136,7 @@ impl Archiver {
         let prune = tokio::spawn(self.clone().prune_until(shutdown.clone()));
         let lag = tokio::spawn(self.clone().lag_until(shutdown.clone()));
         let trim = tokio::spawn(self.clone().trim_until(shutdown.clone()));
+        let unlist = tokio::spawn(self.clone().unlist_until(shutdown.clone()));
         store::lifecycle::consumer::consume_with(
             self.setup.store.clone(),
             consumer,
@@ -128,7 +147,7 @@ impl Archiver {
         prune.abort();
         lag.abort();
         trim.abort();
-        self.stopped.cancel();
+        unlist.abort();
     }
 
     /// Archives what was delivered and acknowledges what is archived.
@@ -226,26 +245,38 @@ impl Archiver {
     /// stay there until a reader of that list found its meta gone). Kept in this process
     /// only: an entry left by a crash is such a hint still, dropped by its next reader.
     fn unlist_after_window(&self, id: MatchId, seats: &[SeatHolder; 2]) {
-        let players: Vec<PlayerId> = seats
-            .iter()
-            .filter_map(|holder| match holder {
-                SeatHolder::Player(p) | SeatHolder::Reserved(p) => Some(*p),
-                SeatHolder::Open | SeatHolder::Bot(_) => None,
-            })
-            .collect();
-        let (store, stopped) = (self.setup.store.clone(), self.stopped.clone());
-        let window = Duration::from_millis(self.setup.release_after_ms);
-        tokio::spawn(async move {
-            tokio::select! {
-                () = stopped.cancelled() => return,
-                () = tokio::time::sleep(window) => {}
-            }
-            for player in players {
-                if let Err(e) = store.unlist_player_match(player, id).await {
-                    tracing::debug!(match_id = %id, error = %e, "a released match left on a player's list");
+        let player = |holder: &SeatHolder| match holder {
+            SeatHolder::Player(p) | SeatHolder::Reserved(p) => Some(*p),
+            SeatHolder::Open | SeatHolder::Bot(_) => None,
+        };
+        let due_ms = now_ms() + self.setup.release_after_ms;
+        let players = [player(&seats[0]), player(&seats[1])];
+        let mut queue = self.unlisting.lock().expect("the unlisting lock");
+        if queue.len() >= UNLISTING_KEPT {
+            // Past the bound, the oldest stays listed: a hint its next reader drops.
+            queue.pop_front();
+        }
+        queue.push_back(Unlisting { due_ms, id, players });
+    }
+
+    /// Takes the released matches whose window is over off their players' lists, each
+    /// second, until `shutdown`.
+    async fn unlist_until(self: Arc<Self>, shutdown: CancellationToken) {
+        while !shutdown.is_cancelled() {
+            let due: Vec<Unlisting> = {
+                let mut queue = self.unlisting.lock().expect("the unlisting lock");
+                let n = queue.iter().take_while(|u| u.due_ms <= now_ms()).count();
+                queue.drain(..n).collect()
+            };
+            for u in due {
+                for player in u.players.into_iter().flatten() {
+                    if let Err(e) = self.setup.store.unlist_player_match(player, u.id).await {
+                        tracing::debug!(match_id = %u.id, error = %e, "a released match left on a player's list");
+                    }
                 }
             }
-        });
+            tokio::time::sleep(UNLIST_EVERY).await;
+        }
     }
 
     /// Everything the archive keeps of `f`.
