@@ -209,7 +209,6 @@ impl Archiver {
     async fn archive(&self, f: &Finished) -> Result<(), NotYet> {
         let store = &self.setup.store;
         let Some(meta) = store.meta(f.match_id).await? else {
-            tracing::debug!(match_id = %f.match_id, "archiving: gone from Redis");
             // Gone from Redis: archived and released before (a repeat after the window),
             // or never archivable (a match older than the archive). Nothing to write.
             if self.setup.archive.summary(f.match_id).await?.is_none() {
@@ -264,8 +263,9 @@ impl Archiver {
     async fn unlist_until(self: Arc<Self>, shutdown: CancellationToken) {
         while !shutdown.is_cancelled() {
             let due: Vec<Unlisting> = {
+                let now = now_ms();
                 let mut queue = self.unlisting.lock().expect("the unlisting lock");
-                let n = queue.iter().take_while(|u| u.due_ms <= now_ms()).count();
+                let n = queue.iter().take_while(|u| u.due_ms <= now).count();
                 queue.drain(..n).collect()
             };
             for u in due {

@@ -876,12 +876,8 @@ impl HostStore for RedisStore {
             // than when it would have fallen due; a day's move time would otherwise hold a
             // day of finished matches in the index after the archive let them go. A failure
             // leaves the entry to `due_deadlines`, as any cleared deadline's.
-            let unindexed: Result<(), _> = redis::cmd("ZREM")
-                .arg(keys::DEADLINES)
-                .arg(id.to_string())
-                .exec_async(&mut self.conn())
-                .await;
-            if let Err(e) = unindexed {
+            // (The index is a sorted set of match ids, as the lists are: the same removal.)
+            if let Err(e) = self.unlist(keys::DEADLINES, id).await {
                 tracing::warn!(match_id = %id, error = %e, "deadline index entry left for later");
             }
             if match_lists::listable_game(&finished.game)
